@@ -1,0 +1,33 @@
+import type { Config } from 'jest';
+
+const transform: Config['transform'] = { '^.+\\.ts$': ['ts-jest', { tsconfig: 'tsconfig.json' }] };
+
+/**
+ * `npm test` runs both projects: unit specs beside the code (DI mocks, no database) and e2e specs
+ * in test/ against the real AppModule on SQLite and, when TEST_DATABASE_URL is set, on MySQL.
+ */
+const config: Config = {
+  projects: [
+    {
+      displayName: 'unit',
+      testEnvironment: 'node',
+      rootDir: '.',
+      testMatch: ['<rootDir>/src/**/*.spec.ts'],
+      transform,
+    },
+    {
+      displayName: 'e2e',
+      testEnvironment: 'node',
+      rootDir: '.',
+      testMatch: ['<rootDir>/test/**/*.e2e-spec.ts'],
+      transform,
+    },
+  ],
+  collectCoverage: true,
+  collectCoverageFrom: ['src/**/*.ts', '!src/**/*.spec.ts', '!src/main.ts'],
+  coverageReporters: ['text-summary', 'lcov'],
+  coverageThreshold: { global: { lines: 90 } },
+  testTimeout: 30000,
+};
+
+export default config;

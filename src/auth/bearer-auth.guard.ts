@@ -1,0 +1,58 @@
+import { ExecutionContext, ForbiddenException, Injectable, UnauthorizedException } from '@nestjs/common';
+import { Reflector } from '@nestjs/core';
+import { AuthGuard } from '@nestjs/passport';
+import { Request, Response } from 'express';
+import { IS_PUBLIC_KEY } from './decorators/public.decorator';
+import { REQUIRED_SCOPES_KEY } from './decorators/require-scopes.decorator';
+import { Principal, REALM, Scope } from './principal';
+
+/**
+ * The global guard: every route needs a valid bearer token unless marked @Public(), and the token
+ * must carry the route's @RequireScopes(). Challenges follow RFC 6750.
+ */
+@Injectable()
+export class BearerAuthGuard extends AuthGuard('bearer') {
+  constructor(private readonly reflector: Reflector) {
+    super();
+  }
+
+  override async canActivate(context: ExecutionContext): Promise<boolean> {
+    const targets = [context.getHandler(), context.getClass()];
+    if (this.reflector.getAllAndOverride<boolean>(IS_PUBLIC_KEY, targets)) return true;
+
+    await super.canActivate(context);
+
+    const required = this.reflector.getAllAndOverride<Scope[]>(REQUIRED_SCOPES_KEY, targets) ?? [];
+    const principal = context.switchToHttp().getRequest<Request & { user: Principal }>().user;
+    const missing = required.filter((scope) => !principal.scopes.includes(scope));
+    if (missing.length > 0) {
+      this.challenge(context, `error="insufficient_scope", scope="${required.join(' ')}"`);
+      throw new ForbiddenException(`This token lacks the scope ${missing.join(', ')}`);
+    }
+    return true;
+  }
+
+  /** Called by passport with the strategy's outcome; decides between the two kinds of 401. */
+  override handleRequest<TUser = Principal>(
+    error: unknown,
+    user: TUser | false | null,
+    _info: unknown,
+    context: ExecutionContext,
+  ): TUser {
+    if (error) throw error;
+    if (user) return user;
+
+    const header = context.switchToHttp().getRequest<Request>().headers.authorization ?? '';
+    if (/^bearer(\s|$)/i.test(header)) {
+      this.challenge(context, 'error="invalid_token"');
+      throw new UnauthorizedException('The access token is invalid, expired or revoked');
+    }
+    this.challenge(context);
+    throw new UnauthorizedException('Authentication required: send Authorization: Bearer <token>');
+  }
+
+  private challenge(context: ExecutionContext, params?: string): void {
+    const value = [`Bearer realm="${REALM}"`, params].filter(Boolean).join(', ');
+    context.switchToHttp().getResponse<Response>().setHeader('WWW-Authenticate', value);
+  }
+}

@@ -1,0 +1,194 @@
+#!/usr/bin/env node
+import 'reflect-metadata';
+import { Module } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import { ParseArgsConfig, parseArgs } from 'node:util';
+import { ApiToken } from './auth/api-token.entity';
+import { AuthModule } from './auth/auth.module';
+import { SCOPES, Scope, isScope } from './auth/principal';
+import { TokenInputError, TokensService, tokenStatus } from './auth/tokens.service';
+import { AppConfigModule } from './config/config.module';
+import { DatabaseModule } from './database/database.module';
+
+/** The admin command line: same configuration, database and token service as the API. */
+@Module({ imports: [AppConfigModule, DatabaseModule, AuthModule] })
+export class CliModule {}
+
+export const USAGE = `Usage:
+  plantstore token create --user <id> [--scope <scope>]... [--expires-in <N>m|<N>h|<N>d] [--name <label>]
+  plantstore token list [--user <id>]
+  plantstore token revoke <token-or-id>
+
+Scopes: ${SCOPES.join(', ')} (both when none is given).
+The database is the one the service uses: DATABASE_URL, or the embedded SQLite file.`;
+
+export interface CliIo {
+  out: (line: string) => void;
+  err: (line: string) => void;
+}
+
+export const EXIT_OK = 0;
+export const EXIT_FAILURE = 1;
+export const EXIT_USAGE = 2;
+
+export class UsageError extends Error {
+  override name = 'UsageError';
+}
+
+const UNIT_MS = { m: 60_000, h: 3_600_000, d: 86_400_000 } as const;
+const MAX_EXPIRY_MS = 3650 * UNIT_MS.d;
+
+/** "30d", "12h", "90m" to milliseconds; at most ten years. */
+export function parseDuration(text: string): number {
+  const match = /^([1-9]\d{0,6})([mhd])$/.exec(text);
+  const ms = match ? Number(match[1]) * UNIT_MS[match[2] as keyof typeof UNIT_MS] : NaN;
+  if (!(ms > 0 && ms <= MAX_EXPIRY_MS)) {
+    throw new UsageError(`--expires-in takes a number of minutes, hours or days, e.g. 90m, 12h, 30d (at most 3650d); got "${text}"`);
+  }
+  return ms;
+}
+
+export type CliCommand =
+  | { kind: 'help' }
+  | { kind: 'create'; subject: string; scopes: Scope[]; expiresInMs?: number; name?: string }
+  | { kind: 'list'; subject?: string }
+  | { kind: 'revoke'; reference: string };
+
+/** Turns argv into a command, or throws UsageError with a message fit for the terminal. */
+export function parseCommand(argv: string[]): CliCommand {
+  const [group, action, ...rest] = argv;
+  if (group === undefined || group === '--help' || group === '-h' || group === 'help') return { kind: 'help' };
+  if (group !== 'token') throw new UsageError(`Unknown command "${group}"`);
+
+  const parse = (options: ParseArgsConfig['options']) => {
+    try {
+      const { values, positionals } = parseArgs({ args: rest, options, allowPositionals: true, strict: true });
+      return { values: values as Record<string, string | string[] | undefined>, positionals };
+    } catch (error) {
+      throw new UsageError((error as Error).message);
+    }
+  };
+
+  switch (action) {
+    case 'create': {
+      const { values, positionals } = parse({
+        user: { type: 'string' },
+        scope: { type: 'string', multiple: true },
+        'expires-in': { type: 'string' },
+        name: { type: 'string' },
+      });
+      if (positionals.length > 0) throw new UsageError(`Unexpected argument "${positionals[0]}"`);
+      if (typeof values.user !== 'string') throw new UsageError('token create needs --user <id>');
+      const scopes = (values.scope ?? []) as string[];
+      const unknown = scopes.find((scope) => !isScope(scope));
+      if (unknown !== undefined) {
+        throw new UsageError(`Unknown scope "${unknown}"; known scopes: ${SCOPES.join(', ')}`);
+      }
+      const expiresIn = values['expires-in'];
+      return {
+        kind: 'create',
+        subject: values.user,
+        scopes: scopes as Scope[],
+        expiresInMs: typeof expiresIn === 'string' ? parseDuration(expiresIn) : undefined,
+        name: typeof values.name === 'string' ? values.name : undefined,
+      };
+    }
+    case 'list': {
+      const { values, positionals } = parse({ user: { type: 'string' } });
+      if (positionals.length > 0) throw new UsageError(`Unexpected argument "${positionals[0]}"`);
+      return { kind: 'list', subject: typeof values.user === 'string' ? values.user : undefined };
+    }
+    case 'revoke': {
+      const { positionals } = parse({});
+      if (positionals.length !== 1) throw new UsageError('token revoke takes exactly one token or token id');
+      return { kind: 'revoke', reference: positionals[0] };
+    }
+    default:
+      throw new UsageError(action === undefined ? 'token needs an action: create, list or revoke' : `Unknown action "token ${action}"`);
+  }
+}
+
+function formatTable(tokens: ApiToken[], now: Date): string[] {
+  const rows = tokens.map((t) => [
+    t.id,
+    t.subject,
+    t.name ?? '-',
+    t.scopes,
+    t.createdAt.toISOString(),
+    t.expiresAt?.toISOString() ?? 'never',
+    t.lastUsedAt?.toISOString() ?? 'never',
+    tokenStatus(t, now),
+  ]);
+  const header = ['ID', 'USER', 'NAME', 'SCOPES', 'CREATED', 'EXPIRES', 'LAST USED', 'STATUS'];
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
+  return [header, ...rows].map((r) => r.map((cell, i) => cell.padEnd(widths[i])).join('  ').trimEnd());
+}
+
+export async function execute(command: CliCommand, tokens: TokensService, io: CliIo): Promise<number> {
+  switch (command.kind) {
+    case 'help':
+      io.out(USAGE);
+      return EXIT_OK;
+    case 'create': {
+      const { secret, token } = await tokens.create(command);
+      const expiry = token.expiresAt ? `expires ${token.expiresAt.toISOString()}` : 'does not expire';
+      io.out(`Created token ${token.id} for user "${token.subject}" (scopes: ${token.scopes}; ${expiry}).`);
+      io.out('This is the only time the token is shown; store it now:');
+      io.out(secret);
+      return EXIT_OK;
+    }
+    case 'list': {
+      const list = await tokens.list(command.subject);
+      if (list.length === 0) io.out('No tokens.');
+      else formatTable(list, new Date()).forEach((line) => io.out(line));
+      return EXIT_OK;
+    }
+    case 'revoke': {
+      const result = await tokens.revoke(command.reference);
+      if (!result) {
+        io.err('No token matches that token or id.');
+        return EXIT_FAILURE;
+      }
+      io.out(result.revokedNow ? `Revoked token ${result.token.id}.` : `Token ${result.token.id} was already revoked.`);
+      return EXIT_OK;
+    }
+  }
+}
+
+/** Runs one command line; resolves to the process exit code. */
+export async function runCli(argv: string[], io: CliIo): Promise<number> {
+  let command: CliCommand;
+  try {
+    command = parseCommand(argv);
+  } catch (error) {
+    io.err(`${(error as Error).message}\n\n${USAGE}`);
+    return EXIT_USAGE;
+  }
+  if (command.kind === 'help') return execute(command, undefined as never, io);
+
+  const app = await NestFactory.createApplicationContext(CliModule, { logger: ['error', 'warn'] });
+  try {
+    return await execute(command, app.get(TokensService), io);
+  } catch (error) {
+    if (error instanceof TokenInputError) {
+      io.err(error.message);
+      return EXIT_USAGE;
+    }
+    throw error;
+  } finally {
+    await app.close();
+  }
+}
+
+if (require.main === module) {
+  runCli(process.argv.slice(2), {
+    out: (line) => process.stdout.write(`${line}\n`),
+    err: (line) => process.stderr.write(`${line}\n`),
+  }).then(
+    (code) => (process.exitCode = code),
+    (error: unknown) => {
+      process.stderr.write(`plantstore: ${(error as Error).message}\n`);
+      process.exitCode = EXIT_FAILURE;
+    },
+  );
+}

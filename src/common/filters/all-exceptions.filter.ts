@@ -1,0 +1,86 @@
+import {
+  ArgumentsHost,
+  Catch,
+  ExceptionFilter,
+  HttpException,
+  HttpStatus,
+  Logger,
+  NotFoundException,
+} from '@nestjs/common';
+import { Request, Response } from 'express';
+import { STATUS_CODES } from 'node:http';
+import { isDatabaseUnavailable } from '../../database/database-errors';
+
+export interface ErrorBody {
+  error: number;
+  message: string;
+}
+
+const MAX_MESSAGE_LENGTH = 500;
+
+/**
+ * The one place where failures become HTTP answers. Every non-2xx response, from the router, the
+ * body parser, the guard, a pipe, a service or the database, is `{ error, message }` as JSON.
+ * Unexpected errors are logged with their stack and answered with a generic message: internals
+ * (stack traces, SQL, driver messages) never reach the client.
+ */
+@Catch()
+export class AllExceptionsFilter implements ExceptionFilter {
+  private readonly logger = new Logger('Exceptions');
+
+  catch(exception: unknown, host: ArgumentsHost): void {
+    const http = host.switchToHttp();
+    const response = http.getResponse<Response>();
+    const request = http.getRequest<Request>();
+    const body = this.describe(exception, request);
+
+    if (body.error >= 500) {
+      const stack = exception instanceof Error ? exception.stack : String(exception);
+      this.logger.error(`${request.method} ${request.path} -> ${body.error}: ${stack}`);
+    }
+    if (response.headersSent) {
+      // Part of a response is already on the wire; all that is left is to end it.
+      response.end();
+      return;
+    }
+    response.status(body.error).json(body);
+  }
+
+  private describe(exception: unknown, request: Request): ErrorBody {
+    if (exception instanceof HttpException) {
+      const status = exception.getStatus();
+      return { error: status, message: this.messageOf(exception, request) };
+    }
+    if (isDatabaseUnavailable(exception)) {
+      return {
+        error: HttpStatus.SERVICE_UNAVAILABLE,
+        message: 'The database is unavailable; try again shortly',
+      };
+    }
+    // Errors raised by Express and its middleware carry their status (http-errors convention);
+    // their own messages may quote the request, so only the standard reason phrase is used.
+    const status = (exception as { status?: unknown } | null)?.status;
+    if (typeof status === 'number' && status >= 400 && status < 500) {
+      return { error: status, message: STATUS_CODES[status] ?? 'Bad request' };
+    }
+    return { error: HttpStatus.INTERNAL_SERVER_ERROR, message: 'Internal server error' };
+  }
+
+  private messageOf(exception: HttpException, request: Request): string {
+    // The router's own 404 quotes the raw URL, query string included; name the path only.
+    if (exception instanceof NotFoundException && exception.message.startsWith('Cannot ')) {
+      return this.truncate(`Cannot ${request.method} ${request.path}`);
+    }
+    const response = exception.getResponse();
+    const message =
+      typeof response === 'string'
+        ? response
+        : (response as { message?: unknown }).message ?? exception.message;
+    const text = Array.isArray(message) ? message.join('; ') : String(message);
+    return this.truncate(text || STATUS_CODES[exception.getStatus()] || 'Error');
+  }
+
+  private truncate(text: string): string {
+    return text.length > MAX_MESSAGE_LENGTH ? `${text.slice(0, MAX_MESSAGE_LENGTH - 1)}…` : text;
+  }
+}

@@ -1,0 +1,37 @@
+import { applyDecorators } from '@nestjs/common';
+import { ApiExtraModels, ApiResponse } from '@nestjs/swagger';
+import { ErrorDto } from './error.dto';
+
+const DESCRIPTIONS: Record<number, string> = {
+  400: 'Invalid request: the message names every problem',
+  401: 'No token, or an unknown, expired or revoked one',
+  403: 'The token lacks the scope this call needs',
+  404: 'No such plant for this user (a plant of another user is not told apart from a missing one)',
+  409: 'This user already has a plant with this id; the existing plant is unchanged',
+  413: 'Request body over 16 KiB',
+  415: 'Request body is not JSON',
+  500: 'Unexpected failure; details are in the service log, never in the response',
+  503: 'The database is unavailable; retry later',
+};
+
+const CHALLENGE = {
+  'WWW-Authenticate': {
+    description: 'RFC 6750 challenge, e.g. `Bearer realm="plant-store", error="invalid_token"`',
+    schema: { type: 'string' },
+  },
+};
+
+/** Documents the listed error statuses, each with the `{error, message}` body. */
+export function ApiErrors(...statuses: number[]): MethodDecorator & ClassDecorator {
+  return applyDecorators(
+    ApiExtraModels(ErrorDto),
+    ...statuses.map((status) =>
+      ApiResponse({
+        status,
+        description: DESCRIPTIONS[status],
+        type: ErrorDto,
+        headers: status === 401 || status === 403 ? CHALLENGE : undefined,
+      }),
+    ),
+  );
+}

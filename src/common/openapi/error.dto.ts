@@ -1,0 +1,10 @@
+import { ApiProperty } from '@nestjs/swagger';
+
+/** The body of every non-2xx response. */
+export class ErrorDto {
+  @ApiProperty({ type: 'integer', format: 'int32', description: 'The HTTP status code', example: 400 })
+  error: number;
+
+  @ApiProperty({ description: 'What went wrong, readable by a person', example: 'name must not be blank' })
+  message: string;
+}

@@ -1,0 +1,133 @@
+import { plainToInstance } from 'class-transformer';
+import {
+  IsIn,
+  IsInt,
+  IsOptional,
+  IsString,
+  Matches,
+  Max,
+  Min,
+  MinLength,
+  validateSync,
+} from 'class-validator';
+
+/** The validated, typed configuration the rest of the service reads. */
+export interface AppConfig {
+  env: 'development' | 'production' | 'test';
+  host?: string;
+  port: number;
+  database: DatabaseConfig;
+  plants: { maxPage: number };
+}
+
+export type DatabaseConfig =
+  | { type: 'mysql' | 'mariadb'; url: string; poolSize: number; connectTimeoutMs: number }
+  | { type: 'sqlite'; path: string };
+
+export const DEFAULT_SQLITE_PATH = 'data/plant-store.sqlite';
+
+/**
+ * The environment variables the service understands. Every one of them is listed in the README's
+ * configuration table; a wrong value stops start-up with a message naming the variable.
+ */
+class EnvironmentVariables {
+  @IsOptional()
+  @IsIn(['development', 'production', 'test'])
+  NODE_ENV?: AppConfig['env'];
+
+  @IsOptional()
+  @IsString()
+  @MinLength(1)
+  HOST?: string;
+
+  @IsOptional()
+  @IsInt()
+  @Min(0)
+  @Max(65535)
+  PORT?: number;
+
+  @IsOptional()
+  @Matches(/^(mysql|mariadb):\/\/[^\s]+$/, {
+    message:
+      'DATABASE_URL must be a URL of the form mysql://user:password@host:3306/database (mariadb:// for a MariaDB server)',
+  })
+  DATABASE_URL?: string;
+
+  @IsOptional()
+  @IsString()
+  @MinLength(1)
+  SQLITE_PATH?: string;
+
+  @IsOptional()
+  @IsInt()
+  @Min(1)
+  @Max(1000)
+  DB_POOL_SIZE?: number;
+
+  @IsOptional()
+  @IsInt()
+  @Min(100)
+  @Max(60000)
+  DB_CONNECT_TIMEOUT_MS?: number;
+
+  @IsOptional()
+  @IsInt()
+  @Min(1)
+  @Max(10000)
+  PLANTS_MAX_PAGE?: number;
+}
+
+export class ConfigValidationError extends Error {
+  override name = 'ConfigValidationError';
+}
+
+/** Empty strings count as unset, so `PORT=` in a .env file means "use the default". */
+function withoutEmpty(env: Record<string, unknown>): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(env).filter(([, value]) => value !== ''));
+}
+
+/** Integers only when written as integers: "3000abc" or "1e3" must not slip through as numbers. */
+function toIntegers(env: Record<string, unknown>, keys: string[]): Record<string, unknown> {
+  const out = { ...env };
+  for (const key of keys) {
+    const value = out[key];
+    if (typeof value === 'string' && /^-?\d+$/.test(value.trim())) out[key] = Number(value.trim());
+  }
+  return out;
+}
+
+const INTEGER_VARIABLES = ['PORT', 'DB_POOL_SIZE', 'DB_CONNECT_TIMEOUT_MS', 'PLANTS_MAX_PAGE'];
+
+export function loadConfig(rawEnv: Record<string, unknown>): AppConfig {
+  const env = plainToInstance(
+    EnvironmentVariables,
+    toIntegers(withoutEmpty(rawEnv), INTEGER_VARIABLES),
+  );
+  const errors = validateSync(env, { skipMissingProperties: false });
+  if (errors.length > 0) {
+    const lines = errors.flatMap((error) =>
+      Object.values(error.constraints ?? {}).map(
+        (message) => `  - ${message} (got ${JSON.stringify(rawEnv[error.property])})`,
+      ),
+    );
+    throw new ConfigValidationError(`Invalid configuration:\n${lines.join('\n')}`);
+  }
+
+  const database: DatabaseConfig = env.DATABASE_URL
+    ? {
+        // Both go through mysql2; the flavour only tells TypeORM how to read the server's schema.
+        type: env.DATABASE_URL.startsWith('mariadb:') ? 'mariadb' : 'mysql',
+        url: env.DATABASE_URL.replace(/^mariadb:/, 'mysql:'),
+        poolSize: env.DB_POOL_SIZE ?? 10,
+        connectTimeoutMs: env.DB_CONNECT_TIMEOUT_MS ?? 5000,
+      }
+    : { type: 'sqlite', path: env.SQLITE_PATH ?? DEFAULT_SQLITE_PATH };
+
+  return {
+    env: env.NODE_ENV ?? 'development',
+    host: env.HOST,
+    port: env.PORT ?? 3000,
+    database,
+    plants: { maxPage: env.PLANTS_MAX_PAGE ?? 1000 },
+  };
+}

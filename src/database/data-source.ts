@@ -1,0 +1,48 @@
+import { DataSourceOptions } from 'typeorm';
+import { ApiToken } from '../auth/api-token.entity';
+import { DatabaseConfig } from '../config/configuration';
+import { Plant } from '../plants/plant.entity';
+import { InitialSchema1763780000000 } from './migrations/1763780000000-InitialSchema';
+
+export const ENTITIES = [Plant, ApiToken];
+export const MIGRATIONS = [InitialSchema1763780000000];
+
+/**
+ * The one description of the database, shared by the Nest app, the admin CLI and the TypeORM CLI
+ * (ormconfig.ts), so they can never disagree about where the data lives or which schema it has.
+ */
+export function buildDataSourceOptions(database: DatabaseConfig): DataSourceOptions {
+  const common: Pick<DataSourceOptions, 'entities' | 'migrations' | 'migrationsRun' | 'synchronize' | 'logging'> = {
+    entities: ENTITIES,
+    migrations: MIGRATIONS,
+    migrationsRun: true,
+    synchronize: false,
+    logging: ['error', 'warn', 'migration'],
+  };
+
+  if (database.type !== 'sqlite') {
+    return {
+      ...common,
+      type: database.type,
+      url: database.url,
+      charset: 'utf8mb4_unicode_ci',
+      timezone: 'Z',
+      // BIGINT as decimal strings: ids beyond 2^53 must not be rounded through a double.
+      supportBigNumbers: true,
+      bigNumberStrings: true,
+      poolSize: database.poolSize,
+      connectTimeout: database.connectTimeoutMs,
+    };
+  }
+
+  return {
+    ...common,
+    type: 'better-sqlite3',
+    database: database.path,
+    enableWAL: database.path !== ':memory:',
+    prepareDatabase: (db: { defaultSafeIntegers(on: boolean): void }) => {
+      // Integers come back as BigInt, so int64 ids survive the round trip exactly.
+      db.defaultSafeIntegers(true);
+    },
+  };
+}

@@ -1,0 +1,73 @@
+/**
+ * Classifies driver errors from mysql2 and better-sqlite3, whether raw or wrapped in TypeORM's
+ * QueryFailedError (which keeps the original as `driverError`).
+ */
+interface DriverError {
+  code?: unknown;
+  errno?: unknown;
+  fatal?: unknown;
+  name?: unknown;
+  driverError?: DriverError;
+}
+
+const UNIQUE_VIOLATION_CODES = new Set([
+  'ER_DUP_ENTRY',
+  'SQLITE_CONSTRAINT_PRIMARYKEY',
+  'SQLITE_CONSTRAINT_UNIQUE',
+]);
+
+/** Errors that mean "the database cannot be reached or cannot serve now", not "this request is wrong". */
+const UNAVAILABLE_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'EPIPE',
+  'PROTOCOL_CONNECTION_LOST',
+  'PROTOCOL_SEQUENCE_TIMEOUT',
+  'ER_CON_COUNT_ERROR',
+  'ER_SERVER_SHUTDOWN',
+  'ER_LOCK_WAIT_TIMEOUT',
+  'ER_LOCK_DEADLOCK',
+  'ER_QUERY_TIMEOUT',
+  'ER_STATEMENT_TIMEOUT',
+  'SQLITE_BUSY',
+  'SQLITE_LOCKED',
+  'SQLITE_IOERR',
+  'SQLITE_FULL',
+  'SQLITE_CANTOPEN',
+]);
+
+const UNAVAILABLE_NAMES = new Set([
+  'CannotExecuteNotConnectedError',
+  'ConnectionIsNotSetError',
+  'ConnectionNotFoundError',
+]);
+
+function causes(error: unknown): DriverError[] {
+  if (typeof error !== 'object' || error === null) return [];
+  const outer = error as DriverError;
+  return outer.driverError ? [outer, outer.driverError] : [outer];
+}
+
+export function isUniqueViolation(error: unknown): boolean {
+  return causes(error).some((e) => UNIQUE_VIOLATION_CODES.has(String(e.code)));
+}
+
+/** SQLite extended codes (SQLITE_IOERR_WRITE, SQLITE_BUSY_SNAPSHOT) share their primary code's meaning. */
+function primaryCode(code: unknown): string {
+  return String(code).replace(/^(SQLITE_[A-Z]+)_[A-Z_]+$/, '$1');
+}
+
+export function isDatabaseUnavailable(error: unknown): boolean {
+  return causes(error).some(
+    (e) =>
+      UNAVAILABLE_CODES.has(primaryCode(e.code)) ||
+      UNAVAILABLE_NAMES.has(String(e.name)) ||
+      // mysql2 marks errors that broke the connection itself as fatal.
+      e.fatal === true,
+  );
+}

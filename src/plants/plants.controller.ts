@@ -1,0 +1,80 @@
+import { Body, Controller, Delete, Get, HttpCode, Param, Post, Query, Res } from '@nestjs/common';
+import {
+  ApiBearerAuth,
+  ApiNoContentResponse,
+  ApiOkResponse,
+  ApiOperation,
+  ApiParam,
+  ApiTags,
+} from '@nestjs/swagger';
+import { Response } from 'express';
+import { CurrentPrincipal } from '../auth/decorators/current-principal.decorator';
+import { RequireScopes } from '../auth/decorators/require-scopes.decorator';
+import { Principal } from '../auth/principal';
+import { ApiErrors } from '../common/openapi/api-errors.decorator';
+import { ParseInt64Pipe } from '../common/validation/parse-int64.pipe';
+import { CreatePlantDto } from './dto/create-plant.dto';
+import { ListPlantsQueryDto } from './dto/list-plants-query.dto';
+import { PlantDto } from './dto/plant.dto';
+import { PlantsService } from './plants.service';
+
+@ApiTags('plants')
+@ApiBearerAuth('bearer')
+@ApiErrors(401, 403, 500, 503)
+@Controller('plants')
+export class PlantsController {
+  constructor(private readonly plants: PlantsService) {}
+
+  @Post()
+  @HttpCode(200)
+  @RequireScopes('plants:write')
+  @ApiOperation({ summary: 'Create a plant', description: 'Creates a new plant in the store. Needs the scope plants:write.' })
+  @ApiOkResponse({ type: PlantDto, description: 'The plant as stored' })
+  @ApiErrors(400, 409, 413, 415)
+  create(@CurrentPrincipal() caller: Principal, @Body() dto: CreatePlantDto): Promise<PlantDto> {
+    return this.plants.create(caller.subject, dto);
+  }
+
+  @Get()
+  @RequireScopes('plants:read')
+  @ApiOperation({
+    summary: 'List plants',
+    description:
+      'Returns the plants of the calling user, ordered by id ascending, one page at a time. ' +
+      'When more remain, the `Link` header carries the next page. Needs the scope plants:read.',
+  })
+  @ApiOkResponse({
+    type: PlantDto,
+    isArray: true,
+    description: 'One page of plants',
+    headers: {
+      Link: {
+        description: 'Present when more plants remain: `</plants?limit=N&after=ID>; rel="next"` (RFC 8288)',
+        schema: { type: 'string' },
+      },
+    },
+  })
+  @ApiErrors(400)
+  async list(
+    @CurrentPrincipal() caller: Principal,
+    @Query() query: ListPlantsQueryDto,
+    @Res({ passthrough: true }) res: Response,
+  ): Promise<PlantDto[]> {
+    const page = await this.plants.list(caller.subject, query);
+    if (page.nextAfter !== undefined) {
+      res.setHeader('Link', `</plants?limit=${page.limit}&after=${page.nextAfter}>; rel="next"`);
+    }
+    return page.plants;
+  }
+
+  @Delete(':id')
+  @HttpCode(204)
+  @RequireScopes('plants:write')
+  @ApiOperation({ summary: 'Delete a plant', description: 'Deletes a single plant of the calling user by id. Needs the scope plants:write.' })
+  @ApiParam({ name: 'id', type: 'integer', format: 'int64', description: 'ID of the plant to delete' })
+  @ApiNoContentResponse({ description: 'Plant deleted' })
+  @ApiErrors(400, 404)
+  remove(@CurrentPrincipal() caller: Principal, @Param('id', ParseInt64Pipe) id: bigint): Promise<void> {
+    return this.plants.remove(caller.subject, id);
+  }
+}

@@ -4,14 +4,14 @@ import { Module } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { ParseArgsConfig, parseArgs } from 'node:util';
 import { ApiToken } from './auth/api-token.entity';
-import { AuthModule } from './auth/auth.module';
+import { TokensModule } from './auth/tokens.module';
 import { SCOPES, Scope, isScope } from './auth/principal';
 import { TokenInputError, TokensService, tokenStatus } from './auth/tokens.service';
 import { AppConfigModule } from './config/config.module';
 import { DatabaseModule } from './database/database.module';
 
 /** The admin command line: same configuration, database and token service as the API. */
-@Module({ imports: [AppConfigModule, DatabaseModule, AuthModule] })
+@Module({ imports: [AppConfigModule, DatabaseModule, TokensModule] })
 export class CliModule {}
 
 export const USAGE = `Usage:

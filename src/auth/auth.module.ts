@@ -1,13 +1,15 @@
 import { Module } from '@nestjs/common';
 import { PassportModule } from '@nestjs/passport';
-import { TypeOrmModule } from '@nestjs/typeorm';
-import { ApiToken } from './api-token.entity';
 import { BearerStrategy } from './bearer.strategy';
-import { TokensService } from './tokens.service';
+import { TokensModule } from './tokens.module';
 
+/**
+ * Bearer authentication for the HTTP API. The guard itself is global, declared in AppModule.
+ * (Passport keeps strategies in a process-wide registry, so only the API should register one.)
+ */
 @Module({
-  imports: [PassportModule, TypeOrmModule.forFeature([ApiToken])],
-  providers: [TokensService, BearerStrategy],
-  exports: [TokensService],
+  imports: [PassportModule, TokensModule],
+  providers: [BearerStrategy],
+  exports: [TokensModule],
 })
 export class AuthModule {}

@@ -9,6 +9,7 @@ import {
 } from '@nestjs/common';
 import { Request, Response } from 'express';
 import { STATUS_CODES } from 'node:http';
+import { DataSource } from 'typeorm';
 import { isDatabaseUnavailable } from '../../database/database-errors';
 
 export interface ErrorBody {
@@ -28,13 +29,18 @@ const MAX_MESSAGE_LENGTH = 500;
 export class AllExceptionsFilter implements ExceptionFilter {
   private readonly logger = new Logger('Exceptions');
 
+  constructor(private readonly dataSource: DataSource) {}
+
   catch(exception: unknown, host: ArgumentsHost): void {
     const http = host.switchToHttp();
     const response = http.getResponse<Response>();
     const request = http.getRequest<Request>();
     const body = this.describe(exception, request);
 
-    if (body.error >= 500) {
+    if (body.error === 503) {
+      // Expected while the database is down: one line each, no stack, so the log stays readable.
+      this.logger.warn(`${request.method} ${request.path} -> 503: ${String((exception as Error)?.message ?? exception)}`);
+    } else if (body.error >= 500) {
       const stack = exception instanceof Error ? exception.stack : String(exception);
       this.logger.error(`${request.method} ${request.path} -> ${body.error}: ${stack}`);
     }
@@ -51,7 +57,8 @@ export class AllExceptionsFilter implements ExceptionFilter {
       const status = exception.getStatus();
       return { error: status, message: this.messageOf(exception, request) };
     }
-    if (isDatabaseUnavailable(exception)) {
+    // A closed data source (the service is shutting down) is as unavailable as an unreachable server.
+    if (isDatabaseUnavailable(exception) || !this.dataSource.isInitialized) {
       return {
         error: HttpStatus.SERVICE_UNAVAILABLE,
         message: 'The database is unavailable; try again shortly',

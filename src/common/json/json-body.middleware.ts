@@ -66,7 +66,8 @@ function describeReadError(error: { type?: string; status?: number }): Error {
 @Injectable()
 export class JsonBodyMiddleware implements NestMiddleware {
   async use(req: Request, res: Response, next: NextFunction): Promise<void> {
-    if (!typeis.hasBody(req)) return next();
+    // An empty body (Content-Length: 0) is no body, whatever its type: the handler decides.
+    if (!typeis.hasBody(req) || req.headers['content-length'] === '0') return next();
     if (!typeis(req, JSON_TYPES)) {
       throw new UnsupportedMediaTypeException('Request body must be JSON (Content-Type: application/json)');
     }

@@ -15,6 +15,15 @@ class AppValidationPipe extends ValidationPipe {
   protected override toValidate(metadata: ArgumentMetadata): boolean {
     return (metadata.metatype as unknown) !== BigInt && super.toValidate(metadata);
   }
+
+  /** A DTO body is a JSON object; arrays and scalars are refused before class-transformer sees them. */
+  override async transform(value: unknown, metadata: ArgumentMetadata): Promise<unknown> {
+    const isObject = typeof value === 'object' && value !== null && !Array.isArray(value);
+    if (metadata.type === 'body' && this.toValidate(metadata) && value !== undefined && !isObject) {
+      throw new BadRequestException('Request body must be a JSON object');
+    }
+    return super.transform(value, metadata);
+  }
 }
 
 /**

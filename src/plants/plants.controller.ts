@@ -28,7 +28,7 @@ export class PlantsController {
   @Post()
   @HttpCode(200)
   @RequireScopes('plants:write')
-  @ApiOperation({ summary: 'Create a plant', description: 'Creates a new plant in the store. Needs the scope plants:write.' })
+  @ApiOperation({ operationId: 'createPlant', summary: 'Create a plant', description: 'Creates a new plant in the store. Needs the scope plants:write.' })
   @ApiOkResponse({ type: PlantDto, description: 'The plant as stored' })
   @ApiErrors(400, 409, 413, 415)
   create(@CurrentPrincipal() caller: Principal, @Body() dto: CreatePlantDto): Promise<PlantDto> {
@@ -38,6 +38,7 @@ export class PlantsController {
   @Get()
   @RequireScopes('plants:read')
   @ApiOperation({
+    operationId: 'listPlants',
     summary: 'List plants',
     description:
       'Returns the plants of the calling user, ordered by id ascending, one page at a time. ' +
@@ -70,7 +71,7 @@ export class PlantsController {
   @Delete(':id')
   @HttpCode(204)
   @RequireScopes('plants:write')
-  @ApiOperation({ summary: 'Delete a plant', description: 'Deletes a single plant of the calling user by id. Needs the scope plants:write.' })
+  @ApiOperation({ operationId: 'deletePlant', summary: 'Delete a plant', description: 'Deletes a single plant of the calling user by id. Needs the scope plants:write.' })
   @ApiParam({ name: 'id', type: 'integer', format: 'int64', description: 'ID of the plant to delete' })
   @ApiNoContentResponse({ description: 'Plant deleted' })
   @ApiErrors(400, 404)

@@ -1,6 +1,7 @@
-import { ApiProperty } from '@nestjs/swagger';
+import { ApiProperty, ApiSchema } from '@nestjs/swagger';
 
 /** The body of every non-2xx response. */
+@ApiSchema({ name: 'Error' })
 export class ErrorDto {
   @ApiProperty({ type: 'integer', format: 'int32', description: 'The HTTP status code', example: 400 })
   error: number;

@@ -1,7 +1,9 @@
-import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { ApiProperty, ApiPropertyOptional, ApiSchema } from '@nestjs/swagger';
 import { IsOptional } from 'class-validator';
 import { IsInt64, IsText } from '../../common/validation/validators';
 
+/** The request body of create: the contract's NewPlant. */
+@ApiSchema({ name: 'NewPlant' })
 export class CreatePlantDto {
   @ApiProperty({
     type: 'integer',
@@ -25,6 +27,8 @@ export class CreatePlantDto {
   name: string;
 
   @ApiPropertyOptional({
+    type: String,
+    nullable: true,
     description: 'Tag that specifies the type: 1 to 64 characters. Omit it (or send null) for none.',
     minLength: 1,
     maxLength: 64,

@@ -1,0 +1,180 @@
+import { ConflictException, NotFoundException } from '@nestjs/common';
+import { ConfigService } from '@nestjs/config';
+import { Test } from '@nestjs/testing';
+import { getRepositoryToken } from '@nestjs/typeorm';
+import { MoreThan, QueryFailedError } from 'typeorm';
+import { CreatePlantDto } from './dto/create-plant.dto';
+import { Plant } from './plant.entity';
+import { PlantsService, toPlantDto } from './plants.service';
+
+const MAX_PAGE = 3;
+
+function dto(fields: Partial<CreatePlantDto>): CreatePlantDto {
+  return Object.assign(new CreatePlantDto(), fields);
+}
+
+function rows(...ids: bigint[]): Plant[] {
+  return ids.map((id) => ({ owner: 'alice', id, name: `plant ${id}`, tag: id % 2n === 0n ? 'even' : null }));
+}
+
+describe(PlantsService.name, () => {
+  let service: PlantsService;
+  let repository: { insert: jest.Mock; find: jest.Mock; delete: jest.Mock };
+  let config: { get: jest.Mock };
+
+  beforeEach(async () => {
+    repository = { insert: jest.fn().mockResolvedValue({}), find: jest.fn(), delete: jest.fn() };
+    config = { get: jest.fn((key: string) => (key === 'plants.maxPage' ? MAX_PAGE : undefined)) };
+    const moduleRef = await Test.createTestingModule({
+      providers: [
+        PlantsService,
+        { provide: getRepositoryToken(Plant), useValue: repository },
+        { provide: ConfigService, useValue: config },
+      ],
+    }).compile();
+    service = moduleRef.get(PlantsService);
+  });
+
+  it('reads its page cap from plants.maxPage', () => {
+    expect(config.get).toHaveBeenCalledWith('plants.maxPage', expect.anything());
+  });
+
+  describe('create', () => {
+    it('inserts once, owned by the caller, and returns the plant', async () => {
+      await expect(service.create('alice', dto({ id: 7n, name: 'Fern', tag: 'green' }))).resolves.toStrictEqual({
+        id: 7n,
+        name: 'Fern',
+        tag: 'green',
+      });
+      expect(repository.insert).toHaveBeenCalledTimes(1);
+      expect(repository.insert).toHaveBeenCalledWith({ owner: 'alice', id: 7n, name: 'Fern', tag: 'green' });
+    });
+
+    it.each([
+      ['absent', {}],
+      ['null', { tag: null }],
+    ])('stores a tag that is %s as NULL and leaves it out of the answer', async (_label, tag) => {
+      const created = await service.create('alice', dto({ id: 8n, name: 'Moss', ...tag }));
+      expect(created).toStrictEqual({ id: 8n, name: 'Moss' });
+      expect(created).not.toHaveProperty('tag');
+      expect(repository.insert).toHaveBeenCalledWith({ owner: 'alice', id: 8n, name: 'Moss', tag: null });
+    });
+
+    it('keeps an int64 id exact', async () => {
+      const id = 9223372036854775807n;
+      await expect(service.create('alice', dto({ id, name: 'Big' }))).resolves.toStrictEqual({ id, name: 'Big' });
+      expect(repository.insert.mock.calls[0][0].id).toBe(id);
+    });
+
+    it.each([
+      ['a raw MySQL error', Object.assign(new Error('Duplicate entry'), { code: 'ER_DUP_ENTRY' })],
+      [
+        'a QueryFailedError from SQLite',
+        new QueryFailedError('INSERT', [], Object.assign(new Error('UNIQUE'), { code: 'SQLITE_CONSTRAINT_PRIMARYKEY' })),
+      ],
+    ])('turns a unique violation (%s) into a ConflictException', async (_label, error) => {
+      repository.insert.mockRejectedValue(error);
+      const attempt = service.create('alice', dto({ id: 7n, name: 'Fern' }));
+      await expect(attempt).rejects.toBeInstanceOf(ConflictException);
+      await expect(attempt).rejects.toThrow('A plant with id 7 already exists');
+    });
+
+    it('rethrows any other error unchanged', async () => {
+      const error = Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' });
+      repository.insert.mockRejectedValue(error);
+      await expect(service.create('alice', dto({ id: 7n, name: 'Fern' }))).rejects.toBe(error);
+    });
+  });
+
+  describe('list', () => {
+    it('reads one row more than the page, ordered by id, for the owner only', async () => {
+      repository.find.mockResolvedValue([]);
+      await expect(service.list('alice', { limit: 2 })).resolves.toEqual({ plants: [], limit: 2, nextAfter: undefined });
+      expect(repository.find).toHaveBeenCalledWith({ where: { owner: 'alice' }, order: { id: 'ASC' }, take: 3 });
+    });
+
+    it('starts after the cursor with MoreThan(after)', async () => {
+      repository.find.mockResolvedValue([]);
+      await service.list('alice', { limit: 2, after: 9223372036854775806n });
+      expect(repository.find).toHaveBeenCalledWith({
+        where: { owner: 'alice', id: MoreThan(9223372036854775806n) },
+        order: { id: 'ASC' },
+        take: 3,
+      });
+    });
+
+    it.each([
+      ['absent', undefined, MAX_PAGE],
+      ['over the cap', 1000, MAX_PAGE],
+      ['at the cap', MAX_PAGE, MAX_PAGE],
+      ['under the cap', 1, 1],
+    ])('applies a limit that is %s as %p -> %p', async (_label, limit, applied) => {
+      repository.find.mockResolvedValue([]);
+      const page = await service.list('alice', { limit });
+      expect(page.limit).toBe(applied);
+      expect(repository.find).toHaveBeenCalledWith(expect.objectContaining({ take: applied + 1 }));
+    });
+
+    it('sets nextAfter to the last id on the page when more rows exist', async () => {
+      repository.find.mockResolvedValue(rows(1n, 2n, 3n));
+      await expect(service.list('alice', { limit: 2 })).resolves.toStrictEqual({
+        plants: [
+          { id: 1n, name: 'plant 1' },
+          { id: 2n, name: 'plant 2', tag: 'even' },
+        ],
+        limit: 2,
+        nextAfter: 2n,
+      });
+    });
+
+    it.each([
+      ['exactly a page', [1n, 2n]],
+      ['less than a page', [1n]],
+      ['nothing', []],
+    ])('leaves nextAfter unset when the rows are %s', async (_label, ids) => {
+      repository.find.mockResolvedValue(rows(...ids));
+      const page = await service.list('alice', { limit: 2 });
+      expect(page.nextAfter).toBeUndefined();
+      expect(page.plants.map((plant) => plant.id)).toEqual(ids);
+    });
+
+    it('keeps an int64 cursor exact', async () => {
+      repository.find.mockResolvedValue(rows(9223372036854775806n, 9223372036854775807n));
+      const page = await service.list('alice', { limit: 1 });
+      expect(page.nextAfter).toBe(9223372036854775806n);
+    });
+  });
+
+  describe('remove', () => {
+    it('deletes the plant of that owner only', async () => {
+      repository.delete.mockResolvedValue({ affected: 1, raw: {} });
+      await expect(service.remove('alice', 5n)).resolves.toBeUndefined();
+      expect(repository.delete).toHaveBeenCalledTimes(1);
+      expect(repository.delete).toHaveBeenCalledWith({ owner: 'alice', id: 5n });
+    });
+
+    it.each([0, undefined, null])('answers affected=%p with a NotFoundException', async (affected) => {
+      repository.delete.mockResolvedValue({ affected, raw: {} });
+      const attempt = service.remove('alice', 5n);
+      await expect(attempt).rejects.toBeInstanceOf(NotFoundException);
+      await expect(attempt).rejects.toThrow('Plant 5 not found');
+    });
+
+    it('rethrows database errors', async () => {
+      const error = new Error('SQLITE_BUSY');
+      repository.delete.mockRejectedValue(error);
+      await expect(service.remove('alice', 5n)).rejects.toBe(error);
+    });
+  });
+});
+
+describe(toPlantDto.name, () => {
+  it('leaves out a null or missing tag', () => {
+    expect(toPlantDto({ id: 1n, name: 'a', tag: null })).toStrictEqual({ id: 1n, name: 'a' });
+    expect(toPlantDto({ id: 1n, name: 'a', tag: undefined as unknown as null })).toStrictEqual({ id: 1n, name: 'a' });
+  });
+
+  it('keeps a tag', () => {
+    expect(toPlantDto({ id: 1n, name: 'a', tag: 'b' })).toStrictEqual({ id: 1n, name: 'a', tag: 'b' });
+  });
+});

@@ -1,0 +1,134 @@
+import { ApiToken } from '../src/auth/api-token.entity';
+import { hashTokenSecret } from '../src/auth/token-secret';
+import { TokensService } from '../src/auth/tokens.service';
+import { testDatabases } from './utils/databases';
+import { TestApp, bearer, expectErrorBody, startTestApp } from './utils/test-app';
+
+const CHALLENGE = 'Bearer realm="plant-store"';
+const INVALID = 'Bearer realm="plant-store", error="invalid_token"';
+
+describe.each(testDatabases())('Authentication on %s', (database) => {
+  let t: TestApp;
+  let tokens: TokensService;
+  let token: string;
+
+  beforeAll(async () => {
+    t = await startTestApp(database);
+    tokens = t.app.get(TokensService);
+  });
+  afterAll(() => t.close());
+  beforeEach(async () => {
+    await t.reset();
+    token = await t.token({ subject: 'alice' });
+  });
+
+  const calls = [
+    ['GET', '/plants'],
+    ['POST', '/plants'],
+    ['DELETE', '/plants/1'],
+  ] as const;
+  const call = (method: string, path: string) => {
+    const req = t.http()[method.toLowerCase() as 'get'](path);
+    return method === 'POST' ? req.set('Content-Type', 'application/json').send('{"id":1,"name":"x"}') : req;
+  };
+
+  describe.each(calls)('%s %s', (method, path) => {
+    it('answers 401 with a bare challenge without a token', async () => {
+      const res = await call(method, path);
+      expectErrorBody(res, 401);
+      expect(res.headers['www-authenticate']).toBe(CHALLENGE);
+    });
+
+    it.each([
+      ['an unknown token', () => 'pst_' + 'A'.repeat(43)],
+      ['a malformed token', () => 'not-a-token'],
+      ['an empty bearer', () => ''],
+    ])('answers 401 invalid_token for %s', async (_label, make) => {
+      const res = await call(method, path).set('Authorization', `Bearer ${make()}`.trimEnd());
+      expectErrorBody(res, 401);
+      expect(res.headers['www-authenticate']).toBe(INVALID);
+    });
+
+    it('does not take a token from the query string', async () => {
+      const res = await call(method, `${path}?access_token=${token}`);
+      expectErrorBody(res, 401);
+      expect(res.headers['www-authenticate']).toBe(CHALLENGE);
+    });
+
+    it('does not take another scheme', async () => {
+      const res = await call(method, path).set('Authorization', `Basic ${Buffer.from(`alice:${token}`).toString('base64')}`);
+      expectErrorBody(res, 401);
+      expect(res.headers['www-authenticate']).toBe(CHALLENGE);
+    });
+  });
+
+  it('does not take a token from the body', async () => {
+    const res = await t.http().post('/plants').set('Content-Type', 'application/json').send(`{"id":1,"name":"x","access_token":"${token}"}`);
+    expectErrorBody(res, 401);
+  });
+
+  it.each(['Bearer', 'bearer', 'BEARER', 'BeArEr'])('accepts the scheme written %s', async (scheme) => {
+    const res = await t.http().get('/plants').set('Authorization', `${scheme} ${token}`);
+    expect(res.status).toBe(200);
+  });
+
+  it('refuses an expired token', async () => {
+    const issued = await tokens.create({ subject: 'alice', expiresInMs: 60_000 });
+    expect((await t.http().get('/plants').set(bearer(issued.secret))).status).toBe(200);
+    await t.dataSource.getRepository(ApiToken).update({ id: issued.token.id }, { expiresAt: new Date(Date.now() - 1000) });
+    const res = await t.http().get('/plants').set(bearer(issued.secret));
+    expectErrorBody(res, 401);
+    expect(res.headers['www-authenticate']).toBe(INVALID);
+  });
+
+  it('refuses a revoked token at once', async () => {
+    expect((await t.http().get('/plants').set(bearer(token))).status).toBe(200);
+    await tokens.revoke(token);
+    const res = await t.http().get('/plants').set(bearer(token));
+    expectErrorBody(res, 401);
+    expect(res.headers['www-authenticate']).toBe(INVALID);
+  });
+
+  it('answers 403 insufficient_scope to a read-only token on create and delete', async () => {
+    const reader = await t.token({ subject: 'alice', scopes: ['plants:read'] });
+    expect((await t.http().get('/plants').set(bearer(reader))).status).toBe(200);
+    for (const method of ['POST', 'DELETE'] as const) {
+      const res = await call(method, method === 'POST' ? '/plants' : '/plants/1').set(bearer(reader));
+      expectErrorBody(res, 403);
+      expect(res.headers['www-authenticate']).toBe('Bearer realm="plant-store", error="insufficient_scope", scope="plants:write"');
+    }
+  });
+
+  it('answers 403 insufficient_scope to a write-only token on list', async () => {
+    const writer = await t.token({ subject: 'alice', scopes: ['plants:write'] });
+    expect((await call('POST', '/plants').set(bearer(writer))).status).toBe(200);
+    const res = await t.http().get('/plants').set(bearer(writer));
+    expectErrorBody(res, 403);
+    expect(res.headers['www-authenticate']).toBe('Bearer realm="plant-store", error="insufficient_scope", scope="plants:read"');
+  });
+
+  it('stores only the SHA-256 of a token, never the token itself', async () => {
+    const rows: Record<string, unknown>[] = await t.dataSource.query('SELECT * FROM api_tokens');
+    expect(rows).toHaveLength(1);
+    const stored = JSON.stringify(rows);
+    expect(stored).not.toContain(token);
+    expect(stored).not.toContain(token.slice(4));
+    expect(rows[0].token_hash).toBe(hashTokenSecret(token));
+  });
+
+  it('records when a token was last used', async () => {
+    const [before] = await tokens.list('alice');
+    expect(before.lastUsedAt).toBeNull();
+    await t.http().get('/plants').set(bearer(token));
+    const [after] = await tokens.list('alice');
+    expect(after.lastUsedAt).toBeInstanceOf(Date);
+    expect(Math.abs(after.lastUsedAt!.getTime() - Date.now())).toBeLessThan(60_000);
+  });
+
+  it('keeps the Swagger UI and the OpenAPI document public', async () => {
+    expect((await t.http().get('/docs-json')).status).toBe(200);
+    const ui = await t.http().get('/docs/');
+    expect(ui.status).toBe(200);
+    expect(ui.headers['content-type']).toMatch(/text\/html/);
+  });
+});

@@ -1,0 +1,50 @@
+import { TcpProxy } from './utils/tcp-proxy';
+import { prepareDatabase, testDatabases } from './utils/databases';
+import { TestApp, bearer, expectErrorBody, startTestApp } from './utils/test-app';
+
+const onMysql = testDatabases().includes('mysql');
+
+/**
+ * A MySQL server that becomes unreachable while the service runs: answers are 503 with the Error
+ * body, quickly, and the service recovers by itself once the server is back. (SQLite is embedded:
+ * it has no link to lose.)
+ */
+(onMysql ? describe : describe.skip)('Database outage on mysql', () => {
+  let proxy: TcpProxy;
+  let t: TestApp;
+  let token: string;
+
+  beforeAll(async () => {
+    const db = await prepareDatabase('mysql');
+    const target = new URL(db.env.DATABASE_URL);
+    proxy = new TcpProxy(target.hostname, Number(target.port || 3306));
+    target.host = `127.0.0.1:${await proxy.start()}`;
+    t = await startTestApp('mysql', { DATABASE_URL: target.toString(), DB_CONNECT_TIMEOUT_MS: '2000' });
+    await t.reset();
+    token = await t.token({ subject: 'outage' });
+  });
+  afterAll(async () => {
+    await t?.close();
+    await proxy?.cut();
+  });
+
+  it('answers 503 while the database is unreachable and recovers without a restart', async () => {
+    const created = await t.http().post('/plants').set(bearer(token)).set('Content-Type', 'application/json').send('{"id":1,"name":"Survivor"}');
+    expect(created.status).toBe(200);
+
+    await proxy.cut();
+    const started = Date.now();
+    const during = await t.http().get('/plants').set(bearer(token));
+    expectErrorBody(during, 503);
+    expect(during.body.message).toBe('The database is unavailable; try again shortly');
+    expect(Date.now() - started).toBeLessThan(10_000);
+
+    const write = await t.http().post('/plants').set(bearer(token)).set('Content-Type', 'application/json').send('{"id":2,"name":"Lost?"}');
+    expectErrorBody(write, 503);
+
+    await proxy.restore();
+    const after = await t.http().get('/plants').set(bearer(token));
+    expect(after.status).toBe(200);
+    expect(after.body).toEqual([{ id: 1, name: 'Survivor' }]);
+  });
+});

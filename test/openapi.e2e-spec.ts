@@ -1,0 +1,54 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { TestApp, startTestApp } from './utils/test-app';
+
+describe('OpenAPI document', () => {
+  let t: TestApp;
+  let served: Record<string, any>;
+
+  beforeAll(async () => {
+    t = await startTestApp('sqlite');
+    served = (await t.http().get('/docs-json').expect(200)).body;
+  });
+  afterAll(() => t.close());
+
+  it('matches the committed openapi.json (run `npm run openapi` after changing the API)', () => {
+    const committed = JSON.parse(readFileSync(join(__dirname, '..', 'openapi.json'), 'utf8'));
+    expect(served).toEqual(committed);
+  });
+
+  it('is version 1.0.0 of the interface with the contract paths and schema names', () => {
+    expect(served.info.version).toBe('1.0.0');
+    expect(Object.keys(served.paths).sort()).toEqual(['/plants', '/plants/{id}']);
+    expect(Object.keys(served.components.schemas).sort()).toEqual(['Error', 'NewPlant', 'Plant']);
+    expect(served.components.schemas.Error.required).toEqual(['error', 'message']);
+    expect(served.components.schemas.Error.properties.error).toMatchObject({ type: 'integer', format: 'int32' });
+    expect(served.components.schemas.NewPlant.properties.id).toMatchObject({ type: 'integer', format: 'int64' });
+    expect(served.components.schemas.NewPlant.properties.name).toMatchObject({ minLength: 1, maxLength: 255 });
+    expect(served.components.schemas.NewPlant.properties.tag).toMatchObject({ minLength: 1, maxLength: 64 });
+  });
+
+  it.each([
+    ['post', '/plants', ['200', '400', '401', '403', '409', '413', '415', '500', '503']],
+    ['get', '/plants', ['200', '400', '401', '403', '500', '503']],
+    ['delete', '/plants/{id}', ['204', '400', '401', '403', '404', '500', '503']],
+  ])('documents every status of %s %s, errors with the Error schema, behind bearer auth', (method, path, statuses) => {
+    const operation = served.paths[path][method];
+    expect(Object.keys(operation.responses).sort()).toEqual(statuses);
+    for (const status of statuses.filter((s) => Number(s) >= 400)) {
+      expect(operation.responses[status].content['application/json'].schema).toEqual({ $ref: '#/components/schemas/Error' });
+    }
+    expect(operation.security).toEqual([{ bearer: [] }]);
+  });
+
+  it('documents the bearer scheme, the limit and cursor parameters and the Link header', () => {
+    expect(served.components.securitySchemes.bearer).toMatchObject({ type: 'http', scheme: 'bearer' });
+    const list = served.paths['/plants'].get;
+    const limit = list.parameters.find((p: { name: string }) => p.name === 'limit');
+    expect(limit.schema).toMatchObject({ type: 'integer', format: 'int32', minimum: 1, maximum: 2147483647 });
+    expect(list.parameters.find((p: { name: string }) => p.name === 'after').schema).toMatchObject({ format: 'int64' });
+    expect(list.responses['200'].headers.Link).toBeDefined();
+    const id = served.paths['/plants/{id}'].delete.parameters.find((p: { name: string }) => p.name === 'id');
+    expect(id.schema).toMatchObject({ type: 'integer', format: 'int64' });
+  });
+});

@@ -1,0 +1,49 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createConnection } from 'mysql2/promise';
+
+export interface TestDatabase {
+  name: 'sqlite' | 'mysql';
+  /** Environment for the service under test: where its database lives. */
+  env: Record<string, string>;
+}
+
+/**
+ * Every e2e suite runs on SQLite, and on MySQL/MariaDB when TEST_DATABASE_URL is set.
+ * TEST_REQUIRE_MYSQL=1 (set by CI) turns a missing TEST_DATABASE_URL into a failure, so the MySQL
+ * runs can never be skipped silently.
+ */
+export function testDatabases(): TestDatabase['name'][] {
+  const url = process.env.TEST_DATABASE_URL;
+  if (!url && process.env.TEST_REQUIRE_MYSQL === '1') {
+    throw new Error('TEST_REQUIRE_MYSQL=1 but TEST_DATABASE_URL is not set');
+  }
+  return url ? ['sqlite', 'mysql'] : ['sqlite'];
+}
+
+/**
+ * A database of its own for one test file (a fresh SQLite file, or one MySQL database per jest
+ * worker), so files running in parallel never clean each other's tables.
+ */
+export async function prepareDatabase(name: TestDatabase['name']): Promise<TestDatabase> {
+  if (name === 'sqlite') {
+    const dir = mkdtempSync(join(tmpdir(), 'plant-store-e2e-'));
+    return { name, env: { SQLITE_PATH: join(dir, 'test.sqlite'), DATABASE_URL: '' } };
+  }
+  const url = new URL(process.env.TEST_DATABASE_URL as string);
+  const database = `${url.pathname.slice(1) || 'plantstore_test'}_w${process.env.JEST_WORKER_ID ?? '1'}`;
+  const connection = await createConnection({
+    host: url.hostname,
+    port: Number(url.port || 3306),
+    user: decodeURIComponent(url.username),
+    password: decodeURIComponent(url.password),
+  });
+  try {
+    await connection.query(`CREATE DATABASE IF NOT EXISTS \`${database}\` CHARACTER SET utf8mb4`);
+  } finally {
+    await connection.end();
+  }
+  url.pathname = `/${database}`;
+  return { name, env: { DATABASE_URL: url.toString(), SQLITE_PATH: '' } };
+}

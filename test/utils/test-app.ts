@@ -1,0 +1,72 @@
+import { INestApplication } from '@nestjs/common';
+import { NestExpressApplication } from '@nestjs/platform-express';
+import { Test } from '@nestjs/testing';
+import { isInteger, parse, stringify } from 'lossless-json';
+import request from 'supertest';
+import { DataSource } from 'typeorm';
+import { AppModule } from '../../src/app.module';
+import { APP_OPTIONS, configureApp } from '../../src/app.setup';
+import { CreateTokenInput, TokensService } from '../../src/auth/tokens.service';
+import { TestDatabase, prepareDatabase } from './databases';
+
+export interface TestApp {
+  app: INestApplication;
+  db: TestDatabase;
+  dataSource: DataSource;
+  http: () => ReturnType<typeof request>;
+  /** Issues a token straight through the token service, as the CLI does. */
+  token: (input: CreateTokenInput) => Promise<string>;
+  /** Empties every table, through SQL, never through the API. */
+  reset: () => Promise<void>;
+  close: () => Promise<void>;
+}
+
+/** The real AppModule, configured exactly as main.ts configures it, on a real database. */
+export async function startTestApp(
+  name: TestDatabase['name'],
+  extraEnv: Record<string, string> = {},
+): Promise<TestApp> {
+  const db = await prepareDatabase(name);
+  Object.assign(process.env, { NODE_ENV: 'test' }, db.env, extraEnv);
+
+  const moduleRef = await Test.createTestingModule({ imports: [AppModule] }).compile();
+  const app = moduleRef.createNestApplication<NestExpressApplication>(APP_OPTIONS);
+  app.useLogger(['error']);
+  configureApp(app);
+  await app.init();
+
+  const dataSource = app.get(DataSource);
+  const tokens = app.get(TokensService);
+  return {
+    app,
+    db,
+    dataSource,
+    http: () => request(app.getHttpServer()),
+    token: async (input) => (await tokens.create(input)).secret,
+    reset: async () => {
+      await dataSource.query('DELETE FROM plants');
+      await dataSource.query('DELETE FROM api_tokens');
+    },
+    close: () => app.close(),
+  };
+}
+
+export const bearer = (token: string) => ({ Authorization: `Bearer ${token}` });
+
+/** Every non-2xx answer: JSON, `{ error: <status>, message }`, nothing else. */
+export function expectErrorBody(res: request.Response, status: number): void {
+  expect(res.status).toBe(status);
+  expect(res.headers['content-type']).toMatch(/^application\/json/);
+  expect(res.body).toEqual({ error: status, message: expect.any(String) });
+  expect(res.body.message.length).toBeGreaterThan(0);
+}
+
+/** Reads a response body keeping integers exact (BigInt), as a careful client would. */
+export function exactJson<T = unknown>(res: request.Response): T {
+  return parse(res.text, undefined, (n: string) => (isInteger(n) ? BigInt(n) : Number(n))) as T;
+}
+
+/** Writes a body with BigInt values as plain JSON numbers. */
+export function jsonText(body: unknown): string {
+  return stringify(body) as string;
+}

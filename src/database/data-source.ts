@@ -17,7 +17,9 @@ export function buildDataSourceOptions(database: DatabaseConfig): DataSourceOpti
     migrations: MIGRATIONS,
     migrationsRun: true,
     synchronize: false,
-    logging: ['error', 'warn', 'migration'],
+    // Not 'error': TypeORM would log every failed query with its parameters, including each
+    // expected duplicate (409). Unexpected failures are logged once, by the exception filter.
+    logging: ['warn', 'migration'],
   };
 
   if (database.type !== 'sqlite') {

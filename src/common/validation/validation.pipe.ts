@@ -39,7 +39,8 @@ export function createValidationPipe(): ValidationPipe {
     transformOptions: { enableImplicitConversion: false },
     validationError: { target: false, value: false },
     exceptionFactory: (errors) => {
-      const list = messages(errors);
+      // Several constraints of one field may share a message (limit's integer and range checks).
+      const list = [...new Set(messages(errors))];
       return new BadRequestException(list.length > 0 ? list.join('; ') : 'Invalid request');
     },
   });

@@ -1,0 +1,107 @@
+import { Test } from '@nestjs/testing';
+import { Request } from 'express';
+import { BearerStrategy } from './bearer.strategy';
+import { Principal } from './principal';
+import { TokensService } from './tokens.service';
+
+const SECRET = `pst_${'A'.repeat(43)}`;
+const PRINCIPAL: Principal = { subject: 'alice', scopes: ['plants:read'], tokenId: 'token-1' };
+
+type Outcome = { kind: 'success'; user: unknown } | { kind: 'fail'; challenge: unknown } | { kind: 'error'; error: unknown };
+
+describe(BearerStrategy.name, () => {
+  let strategy: BearerStrategy;
+  let tokens: { authenticate: jest.Mock };
+
+  beforeEach(async () => {
+    tokens = { authenticate: jest.fn().mockResolvedValue(PRINCIPAL) };
+    const moduleRef = await Test.createTestingModule({
+      providers: [BearerStrategy, { provide: TokensService, useValue: tokens }],
+    }).compile();
+    strategy = moduleRef.get(BearerStrategy);
+  });
+
+  /** Runs the strategy as passport does: on a copy whose success/fail/error report the outcome. */
+  function run(req: Partial<Request>): Promise<Outcome> {
+    return new Promise((resolve) => {
+      const attempt = Object.create(strategy) as BearerStrategy & {
+        success: jest.Mock;
+        fail: jest.Mock;
+        error: jest.Mock;
+      };
+      attempt.success = jest.fn((user: unknown) => resolve({ kind: 'success', user }));
+      attempt.fail = jest.fn((challenge: unknown) => resolve({ kind: 'fail', challenge }));
+      attempt.error = jest.fn((error: unknown) => resolve({ kind: 'error', error }));
+      attempt.authenticate(req as Request);
+    });
+  }
+
+  describe('validate', () => {
+    it('delegates to TokensService.authenticate', async () => {
+      await expect(strategy.validate(SECRET)).resolves.toBe(PRINCIPAL);
+      expect(tokens.authenticate).toHaveBeenCalledWith(SECRET);
+    });
+
+    it('passes on null for an unknown token', async () => {
+      tokens.authenticate.mockResolvedValue(null);
+      await expect(strategy.validate(SECRET)).resolves.toBeNull();
+    });
+  });
+
+  describe('authenticate', () => {
+    it('succeeds with the principal for a token in the Authorization header', async () => {
+      await expect(run({ headers: { authorization: `Bearer ${SECRET}` } })).resolves.toEqual({
+        kind: 'success',
+        user: PRINCIPAL,
+      });
+      expect(tokens.authenticate).toHaveBeenCalledWith(SECRET);
+    });
+
+    it('fails with an invalid_token challenge when the token is not known', async () => {
+      tokens.authenticate.mockResolvedValue(null);
+      await expect(run({ headers: { authorization: `Bearer ${SECRET}` } })).resolves.toEqual({
+        kind: 'fail',
+        challenge: expect.stringContaining('error="invalid_token"'),
+      });
+    });
+
+    it('reports a failing lookup as an error, not as a failed login', async () => {
+      const outage = Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' });
+      tokens.authenticate.mockRejectedValue(outage);
+      await expect(run({ headers: { authorization: `Bearer ${SECRET}` } })).resolves.toEqual({ kind: 'error', error: outage });
+    });
+
+    it('ignores access_token in the query string', async () => {
+      const outcome = await run({ headers: {}, query: { access_token: SECRET } });
+      expect(outcome.kind).toBe('fail');
+      expect(tokens.authenticate).not.toHaveBeenCalled();
+    });
+
+    it('ignores access_token in the body', async () => {
+      const outcome = await run({ headers: {}, body: { access_token: SECRET } });
+      expect(outcome.kind).toBe('fail');
+      expect(tokens.authenticate).not.toHaveBeenCalled();
+    });
+
+    it('uses the header token even when another one sits in the query string', async () => {
+      // Plain passport-http-bearer answers 400 to two tokens; here the query one does not count.
+      const other = `pst_${'B'.repeat(43)}`;
+      await expect(
+        run({ headers: { authorization: `Bearer ${SECRET}` }, query: { access_token: other }, body: { access_token: other } }),
+      ).resolves.toEqual({ kind: 'success', user: PRINCIPAL });
+      expect(tokens.authenticate).toHaveBeenCalledTimes(1);
+      expect(tokens.authenticate).toHaveBeenCalledWith(SECRET);
+    });
+
+    it.each(['Basic dXNlcjpwYXNz', 'Token abc'])('fails without a lookup for the scheme in %p', async (authorization) => {
+      const outcome = await run({ headers: { authorization } });
+      expect(outcome.kind).toBe('fail');
+      expect(tokens.authenticate).not.toHaveBeenCalled();
+    });
+
+    it('fails without a lookup when the header is not two parts', async () => {
+      await expect(run({ headers: { authorization: `Bearer ${SECRET} extra` } })).resolves.toEqual({ kind: 'fail', challenge: 400 });
+      expect(tokens.authenticate).not.toHaveBeenCalled();
+    });
+  });
+});

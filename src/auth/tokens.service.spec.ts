@@ -1,0 +1,324 @@
+import { Test } from '@nestjs/testing';
+import { getRepositoryToken } from '@nestjs/typeorm';
+import { createHash } from 'node:crypto';
+import { ApiToken } from './api-token.entity';
+import {
+  DEVELOPMENT_SUBJECT,
+  LAST_USED_RESOLUTION_MS,
+  TokenInputError,
+  TokensService,
+  tokenStatus,
+} from './tokens.service';
+
+const NOW = new Date('2026-03-01T12:00:00.000Z');
+const SECRET = `pst_${'A'.repeat(43)}`;
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
+
+const sha256 = (text: string) => createHash('sha256').update(text, 'utf8').digest('hex');
+const ago = (ms: number) => new Date(NOW.getTime() - ms);
+
+function stored(fields: Partial<ApiToken> = {}): ApiToken {
+  return {
+    id: '3f1c2a4e-0000-4000-8000-000000000001',
+    tokenHash: sha256(SECRET),
+    subject: 'alice',
+    scopes: 'plants:read plants:write',
+    name: null,
+    createdAt: ago(86_400_000),
+    expiresAt: null,
+    revokedAt: null,
+    lastUsedAt: null,
+    ...fields,
+  };
+}
+
+describe(TokensService.name, () => {
+  let service: TokensService;
+  let repository: {
+    create: jest.Mock;
+    insert: jest.Mock;
+    findOneBy: jest.Mock;
+    update: jest.Mock;
+    find: jest.Mock;
+    count: jest.Mock;
+  };
+
+  beforeEach(async () => {
+    jest.useFakeTimers({ now: NOW, doNotFake: ['nextTick', 'queueMicrotask', 'setImmediate'] });
+    repository = {
+      create: jest.fn((fields: Partial<ApiToken>) => Object.assign(new ApiToken(), fields)),
+      insert: jest.fn().mockResolvedValue({}),
+      findOneBy: jest.fn().mockResolvedValue(null),
+      update: jest.fn().mockResolvedValue({ affected: 1 }),
+      find: jest.fn().mockResolvedValue([]),
+      count: jest.fn().mockResolvedValue(0),
+    };
+    const moduleRef = await Test.createTestingModule({
+      providers: [TokensService, { provide: getRepositoryToken(ApiToken), useValue: repository }],
+    }).compile();
+    service = moduleRef.get(TokensService);
+  });
+
+  afterEach(() => jest.useRealTimers());
+
+  describe('create', () => {
+    it('returns a pst_ secret of 47 characters and stores only its SHA-256 hash', async () => {
+      const { secret, token } = await service.create({ subject: 'alice' });
+
+      expect(secret).toMatch(/^pst_[A-Za-z0-9_-]{43}$/);
+      expect(secret).toHaveLength(47);
+      expect(repository.insert).toHaveBeenCalledTimes(1);
+      const inserted = repository.insert.mock.calls[0][0] as ApiToken;
+      expect(inserted).toBe(token);
+      expect(inserted.tokenHash).toBe(sha256(secret));
+      expect(JSON.stringify(inserted)).not.toContain(secret.slice(4));
+    });
+
+    it('fills in the defaults: both scopes, no name, no expiry, never used', async () => {
+      const { token } = await service.create({ subject: 'alice' });
+      expect(token).toEqual({
+        id: expect.stringMatching(UUID),
+        tokenHash: expect.stringMatching(/^[0-9a-f]{64}$/),
+        subject: 'alice',
+        scopes: 'plants:read plants:write',
+        name: null,
+        createdAt: NOW,
+        expiresAt: null,
+        revokedAt: null,
+        lastUsedAt: null,
+      });
+    });
+
+    it('issues a different secret and id every time', async () => {
+      const first = await service.create({ subject: 'alice' });
+      const second = await service.create({ subject: 'alice' });
+      expect(second.secret).not.toBe(first.secret);
+      expect(second.token.id).not.toBe(first.token.id);
+      expect(second.token.tokenHash).not.toBe(first.token.tokenHash);
+    });
+
+    it.each([
+      [['plants:read'], 'plants:read'],
+      [['plants:write'], 'plants:write'],
+      [['plants:write', 'plants:write'], 'plants:write'],
+      [['plants:write', 'plants:read'], 'plants:write plants:read'],
+      [[], 'plants:read plants:write'],
+    ] as const)('stores the scopes %p as %p', async (scopes, expected) => {
+      const { token } = await service.create({ subject: 'alice', scopes });
+      expect(token.scopes).toBe(expected);
+    });
+
+    it('sets the expiry relative to now and keeps the name', async () => {
+      const { token } = await service.create({ subject: 'alice', expiresInMs: 90_000, name: 'ci' });
+      expect(token.expiresAt).toEqual(new Date(NOW.getTime() + 90_000));
+      expect(token.name).toBe('ci');
+    });
+
+    it.each(['alice', 'a', 'Alice.Smith@example.com', 'svc:reports|eu+1_x-y', `a${'b'.repeat(127)}`])(
+      'accepts the user id %p',
+      async (subject) => {
+        await expect(service.create({ subject })).resolves.toMatchObject({ token: { subject } });
+      },
+    );
+
+    it.each(['a b', '', ' alice', 'alice ', '-alice', '.alice', 'al/ice', 'élise', 'a\nb', `a${'b'.repeat(128)}`])(
+      'refuses the user id %p with a TokenInputError and stores nothing',
+      async (subject) => {
+        const attempt = service.create({ subject });
+        await expect(attempt).rejects.toBeInstanceOf(TokenInputError);
+        await expect(attempt).rejects.toThrow(/^A user id is 1 to 128 characters/);
+        expect(repository.insert).not.toHaveBeenCalled();
+      },
+    );
+
+    it.each(['', 'x'.repeat(101)])('refuses a name of %p characters', async (name) => {
+      const attempt = service.create({ subject: 'alice', name });
+      await expect(attempt).rejects.toBeInstanceOf(TokenInputError);
+      await expect(attempt).rejects.toThrow('A token name is 1 to 100 characters');
+      expect(repository.insert).not.toHaveBeenCalled();
+    });
+
+    it('accepts a name of 100 characters', async () => {
+      await expect(service.create({ subject: 'alice', name: 'x'.repeat(100) })).resolves.toBeDefined();
+    });
+
+    it.each([0, -1, Number.NaN])('refuses the expiry %p', async (expiresInMs) => {
+      const attempt = service.create({ subject: 'alice', expiresInMs });
+      await expect(attempt).rejects.toBeInstanceOf(TokenInputError);
+      await expect(attempt).rejects.toThrow('An expiry must lie in the future');
+      expect(repository.insert).not.toHaveBeenCalled();
+    });
+
+    it('passes on a failed insert', async () => {
+      const error = new Error('SQLITE_BUSY');
+      repository.insert.mockRejectedValue(error);
+      await expect(service.create({ subject: 'alice' })).rejects.toBe(error);
+    });
+  });
+
+  describe('authenticate', () => {
+    it.each(['', 'garbage', 'pst_', `pst_${'A'.repeat(42)}`, `pst_${'A'.repeat(44)}`, `pst_${'A'.repeat(42)}=`, `PST_${'A'.repeat(43)}`, `Bearer ${SECRET}`])(
+      'answers the wrongly shaped secret %p with null without asking the database',
+      async (secret) => {
+        await expect(service.authenticate(secret)).resolves.toBeNull();
+        expect(repository.findOneBy).not.toHaveBeenCalled();
+      },
+    );
+
+    it('looks a secret up by its hash and answers an unknown one with null', async () => {
+      await expect(service.authenticate(SECRET)).resolves.toBeNull();
+      expect(repository.findOneBy).toHaveBeenCalledWith({ tokenHash: sha256(SECRET) });
+      expect(repository.update).not.toHaveBeenCalled();
+    });
+
+    it.each([
+      ['revoked', stored({ revokedAt: ago(1000) })],
+      ['expired', stored({ expiresAt: ago(1) })],
+      ['expiring this very moment', stored({ expiresAt: NOW })],
+      ['revoked and expired', stored({ revokedAt: ago(5000), expiresAt: ago(1000) })],
+    ])('answers a %s token with null and does not touch it', async (_label, token) => {
+      repository.findOneBy.mockResolvedValue(token);
+      await expect(service.authenticate(SECRET)).resolves.toBeNull();
+      expect(repository.update).not.toHaveBeenCalled();
+    });
+
+    it('answers an active token with its principal', async () => {
+      repository.findOneBy.mockResolvedValue(stored({ scopes: 'plants:read', expiresAt: new Date(NOW.getTime() + 1) }));
+      await expect(service.authenticate(SECRET)).resolves.toEqual({
+        subject: 'alice',
+        scopes: ['plants:read'],
+        tokenId: '3f1c2a4e-0000-4000-8000-000000000001',
+      });
+    });
+
+    it.each([
+      ['never', null],
+      ['exactly the resolution ago', ago(LAST_USED_RESOLUTION_MS)],
+      ['a day ago', ago(86_400_000)],
+    ])('records the use of a token last used %s', async (_label, lastUsedAt) => {
+      repository.findOneBy.mockResolvedValue(stored({ lastUsedAt }));
+      await expect(service.authenticate(SECRET)).resolves.not.toBeNull();
+      expect(repository.update).toHaveBeenCalledTimes(1);
+      expect(repository.update).toHaveBeenCalledWith({ id: '3f1c2a4e-0000-4000-8000-000000000001' }, { lastUsedAt: NOW });
+    });
+
+    it.each([
+      ['just now', ago(0)],
+      ['30 s ago', ago(30_000)],
+      ['just under the resolution ago', ago(LAST_USED_RESOLUTION_MS - 1)],
+    ])('does not write again for a token used %s', async (_label, lastUsedAt) => {
+      repository.findOneBy.mockResolvedValue(stored({ lastUsedAt }));
+      await expect(service.authenticate(SECRET)).resolves.not.toBeNull();
+      expect(repository.update).not.toHaveBeenCalled();
+    });
+
+    it('uses a resolution of 60 s', () => {
+      expect(LAST_USED_RESOLUTION_MS).toBe(60_000);
+    });
+
+    it('passes on database errors', async () => {
+      const error = Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' });
+      repository.findOneBy.mockRejectedValue(error);
+      await expect(service.authenticate(SECRET)).rejects.toBe(error);
+    });
+
+    it('authenticates a secret it has just issued', async () => {
+      const { secret, token } = await service.create({ subject: 'bob', scopes: ['plants:write'] });
+      repository.findOneBy.mockImplementation(async ({ tokenHash }: { tokenHash: string }) =>
+        tokenHash === token.tokenHash ? token : null,
+      );
+      await expect(service.authenticate(secret)).resolves.toEqual({ subject: 'bob', scopes: ['plants:write'], tokenId: token.id });
+    });
+  });
+
+  describe('list', () => {
+    it('lists every token, oldest first', async () => {
+      const tokens = [stored()];
+      repository.find.mockResolvedValue(tokens);
+      await expect(service.list()).resolves.toBe(tokens);
+      expect(repository.find).toHaveBeenCalledWith({ where: {}, order: { createdAt: 'ASC', id: 'ASC' } });
+    });
+
+    it('lists the tokens of one user', async () => {
+      await service.list('alice');
+      expect(repository.find).toHaveBeenCalledWith({ where: { subject: 'alice' }, order: { createdAt: 'ASC', id: 'ASC' } });
+    });
+  });
+
+  describe('revoke', () => {
+    it('revokes by public id', async () => {
+      const token = stored();
+      repository.findOneBy.mockResolvedValue(token);
+
+      await expect(service.revoke(token.id)).resolves.toEqual({ token: { ...token, revokedAt: NOW }, revokedNow: true });
+      expect(repository.findOneBy).toHaveBeenCalledWith({ id: token.id });
+      expect(repository.update).toHaveBeenCalledWith({ id: token.id }, { revokedAt: NOW });
+    });
+
+    it('revokes by the secret itself, looked up by its hash', async () => {
+      repository.findOneBy.mockResolvedValue(stored());
+
+      await expect(service.revoke(SECRET)).resolves.toMatchObject({ revokedNow: true });
+      expect(repository.findOneBy).toHaveBeenCalledWith({ tokenHash: sha256(SECRET) });
+      expect(repository.update).toHaveBeenCalledTimes(1);
+    });
+
+    it('says so when the token was already revoked, and changes nothing', async () => {
+      const earlier = ago(3_600_000);
+      repository.findOneBy.mockResolvedValue(stored({ revokedAt: earlier }));
+
+      const result = await service.revoke('3f1c2a4e-0000-4000-8000-000000000001');
+      expect(result).toMatchObject({ revokedNow: false });
+      expect(result?.token.revokedAt).toBe(earlier);
+      expect(repository.update).not.toHaveBeenCalled();
+    });
+
+    it('revoking twice is harmless', async () => {
+      const token = stored();
+      repository.findOneBy.mockResolvedValue(token);
+
+      await expect(service.revoke(token.id)).resolves.toMatchObject({ revokedNow: true });
+      await expect(service.revoke(token.id)).resolves.toMatchObject({ revokedNow: false });
+      expect(repository.update).toHaveBeenCalledTimes(1);
+    });
+
+    it.each(['no-such-id', SECRET])('answers null when nothing matches %p', async (reference) => {
+      await expect(service.revoke(reference)).resolves.toBeNull();
+      expect(repository.update).not.toHaveBeenCalled();
+    });
+  });
+
+  describe('createFirstRunToken', () => {
+    it('issues a development token with both scopes on a database without tokens', async () => {
+      repository.count.mockResolvedValue(0);
+      const issued = await service.createFirstRunToken();
+      expect(issued?.secret).toMatch(/^pst_[A-Za-z0-9_-]{43}$/);
+      expect(issued?.token).toMatchObject({
+        subject: DEVELOPMENT_SUBJECT,
+        name: 'development token',
+        scopes: 'plants:read plants:write',
+        expiresAt: null,
+      });
+      expect(DEVELOPMENT_SUBJECT).toBe('developer');
+      expect(repository.insert).toHaveBeenCalledTimes(1);
+    });
+
+    it.each([1, 5])('issues nothing when %p tokens exist', async (count) => {
+      repository.count.mockResolvedValue(count);
+      await expect(service.createFirstRunToken()).resolves.toBeNull();
+      expect(repository.insert).not.toHaveBeenCalled();
+    });
+  });
+});
+
+describe(tokenStatus.name, () => {
+  it.each([
+    ['active', stored(), 'active'],
+    ['active until later', stored({ expiresAt: new Date(NOW.getTime() + 1) }), 'active'],
+    ['expired', stored({ expiresAt: NOW }), 'expired'],
+    ['revoked', stored({ revokedAt: ago(1) }), 'revoked'],
+    ['revoked beats expired', stored({ revokedAt: ago(1), expiresAt: ago(2) }), 'revoked'],
+  ])('%s', (_label, token, status) => {
+    expect(tokenStatus(token, NOW)).toBe(status);
+  });
+});

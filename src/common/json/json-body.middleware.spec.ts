@@ -1,0 +1,216 @@
+import { BadRequestException, HttpException } from '@nestjs/common';
+import { Test } from '@nestjs/testing';
+import { Request, Response } from 'express';
+import { IncomingMessage, ServerResponse } from 'node:http';
+import { gzipSync } from 'node:zlib';
+import request from 'supertest';
+import { BODY_LIMIT_BYTES, JsonBodyMiddleware, parseJsonBody } from './json-body.middleware';
+
+function parseError(body: string): BadRequestException {
+  try {
+    parseJsonBody(body);
+  } catch (error) {
+    if (error instanceof BadRequestException) return error;
+    throw error;
+  }
+  throw new Error(`parseJsonBody accepted ${body.slice(0, 40)}`);
+}
+
+describe(parseJsonBody.name, () => {
+  it('reads integers as bigint, also beyond 2^53', () => {
+    expect(parseJsonBody('{"a":1,"b":-7,"c":9007199254740993,"d":9223372036854775807,"e":-9223372036854775808}')).toEqual({
+      a: 1n,
+      b: -7n,
+      c: 9007199254740993n,
+      d: 9223372036854775807n,
+      e: -9223372036854775808n,
+    });
+  });
+
+  it('keeps integers past int64 exact too, for validation to refuse', () => {
+    expect(parseJsonBody('[9223372036854775808, 123456789012345678901234567890]')).toEqual([
+      9223372036854775808n,
+      123456789012345678901234567890n,
+    ]);
+  });
+
+  it('reads fractions and exponents as plain numbers', () => {
+    const body = parseJsonBody('{"half":1.5,"thousand":1e3,"tiny":-2.5E-3}') as Record<string, unknown>;
+    expect(body).toEqual({ half: 1.5, thousand: 1000, tiny: -0.0025 });
+    expect(typeof body.thousand).toBe('number');
+  });
+
+  it('reads other JSON values as JSON.parse does', () => {
+    expect(parseJsonBody('{"s":"🌵 \\u00e9","t":true,"f":false,"n":null,"a":[],"o":{}}')).toEqual({
+      s: '🌵 é',
+      t: true,
+      f: false,
+      n: null,
+      a: [],
+      o: {},
+    });
+    expect(parseJsonBody('"text"')).toBe('text');
+    expect(parseJsonBody('null')).toBeNull();
+  });
+
+  it('accepts a repeated key with the same value', () => {
+    expect(parseJsonBody('{"name":"a","name":"a"}')).toEqual({ name: 'a' });
+  });
+
+  it('refuses a repeated key with different values', () => {
+    const error = parseError('{"name":"a","name":"b"}');
+    expect(error.message).toMatch(/^Malformed JSON: .*Duplicate key 'name'/);
+  });
+
+  it.each(['{"__proto__":{"admin":true}}', '{"plant":{"__proto__":{"admin":true}}}', '[{"__proto__":null}]'])(
+    'refuses a __proto__ key anywhere: %s',
+    (body) => {
+      expect(parseError(body).message).toBe('The JSON key "__proto__" is not allowed');
+      expect(({} as Record<string, unknown>).admin).toBeUndefined();
+    },
+  );
+
+  it('allows "__proto__" as a string value', () => {
+    expect(parseJsonBody('{"name":"__proto__"}')).toEqual({ name: '__proto__' });
+  });
+
+  it.each(['{"id":', '{id:1}', "{'id':1}", '{"id":1,}', '[1 2]', 'undefined', 'NaN', '{"id":01}'])(
+    'refuses malformed JSON %p',
+    (body) => {
+      expect(parseError(body).message).toMatch(/^Malformed JSON: ./);
+    },
+  );
+
+  it('refuses nesting too deep for the parser with a 400, not a crash', () => {
+    expect(parseError('['.repeat(100_000)).message).toBe('Malformed JSON: nested too deeply');
+    expect(parseError(`${'['.repeat(50_000)}${']'.repeat(50_000)}`).message).toBe('Malformed JSON: nested too deeply');
+  });
+});
+
+// superagent would JSON-encode a Buffer sent as application/json; its typing only admits strings.
+const asIs = (body: unknown) => body as string;
+
+describe(JsonBodyMiddleware.name, () => {
+  let middleware: JsonBodyMiddleware;
+  let received: { body: unknown } | undefined;
+
+  // A bare HTTP handler: the middleware's own behaviour, without Nest's router or filter.
+  const handler = (req: IncomingMessage, res: ServerResponse) => {
+    middleware
+      .use(req as Request, res as unknown as Response, () => {
+        received = { body: (req as Request).body };
+        res.end('next');
+      })
+      .catch((error: HttpException) => {
+        res.statusCode = error.getStatus();
+        res.end(error.message);
+      });
+  };
+
+  beforeEach(async () => {
+    const moduleRef = await Test.createTestingModule({ providers: [JsonBodyMiddleware] }).compile();
+    middleware = moduleRef.get(JsonBodyMiddleware);
+    received = undefined;
+  });
+
+  it('passes a request without a body straight on', async () => {
+    const res = await request(handler).get('/plants');
+    expect(res.status).toBe(200);
+    expect(received).toEqual({ body: undefined });
+  });
+
+  it('parses a JSON body losslessly', async () => {
+    const res = await request(handler)
+      .post('/plants')
+      .set('Content-Type', 'application/json')
+      .send('{"id":9223372036854775807,"name":"Fern"}');
+    expect(res.text).toBe('next');
+    expect(received).toEqual({ body: { id: 9223372036854775807n, name: 'Fern' } });
+  });
+
+  it('accepts +json media types and an explicit UTF-8 charset', async () => {
+    await request(handler).post('/').set('Content-Type', 'application/merge-patch+json').send('{"a":1}').expect(200);
+    expect(received).toEqual({ body: { a: 1n } });
+    await request(handler).post('/').set('Content-Type', 'application/json; charset=UTF-8').send('{"b":"é"}').expect(200);
+    expect(received).toEqual({ body: { b: 'é' } });
+  });
+
+  it('leaves an empty JSON body undefined', async () => {
+    await request(handler).post('/').set('Content-Type', 'application/json').send('').expect(200);
+    expect(received).toEqual({ body: undefined });
+  });
+
+  it('treats an empty body of any type as no body', async () => {
+    await request(handler).post('/').set('Content-Type', 'text/plain').send('').expect(200);
+    expect(received).toEqual({ body: undefined });
+  });
+
+  it('reads a gzip-encoded body', async () => {
+    await request(handler)
+      .post('/')
+      .set('Content-Type', 'application/json')
+      .set('Content-Encoding', 'gzip')
+      .serialize(asIs)
+      .send(gzipSync('{"id":5}'))
+      .expect(200);
+    expect(received).toEqual({ body: { id: 5n } });
+  });
+
+  it.each(['text/plain', 'application/x-www-form-urlencoded', 'multipart/form-data; boundary=x', 'application/jsonx'])(
+    'refuses a %s body with 415 before reading it',
+    async (type) => {
+      const res = await request(handler).post('/').set('Content-Type', type).send('{"id":5}');
+      expect(res.status).toBe(415);
+      expect(res.text).toBe('Request body must be JSON (Content-Type: application/json)');
+      expect(received).toBeUndefined();
+    },
+  );
+
+  it('refuses a charset it cannot decode with 415', async () => {
+    const res = await request(handler).post('/').set('Content-Type', 'application/json; charset=x-unknown').send('{}');
+    expect(res.status).toBe(415);
+    expect(res.text).toBe('Request body must be UTF-8 JSON (identity, gzip or deflate encoded)');
+  });
+
+  it('refuses a content encoding it cannot decode with 415', async () => {
+    const res = await request(handler)
+      .post('/')
+      .set('Content-Type', 'application/json')
+      .set('Content-Encoding', 'compress')
+      .send('{}');
+    expect(res.status).toBe(415);
+    expect(res.text).toBe('Request body must be UTF-8 JSON (identity, gzip or deflate encoded)');
+  });
+
+  it('answers 400 when the body cannot be decoded', async () => {
+    const res = await request(handler)
+      .post('/')
+      .set('Content-Type', 'application/json')
+      .set('Content-Encoding', 'gzip')
+      .serialize(asIs)
+      .send(Buffer.from('not gzip at all'));
+    expect(res.status).toBe(400);
+    expect(res.text).toBe('Request body could not be read');
+  });
+
+  it('takes a body of exactly the limit and refuses one byte more with 413', async () => {
+    const json = '{"a":1}';
+    const atLimit = json + ' '.repeat(BODY_LIMIT_BYTES - json.length);
+    expect(BODY_LIMIT_BYTES).toBe(16 * 1024);
+
+    await request(handler).post('/').set('Content-Type', 'application/json').send(atLimit).expect(200);
+    expect(received).toEqual({ body: { a: 1n } });
+
+    received = undefined;
+    const res = await request(handler).post('/').set('Content-Type', 'application/json').send(`${atLimit} `);
+    expect(res.status).toBe(413);
+    expect(res.text).toBe('Request body exceeds 16384 bytes');
+    expect(received).toBeUndefined();
+  });
+
+  it('answers malformed JSON with 400', async () => {
+    const res = await request(handler).post('/').set('Content-Type', 'application/json').send('{"id":');
+    expect(res.status).toBe(400);
+    expect(res.text).toMatch(/^Malformed JSON: /);
+  });
+});

@@ -1,0 +1,142 @@
+import { AppConfig, ConfigValidationError, DEFAULT_SQLITE_PATH, loadConfig } from './configuration';
+
+const DEFAULTS: AppConfig = {
+  env: 'development',
+  host: undefined,
+  port: 3000,
+  database: { type: 'sqlite', path: DEFAULT_SQLITE_PATH },
+  plants: { maxPage: 1000 },
+};
+
+function configError(env: Record<string, unknown>): ConfigValidationError {
+  try {
+    loadConfig(env);
+  } catch (error) {
+    if (error instanceof ConfigValidationError) return error;
+    throw error;
+  }
+  throw new Error(`loadConfig accepted ${JSON.stringify(env)}`);
+}
+
+describe(loadConfig.name, () => {
+  it('applies the defaults to an empty environment', () => {
+    expect(loadConfig({})).toEqual(DEFAULTS);
+    expect(DEFAULT_SQLITE_PATH).toBe('data/plant-store.sqlite');
+  });
+
+  it('ignores variables it does not know', () => {
+    expect(loadConfig({ PATH: '/usr/bin', HOME: '/root', npm_config_cache: '/tmp' })).toEqual(DEFAULTS);
+  });
+
+  it('reads every variable it knows', () => {
+    expect(
+      loadConfig({
+        NODE_ENV: 'production',
+        HOST: '127.0.0.1',
+        PORT: '8080',
+        DATABASE_URL: 'mysql://app:secret@db:3306/plants',
+        DB_POOL_SIZE: '20',
+        DB_CONNECT_TIMEOUT_MS: '2500',
+        PLANTS_MAX_PAGE: '50',
+      }),
+    ).toEqual({
+      env: 'production',
+      host: '127.0.0.1',
+      port: 8080,
+      database: { type: 'mysql', url: 'mysql://app:secret@db:3306/plants', poolSize: 20, connectTimeoutMs: 2500 },
+      plants: { maxPage: 50 },
+    });
+  });
+
+  it('gives a MySQL URL the pool and timeout defaults', () => {
+    expect(loadConfig({ DATABASE_URL: 'mysql://root@localhost/test' }).database).toEqual({
+      type: 'mysql',
+      url: 'mysql://root@localhost/test',
+      poolSize: 10,
+      connectTimeoutMs: 5000,
+    });
+  });
+
+  it('marks a mariadb:// URL as MariaDB and hands mysql2 a mysql:// URL', () => {
+    expect(loadConfig({ DATABASE_URL: 'mariadb://root@localhost:3306/test' }).database).toEqual({
+      type: 'mariadb',
+      url: 'mysql://root@localhost:3306/test',
+      poolSize: 10,
+      connectTimeoutMs: 5000,
+    });
+  });
+
+  it('uses SQLITE_PATH when there is no DATABASE_URL', () => {
+    expect(loadConfig({ SQLITE_PATH: ':memory:' }).database).toEqual({ type: 'sqlite', path: ':memory:' });
+  });
+
+  it('prefers DATABASE_URL over SQLITE_PATH', () => {
+    expect(loadConfig({ SQLITE_PATH: ':memory:', DATABASE_URL: 'mysql://root@localhost/test' }).database.type).toBe('mysql');
+  });
+
+  it('trims integers written with surrounding spaces', () => {
+    expect(loadConfig({ PORT: ' 8080 ' }).port).toBe(8080);
+  });
+
+  it('accepts port 0 (any free port) and 65535', () => {
+    expect(loadConfig({ PORT: '0' }).port).toBe(0);
+    expect(loadConfig({ PORT: '65535' }).port).toBe(65535);
+  });
+
+  it('treats empty strings as unset', () => {
+    expect(
+      loadConfig({
+        NODE_ENV: '',
+        HOST: '',
+        PORT: '',
+        DATABASE_URL: '',
+        SQLITE_PATH: '',
+        DB_POOL_SIZE: '',
+        DB_CONNECT_TIMEOUT_MS: '',
+        PLANTS_MAX_PAGE: '',
+      }),
+    ).toEqual(DEFAULTS);
+  });
+
+  it.each(['abc', '70000', '65536', '-1', '1e3', '3000abc', '80.5', '0x50'])(
+    'refuses PORT=%p with a ConfigValidationError naming PORT and the value',
+    (port) => {
+      const error = configError({ PORT: port });
+      expect(error.name).toBe('ConfigValidationError');
+      expect(error.message).toMatch(/^Invalid configuration:\n/);
+      expect(error.message).toContain('PORT');
+      expect(error.message).toContain(`(got ${JSON.stringify(port)})`);
+    },
+  );
+
+  it.each([
+    ['NODE_ENV', 'staging'],
+    ['DATABASE_URL', 'postgres://localhost/plants'],
+    ['DATABASE_URL', 'mysql://'],
+    ['DATABASE_URL', 'mysql://host with space/db'],
+    ['DB_POOL_SIZE', '0'],
+    ['DB_POOL_SIZE', '1001'],
+    ['DB_CONNECT_TIMEOUT_MS', '99'],
+    ['DB_CONNECT_TIMEOUT_MS', '60001'],
+    ['PLANTS_MAX_PAGE', '0'],
+    ['PLANTS_MAX_PAGE', '10001'],
+    ['PLANTS_MAX_PAGE', 'many'],
+  ])('refuses %s=%p with a message naming the variable', (name, value) => {
+    const error = configError({ [name]: value });
+    expect(error.message).toContain(name);
+    expect(error.message).toContain(`(got ${JSON.stringify(value)})`);
+  });
+
+  it('names every wrong variable at once', () => {
+    const error = configError({ PORT: 'abc', NODE_ENV: 'staging', PLANTS_MAX_PAGE: '0' });
+    expect(error.message).toContain('PORT');
+    expect(error.message).toContain('NODE_ENV');
+    expect(error.message).toContain('PLANTS_MAX_PAGE');
+  });
+
+  it('describes the expected DATABASE_URL form', () => {
+    expect(configError({ DATABASE_URL: 'sqlite://x' }).message).toContain(
+      'DATABASE_URL must be a URL of the form mysql://user:password@host:3306/database',
+    );
+  });
+});

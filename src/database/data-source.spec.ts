@@ -1,0 +1,44 @@
+import { ApiToken } from '../auth/api-token.entity';
+import { Plant } from '../plants/plant.entity';
+import { ENTITIES, MIGRATIONS, buildDataSourceOptions } from './data-source';
+
+describe(buildDataSourceOptions.name, () => {
+  it('never synchronizes the schema and always runs the migrations', () => {
+    for (const options of [
+      buildDataSourceOptions({ type: 'sqlite', path: 'data/x.sqlite' }),
+      buildDataSourceOptions({ type: 'mysql', url: 'mysql://root@localhost/test', poolSize: 10, connectTimeoutMs: 5000 }),
+    ]) {
+      expect(options).toMatchObject({ synchronize: false, migrationsRun: true, entities: ENTITIES, migrations: MIGRATIONS });
+    }
+    expect(ENTITIES).toEqual(expect.arrayContaining([Plant, ApiToken]));
+    expect(MIGRATIONS.length).toBeGreaterThan(0);
+  });
+
+  it.each(['mysql', 'mariadb'] as const)('reads BIGINT as exact strings on %s, in UTC and utf8mb4', (type) => {
+    expect(
+      buildDataSourceOptions({ type, url: 'mysql://app:pw@db:3306/plants', poolSize: 7, connectTimeoutMs: 2500 }),
+    ).toMatchObject({
+      type,
+      url: 'mysql://app:pw@db:3306/plants',
+      charset: 'utf8mb4_unicode_ci',
+      timezone: 'Z',
+      supportBigNumbers: true,
+      bigNumberStrings: true,
+      poolSize: 7,
+      connectTimeout: 2500,
+    });
+  });
+
+  it('opens a SQLite file with WAL and safe integers', () => {
+    const options = buildDataSourceOptions({ type: 'sqlite', path: 'data/x.sqlite' });
+    expect(options).toMatchObject({ type: 'better-sqlite3', database: 'data/x.sqlite', enableWAL: true });
+
+    const db = { defaultSafeIntegers: jest.fn() };
+    (options as { prepareDatabase: (db: unknown) => void }).prepareDatabase(db);
+    expect(db.defaultSafeIntegers).toHaveBeenCalledWith(true);
+  });
+
+  it('does not ask for WAL on an in-memory database', () => {
+    expect(buildDataSourceOptions({ type: 'sqlite', path: ':memory:' })).toMatchObject({ database: ':memory:', enableWAL: false });
+  });
+});

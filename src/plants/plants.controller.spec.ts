@@ -1,0 +1,458 @@
+import { ConflictException, INestApplication, Logger, MiddlewareConsumer, Module, NestModule, NotFoundException } from '@nestjs/common';
+import { APP_FILTER, APP_GUARD, APP_INTERCEPTOR, APP_PIPE } from '@nestjs/core';
+import { PassportModule } from '@nestjs/passport';
+import { Test } from '@nestjs/testing';
+import { gzipSync } from 'node:zlib';
+import request from 'supertest';
+import { DataSource } from 'typeorm';
+import { APP_OPTIONS } from '../app.setup';
+import { BearerAuthGuard } from '../auth/bearer-auth.guard';
+import { BearerStrategy } from '../auth/bearer.strategy';
+import { Principal } from '../auth/principal';
+import { TokensService } from '../auth/tokens.service';
+import { AllExceptionsFilter } from '../common/filters/all-exceptions.filter';
+import { JsonBodyMiddleware } from '../common/json/json-body.middleware';
+import { JsonResponseInterceptor } from '../common/json/json-response.interceptor';
+import { createValidationPipe } from '../common/validation/validation.pipe';
+import { CreatePlantDto } from './dto/create-plant.dto';
+import { PlantsController } from './plants.controller';
+import { PlantsService } from './plants.service';
+
+const WRITER_TOKEN = `pst_${'W'.repeat(43)}`;
+const READER_TOKEN = `pst_${'R'.repeat(43)}`;
+const WRITE_ONLY_TOKEN = `pst_${'O'.repeat(43)}`;
+const PRINCIPALS: Record<string, Principal> = {
+  [WRITER_TOKEN]: { subject: 'alice', scopes: ['plants:read', 'plants:write'], tokenId: 'writer' },
+  [READER_TOKEN]: { subject: 'alice', scopes: ['plants:read'], tokenId: 'reader' },
+  [WRITE_ONLY_TOKEN]: { subject: 'alice', scopes: ['plants:write'], tokenId: 'write-only' },
+};
+
+const INT64_MESSAGE = 'must be an integer from -9223372036854775808 to 9223372036854775807';
+
+const plantsService = { create: jest.fn(), list: jest.fn(), remove: jest.fn() };
+const tokensService = { authenticate: jest.fn() };
+
+/** The controller with the global pieces wired exactly as AppModule wires them, and no database. */
+@Module({
+  imports: [PassportModule],
+  controllers: [PlantsController],
+  providers: [
+    { provide: PlantsService, useValue: plantsService },
+    { provide: TokensService, useValue: tokensService },
+    { provide: DataSource, useValue: { isInitialized: true } },
+    BearerStrategy,
+    { provide: APP_FILTER, useClass: AllExceptionsFilter },
+    { provide: APP_GUARD, useClass: BearerAuthGuard },
+    { provide: APP_PIPE, useFactory: createValidationPipe },
+    { provide: APP_INTERCEPTOR, useClass: JsonResponseInterceptor },
+  ],
+})
+class PlantsHttpTestModule implements NestModule {
+  configure(consumer: MiddlewareConsumer): void {
+    consumer.apply(JsonBodyMiddleware).forRoutes('*path');
+  }
+}
+
+const bearer = (token: string) => ({ Authorization: `Bearer ${token}` });
+
+function expectError(res: request.Response, status: number, message: string | RegExp): void {
+  expect({ status: res.status, contentType: res.headers['content-type'] }).toEqual({
+    status,
+    contentType: expect.stringMatching(/^application\/json/),
+  });
+  expect(res.body).toStrictEqual({ error: status, message: expect.any(String) });
+  if (typeof message === 'string') expect(res.body.message).toBe(message);
+  else expect(res.body.message).toMatch(message);
+}
+
+describe(PlantsController.name, () => {
+  let app: INestApplication;
+  let logError: jest.SpyInstance;
+
+  const http = () => request(app.getHttpServer());
+  const postJson = (body: string, token = WRITER_TOKEN) =>
+    http().post('/plants').set(bearer(token)).set('Content-Type', 'application/json').send(body);
+
+  beforeAll(async () => {
+    const moduleRef = await Test.createTestingModule({ imports: [PlantsHttpTestModule] }).compile();
+    app = moduleRef.createNestApplication(APP_OPTIONS);
+    app.useLogger(false);
+    await app.init();
+  });
+
+  afterAll(async () => {
+    await app.close();
+  });
+
+  beforeEach(() => {
+    jest.resetAllMocks();
+    tokensService.authenticate.mockImplementation(async (secret: string) => PRINCIPALS[secret] ?? null);
+    plantsService.create.mockImplementation(async (_owner: string, dto: CreatePlantDto) =>
+      dto.tag == null ? { id: dto.id, name: dto.name } : { id: dto.id, name: dto.name, tag: dto.tag },
+    );
+    plantsService.list.mockResolvedValue({ plants: [], limit: 1000 });
+    plantsService.remove.mockResolvedValue(undefined);
+    logError = jest.spyOn(Logger.prototype, 'error').mockImplementation(() => undefined);
+  });
+
+  afterEach(() => {
+    logError.mockRestore();
+  });
+
+  describe('POST /plants', () => {
+    it('creates a plant for the caller and answers 200 with it', async () => {
+      const res = await postJson('{"id":7,"name":"Fern","tag":"green"}');
+
+      expect(res.status).toBe(200);
+      expect(res.headers['content-type']).toMatch(/^application\/json; charset=utf-8/);
+      expect(res.text).toBe('{"id":7,"name":"Fern","tag":"green"}');
+      expect(plantsService.create).toHaveBeenCalledTimes(1);
+      const [owner, dto] = plantsService.create.mock.calls[0] as [string, CreatePlantDto];
+      expect(owner).toBe('alice');
+      expect(dto).toBeInstanceOf(CreatePlantDto);
+      expect(dto).toStrictEqual(Object.assign(new CreatePlantDto(), { id: 7n, name: 'Fern', tag: 'green' }));
+    });
+
+    it.each(['9223372036854775807', '-9223372036854775808', '9007199254740993'])(
+      'hands the service the exact bigint %s and writes it back as a raw JSON number',
+      async (id) => {
+        const res = await postJson(`{"id":${id},"name":"Big"}`);
+
+        expect(res.status).toBe(200);
+        expect(plantsService.create).toHaveBeenCalledWith('alice', expect.objectContaining({ id: BigInt(id) }));
+        expect(res.text).toBe(`{"id":${id},"name":"Big"}`);
+      },
+    );
+
+    it('passes a null tag on as null', async () => {
+      const res = await postJson('{"id":1,"name":"Moss","tag":null}');
+      expect(res.status).toBe(200);
+      expect(plantsService.create).toHaveBeenCalledWith('alice', expect.objectContaining({ tag: null }));
+      expect(res.text).toBe('{"id":1,"name":"Moss"}');
+    });
+
+    it('counts an emoji as one character, so 255 of them pass', async () => {
+      const name = '🌵'.repeat(255);
+      const res = await postJson(JSON.stringify({ id: 1, name }));
+      expect(res.status).toBe(200);
+      expect(plantsService.create).toHaveBeenCalledWith('alice', expect.objectContaining({ name }));
+    });
+
+    it('accepts a name of 255 characters and a tag of 64', async () => {
+      const res = await postJson(JSON.stringify({ id: 1, name: 'n'.repeat(255), tag: 't'.repeat(64) }));
+      expect(res.status).toBe(200);
+    });
+
+    it.each([
+      ['an unknown field', '{"id":1,"name":"a","color":"red"}', 'property color should not exist'],
+      ['id as the string "5"', '{"id":"5","name":"a"}', `id ${INT64_MESSAGE}`],
+      ['id 1.5', '{"id":1.5,"name":"a"}', `id ${INT64_MESSAGE}`],
+      ['id 1e3', '{"id":1e3,"name":"a"}', `id ${INT64_MESSAGE}`],
+      ['id 9223372036854775808', '{"id":9223372036854775808,"name":"a"}', `id ${INT64_MESSAGE}`],
+      ['id -9223372036854775809', '{"id":-9223372036854775809,"name":"a"}', `id ${INT64_MESSAGE}`],
+      ['id true', '{"id":true,"name":"a"}', `id ${INT64_MESSAGE}`],
+      ['no id', '{"name":"a"}', `id ${INT64_MESSAGE}`],
+      ['a blank name', '{"id":1,"name":"   "}', 'name must not be blank'],
+      ['an empty name', '{"id":1,"name":""}', 'name must be from 1 to 255 characters long'],
+      ['a name of 256 characters', JSON.stringify({ id: 1, name: 'n'.repeat(256) }), 'name must be from 1 to 255 characters long'],
+      ['a name of 256 emoji', JSON.stringify({ id: 1, name: '🌵'.repeat(256) }), 'name must be from 1 to 255 characters long'],
+      ['a name with a lone surrogate', '{"id":1,"name":"\\ud800"}', 'name must be valid Unicode text'],
+      ['a numeric name', '{"id":1,"name":5}', 'name must be a string'],
+      ['a tag of 65 characters', JSON.stringify({ id: 1, name: 'a', tag: 't'.repeat(65) }), 'tag must be from 1 to 64 characters long'],
+      ['an empty tag', '{"id":1,"name":"a","tag":""}', 'tag must be from 1 to 64 characters long'],
+      ['a blank tag', '{"id":1,"name":"a","tag":" "}', 'tag must not be blank'],
+    ])('answers %s with 400', async (_label, body, message) => {
+      const res = await postJson(body);
+      expectError(res, 400, message);
+      expect(plantsService.create).not.toHaveBeenCalled();
+    });
+
+    it('names every problem in one message', async () => {
+      const res = await postJson('{"id":"x","name":"","extra":1}');
+      expectError(res, 400, /property extra should not exist/);
+      expect(res.body.message).toContain(`id ${INT64_MESSAGE}`);
+      expect(res.body.message).toContain('name must be from 1 to 255 characters long');
+    });
+
+    it.each([
+      ['an array', '[{"id":1,"name":"a"}]'],
+      ['a string', '"plant"'],
+      ['a number', '5'],
+      ['null', 'null'],
+    ])('answers a body that is %s with 400', async (_label, body) => {
+      const res = await postJson(body);
+      expectError(res, 400, 'Request body must be a JSON object');
+      expect(plantsService.create).not.toHaveBeenCalled();
+    });
+
+    it('answers a missing body with 400 naming the required fields', async () => {
+      const res = await http().post('/plants').set(bearer(WRITER_TOKEN));
+      expectError(res, 400, new RegExp(`id ${INT64_MESSAGE}`));
+      expect(res.body.message).toContain('name must');
+    });
+
+    it('answers malformed JSON with 400', async () => {
+      const res = await postJson('{"id":1,"name":');
+      expectError(res, 400, /^Malformed JSON: /);
+    });
+
+    it('answers a repeated key with different values with 400', async () => {
+      const res = await postJson('{"id":1,"id":2,"name":"a"}');
+      expectError(res, 400, /^Malformed JSON: .*Duplicate key 'id'/);
+    });
+
+    it('answers JSON nested too deeply with 400, not a crash', async () => {
+      const res = await postJson('['.repeat(16_000));
+      expectError(res, 400, /^Malformed JSON: /);
+    });
+
+    it.each([
+      '{"__proto__":{"id":1},"id":1,"name":"a"}',
+      '{"id":1,"name":"a","tag":{"__proto__":{}}}',
+    ])('refuses a __proto__ key with 400: %s', async (body) => {
+      const res = await postJson(body);
+      expectError(res, 400, 'The JSON key "__proto__" is not allowed');
+      expect(plantsService.create).not.toHaveBeenCalled();
+    });
+
+    it('answers a text/plain body with 415', async () => {
+      const res = await http()
+        .post('/plants')
+        .set(bearer(WRITER_TOKEN))
+        .set('Content-Type', 'text/plain')
+        .send('{"id":1,"name":"a"}');
+      expectError(res, 415, 'Request body must be JSON (Content-Type: application/json)');
+      expect(plantsService.create).not.toHaveBeenCalled();
+    });
+
+    it('answers a form body with 415', async () => {
+      const res = await http().post('/plants').set(bearer(WRITER_TOKEN)).type('form').send('id=1&name=a');
+      expectError(res, 415, 'Request body must be JSON (Content-Type: application/json)');
+    });
+
+    it('answers a charset other than UTF-8 it cannot read with 415', async () => {
+      const res = await http()
+        .post('/plants')
+        .set(bearer(WRITER_TOKEN))
+        .set('Content-Type', 'application/json; charset=x-klingon')
+        .send('{"id":1,"name":"a"}');
+      expectError(res, 415, 'Request body must be UTF-8 JSON (identity, gzip or deflate encoded)');
+    });
+
+    it('reads a gzip-encoded body', async () => {
+      const res = await http()
+        .post('/plants')
+        .set(bearer(WRITER_TOKEN))
+        .set('Content-Type', 'application/json')
+        .set('Content-Encoding', 'gzip')
+        // superagent would JSON-encode a Buffer sent as application/json; its typing only admits strings.
+        .serialize((body: unknown) => body as string)
+        .send(gzipSync('{"id":3,"name":"Zipped"}'));
+      expect(res.status).toBe(200);
+      expect(res.text).toBe('{"id":3,"name":"Zipped"}');
+    });
+
+    it('answers a body over 16 KiB with 413', async () => {
+      const res = await postJson(JSON.stringify({ id: 1, name: 'a', pad: 'x'.repeat(16 * 1024) }));
+      expectError(res, 413, 'Request body exceeds 16384 bytes');
+      expect(plantsService.create).not.toHaveBeenCalled();
+    });
+
+    it('answers a duplicate id with 409', async () => {
+      plantsService.create.mockRejectedValue(new ConflictException('A plant with id 7 already exists'));
+      const res = await postJson('{"id":7,"name":"Fern"}');
+      expectError(res, 409, 'A plant with id 7 already exists');
+    });
+
+    it('answers an unexpected failure with 500 and no detail', async () => {
+      plantsService.create.mockRejectedValue(new Error('INSERT INTO plants failed: secret detail'));
+      const res = await postJson('{"id":7,"name":"Fern"}');
+      expectError(res, 500, 'Internal server error');
+      expect(res.text).not.toContain('secret detail');
+      expect(logError).toHaveBeenCalledTimes(1);
+    });
+
+    it('answers a database outage with 503', async () => {
+      plantsService.create.mockRejectedValue({ driverError: { code: 'PROTOCOL_CONNECTION_LOST' } });
+      const res = await postJson('{"id":7,"name":"Fern"}');
+      expectError(res, 503, 'The database is unavailable; try again shortly');
+    });
+  });
+
+  describe('authentication', () => {
+    it('answers a request without a token with 401 and a bare challenge', async () => {
+      const res = await http().get('/plants');
+      expectError(res, 401, 'Authentication required: send Authorization: Bearer <token>');
+      expect(res.headers['www-authenticate']).toBe('Bearer realm="plant-store"');
+      expect(tokensService.authenticate).not.toHaveBeenCalled();
+      expect(plantsService.list).not.toHaveBeenCalled();
+    });
+
+    it('answers the Basic scheme with 401 and a bare challenge', async () => {
+      const res = await http().get('/plants').set('Authorization', 'Basic dXNlcjpwYXNz');
+      expectError(res, 401, 'Authentication required: send Authorization: Bearer <token>');
+      expect(res.headers['www-authenticate']).toBe('Bearer realm="plant-store"');
+    });
+
+    it.each([`pst_${'X'.repeat(43)}`, 'not-a-token'])('answers the unknown bearer token %p with 401 invalid_token', async (token) => {
+      const res = await http().get('/plants').set(bearer(token));
+      expectError(res, 401, 'The access token is invalid, expired or revoked');
+      expect(res.headers['www-authenticate']).toBe('Bearer realm="plant-store", error="invalid_token"');
+      expect(tokensService.authenticate).toHaveBeenCalledWith(token);
+    });
+
+    it('answers "Bearer" without a token with 401 invalid_token', async () => {
+      const res = await http().get('/plants').set('Authorization', 'Bearer');
+      expectError(res, 401, 'The access token is invalid, expired or revoked');
+      expect(res.headers['www-authenticate']).toBe('Bearer realm="plant-store", error="invalid_token"');
+    });
+
+    it('ignores a token in ?access_token= and answers 401', async () => {
+      const res = await http().get(`/plants?access_token=${WRITER_TOKEN}`);
+      expectError(res, 401, 'Authentication required: send Authorization: Bearer <token>');
+      expect(res.headers['www-authenticate']).toBe('Bearer realm="plant-store"');
+      expect(tokensService.authenticate).not.toHaveBeenCalled();
+      expect(plantsService.list).not.toHaveBeenCalled();
+    });
+
+    it('ignores a token in the body and answers 401', async () => {
+      const res = await http()
+        .post('/plants')
+        .set('Content-Type', 'application/json')
+        .send(`{"access_token":"${WRITER_TOKEN}","id":1,"name":"a"}`);
+      expectError(res, 401, 'Authentication required: send Authorization: Bearer <token>');
+      expect(tokensService.authenticate).not.toHaveBeenCalled();
+      expect(plantsService.create).not.toHaveBeenCalled();
+    });
+
+    it('answers an outage during the token lookup with 503, not 401', async () => {
+      tokensService.authenticate.mockRejectedValue(Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' }));
+      const res = await http().get('/plants').set(bearer(WRITER_TOKEN));
+      expectError(res, 503, 'The database is unavailable; try again shortly');
+      expect(res.headers['www-authenticate']).toBeUndefined();
+    });
+
+    it.each([
+      ['POST', '/plants', READER_TOKEN, 'plants:write'],
+      ['DELETE', '/plants/5', READER_TOKEN, 'plants:write'],
+      ['GET', '/plants', WRITE_ONLY_TOKEN, 'plants:read'],
+    ])('answers %s %s with a token lacking %s... with 403 insufficient_scope', async (method, path, token, scope) => {
+      const call = method === 'POST' ? http().post(path) : method === 'DELETE' ? http().delete(path) : http().get(path);
+      const res = await call.set(bearer(token)).set('Content-Type', 'application/json').send(method === 'POST' ? '{"id":1,"name":"a"}' : '');
+      expectError(res, 403, `This token lacks the scope ${scope}`);
+      expect(res.headers['www-authenticate']).toBe(`Bearer realm="plant-store", error="insufficient_scope", scope="${scope}"`);
+      expect(plantsService.create).not.toHaveBeenCalled();
+      expect(plantsService.remove).not.toHaveBeenCalled();
+      expect(plantsService.list).not.toHaveBeenCalled();
+    });
+  });
+
+  describe('GET /plants', () => {
+    it('answers the page with a Link to the next one when the service returns nextAfter', async () => {
+      plantsService.list.mockResolvedValue({
+        plants: [
+          { id: 1n, name: 'a' },
+          { id: 9223372036854775806n, name: 'b', tag: 't' },
+        ],
+        limit: 2,
+        nextAfter: 9223372036854775806n,
+      });
+
+      const res = await http().get('/plants?limit=2').set(bearer(READER_TOKEN));
+
+      expect(res.status).toBe(200);
+      expect(res.headers['content-type']).toMatch(/^application\/json/);
+      expect(res.text).toBe('[{"id":1,"name":"a"},{"id":9223372036854775806,"name":"b","tag":"t"}]');
+      expect(res.headers.link).toBe('</plants?limit=2&after=9223372036854775806>; rel="next"');
+      expect(plantsService.list).toHaveBeenCalledWith('alice', expect.objectContaining({ limit: 2 }));
+    });
+
+    it('sends no Link header on the last page', async () => {
+      plantsService.list.mockResolvedValue({ plants: [{ id: 1n, name: 'a' }], limit: 1000 });
+      const res = await http().get('/plants').set(bearer(READER_TOKEN));
+      expect(res.status).toBe(200);
+      expect(res.text).toBe('[{"id":1,"name":"a"}]');
+      expect(res.headers.link).toBeUndefined();
+    });
+
+    it('answers an empty list with []', async () => {
+      const res = await http().get('/plants').set(bearer(READER_TOKEN));
+      expect(res.status).toBe(200);
+      expect(res.text).toBe('[]');
+      expect(plantsService.list).toHaveBeenCalledWith('alice', {});
+    });
+
+    it('reads limit as a number and after as an exact bigint', async () => {
+      const res = await http().get('/plants?limit=5&after=9223372036854775807').set(bearer(READER_TOKEN));
+      expect(res.status).toBe(200);
+      expect(plantsService.list).toHaveBeenCalledWith('alice', { limit: 5, after: 9223372036854775807n });
+    });
+
+    it('reads a negative cursor', async () => {
+      await http().get('/plants?after=-9223372036854775808').set(bearer(READER_TOKEN)).expect(200);
+      expect(plantsService.list).toHaveBeenCalledWith('alice', { after: -9223372036854775808n });
+    });
+
+    const LIMIT_MESSAGE = /^limit must be an integer from 1 to 2147483647$/;
+
+    it.each([
+      ['limit=0', LIMIT_MESSAGE],
+      ['limit=-1', LIMIT_MESSAGE],
+      ['limit=abc', LIMIT_MESSAGE],
+      ['limit=1.5', LIMIT_MESSAGE],
+      ['limit=2147483648', LIMIT_MESSAGE],
+      ['limit=', LIMIT_MESSAGE],
+      ['limit=1&limit=2', LIMIT_MESSAGE],
+      ['after=abc', `after ${INT64_MESSAGE}`],
+      ['after=1.5', `after ${INT64_MESSAGE}`],
+      ['after=9223372036854775808', `after ${INT64_MESSAGE}`],
+      ['after=%2B5', `after ${INT64_MESSAGE}`],
+      ['sort=name', 'property sort should not exist'],
+    ])('answers ?%s with 400', async (query, message) => {
+      const res = await http().get(`/plants?${query}`).set(bearer(READER_TOKEN));
+      expectError(res, 400, message);
+      expect(plantsService.list).not.toHaveBeenCalled();
+    });
+  });
+
+  describe('DELETE /plants/:id', () => {
+    it('deletes the plant of the caller and answers 204 without a body', async () => {
+      const res = await http().delete('/plants/5').set(bearer(WRITER_TOKEN));
+      expect(res.status).toBe(204);
+      expect(res.text).toBe('');
+      expect(res.headers['content-type']).toBeUndefined();
+      expect(plantsService.remove).toHaveBeenCalledWith('alice', 5n);
+    });
+
+    it.each(['9223372036854775807', '-9223372036854775808'])('hands the service the exact id %s', async (id) => {
+      await http().delete(`/plants/${id}`).set(bearer(WRITER_TOKEN)).expect(204);
+      expect(plantsService.remove).toHaveBeenCalledWith('alice', BigInt(id));
+    });
+
+    it.each(['abc', '1.5', '1e3', '9223372036854775808', '%2B5', '%205', '0x10'])('answers the id %p with 400', async (id) => {
+      const res = await http().delete(`/plants/${id}`).set(bearer(WRITER_TOKEN));
+      expectError(res, 400, `id ${INT64_MESSAGE}`);
+      expect(plantsService.remove).not.toHaveBeenCalled();
+    });
+
+    it('answers a plant that is not there with 404', async () => {
+      plantsService.remove.mockRejectedValue(new NotFoundException('Plant 5 not found'));
+      const res = await http().delete('/plants/5').set(bearer(WRITER_TOKEN));
+      expectError(res, 404, 'Plant 5 not found');
+    });
+  });
+
+  describe('unknown routes', () => {
+    it('answers 404 naming the path without the query string', async () => {
+      const res = await http().get('/nope?access_token=pst_secret&x=1');
+      expectError(res, 404, 'Cannot GET /nope');
+      expect(res.body).toStrictEqual({ error: 404, message: 'Cannot GET /nope' });
+      expect(res.text).not.toContain('pst_secret');
+    });
+
+    it('answers an unknown method on a known path with 404', async () => {
+      const res = await http().put('/plants/5').set(bearer(WRITER_TOKEN)).set('Content-Type', 'application/json').send('{}');
+      expectError(res, 404, 'Cannot PUT /plants/5');
+    });
+  });
+});

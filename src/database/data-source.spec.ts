@@ -1,6 +1,7 @@
 import { ApiToken } from '../auth/api-token.entity';
 import { Plant } from '../plants/plant.entity';
 import { ENTITIES, MIGRATIONS, buildDataSourceOptions } from './data-source';
+import { ExactIntegerDatabase } from './exact-integer-sqlite';
 
 describe(buildDataSourceOptions.name, () => {
   it('never synchronizes the schema and always runs the migrations', () => {
@@ -29,13 +30,10 @@ describe(buildDataSourceOptions.name, () => {
     });
   });
 
-  it('opens a SQLite file with WAL and safe integers', () => {
+  it('opens a SQLite file with WAL through the exact-integer driver', () => {
     const options = buildDataSourceOptions({ type: 'sqlite', path: 'data/x.sqlite' });
     expect(options).toMatchObject({ type: 'better-sqlite3', database: 'data/x.sqlite', enableWAL: true });
-
-    const db = { defaultSafeIntegers: jest.fn() };
-    (options as { prepareDatabase: (db: unknown) => void }).prepareDatabase(db);
-    expect(db.defaultSafeIntegers).toHaveBeenCalledWith(true);
+    expect((options as { driver?: unknown }).driver).toBe(ExactIntegerDatabase);
   });
 
   it('does not ask for WAL on an in-memory database', () => {

@@ -2,6 +2,7 @@ import { DataSourceOptions } from 'typeorm';
 import { ApiToken } from '../auth/api-token.entity';
 import { DatabaseConfig } from '../config/configuration';
 import { Plant } from '../plants/plant.entity';
+import { ExactIntegerDatabase } from './exact-integer-sqlite';
 import { InitialSchema1763780000000 } from './migrations/1763780000000-InitialSchema';
 
 export const ENTITIES = [Plant, ApiToken];
@@ -42,9 +43,6 @@ export function buildDataSourceOptions(database: DatabaseConfig): DataSourceOpti
     type: 'better-sqlite3',
     database: database.path,
     enableWAL: database.path !== ':memory:',
-    prepareDatabase: (db: { defaultSafeIntegers(on: boolean): void }) => {
-      // Integers come back as BigInt, so int64 ids survive the round trip exactly.
-      db.defaultSafeIntegers(true);
-    },
+    driver: ExactIntegerDatabase,
   };
 }

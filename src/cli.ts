@@ -124,11 +124,12 @@ function formatTable(tokens: ApiToken[], now: Date): string[] {
   return [header, ...rows].map((r) => r.map((cell, i) => cell.padEnd(widths[i])).join('  ').trimEnd());
 }
 
-export async function execute(command: CliCommand, tokens: TokensService, io: CliIo): Promise<number> {
+export async function execute(
+  command: Exclude<CliCommand, { kind: 'help' }>,
+  tokens: TokensService,
+  io: CliIo,
+): Promise<number> {
   switch (command.kind) {
-    case 'help':
-      io.out(USAGE);
-      return EXIT_OK;
     case 'create': {
       const { secret, token } = await tokens.create(command);
       const expiry = token.expiresAt ? `expires ${token.expiresAt.toISOString()}` : 'does not expire';
@@ -164,7 +165,10 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
     io.err(`${(error as Error).message}\n\n${USAGE}`);
     return EXIT_USAGE;
   }
-  if (command.kind === 'help') return execute(command, undefined as never, io);
+  if (command.kind === 'help') {
+    io.out(USAGE);
+    return EXIT_OK;
+  }
 
   const app = await NestFactory.createApplicationContext(CliModule, { logger: ['error', 'warn'] });
   try {

@@ -6,6 +6,11 @@ export const INT64_MAX = 2n ** 63n - 1n;
 /** Longest decimal text of an int64 ("-9223372036854775808"), with room for a few leading zeros. */
 const MAX_DIGITS_TEXT = 24;
 
+/** The one wording of the int64 rule, for bodies, paths and query strings alike. */
+export function int64RangeMessage(name: string): string {
+  return `${name} must be an integer from ${INT64_MIN} to ${INT64_MAX}`;
+}
+
 export function isInt64(value: unknown): value is bigint {
   return typeof value === 'bigint' && value >= INT64_MIN && value <= INT64_MAX;
 }

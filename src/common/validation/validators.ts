@@ -1,5 +1,5 @@
 import { ValidateBy, ValidationArguments, ValidationOptions, buildMessage } from 'class-validator';
-import { INT64_MAX, INT64_MIN, isInt64 } from '../int64';
+import { int64RangeMessage, isInt64 } from '../int64';
 
 /**
  * An int64 that arrived as a JSON integer literal (parsed to BigInt by the body parser) or was read
@@ -12,10 +12,7 @@ export function IsInt64(options?: ValidationOptions): PropertyDecorator {
       name: 'isInt64',
       validator: {
         validate: (value: unknown) => isInt64(value),
-        defaultMessage: buildMessage(
-          (each) => `${each}$property must be an integer from ${INT64_MIN} to ${INT64_MAX}`,
-          options,
-        ),
+        defaultMessage: buildMessage((each) => int64RangeMessage(`${each}$property`), options),
       },
     },
     options,

@@ -5,6 +5,7 @@ import { parseInt64 } from '../../common/int64';
 import { IsInt64 } from '../../common/validation/validators';
 
 export const INT32_MAX = 2147483647;
+const LIMIT_MESSAGE = `limit must be an integer from 1 to ${INT32_MAX}`;
 
 /** Query values arrive as text; only plain decimal integers are converted, anything else fails validation. */
 const decimalToNumber = ({ value }: { value: unknown }) =>
@@ -23,9 +24,9 @@ export class ListPlantsQueryDto {
   })
   @IsOptional()
   @Transform(decimalToNumber)
-  @IsInt({ message: 'limit must be an integer from 1 to 2147483647' })
-  @Min(1, { message: 'limit must be an integer from 1 to 2147483647' })
-  @Max(INT32_MAX, { message: 'limit must be an integer from 1 to 2147483647' })
+  @IsInt({ message: LIMIT_MESSAGE })
+  @Min(1, { message: LIMIT_MESSAGE })
+  @Max(INT32_MAX, { message: LIMIT_MESSAGE })
   limit?: number;
 
   @ApiPropertyOptional({

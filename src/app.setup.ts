@@ -1,6 +1,9 @@
 import { INestApplication, NestApplicationOptions } from '@nestjs/common';
+import { ConfigService } from '@nestjs/config';
 import { NestExpressApplication } from '@nestjs/platform-express';
 import { DocumentBuilder, OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
+import { IssuedToken, TokensService } from './auth/tokens.service';
+import { AppConfig } from './config/configuration';
 
 /**
  * Options and set-up shared by main.ts, the e2e tests and the OpenAPI export, so what is tested
@@ -38,4 +41,15 @@ export function configureApp(app: NestExpressApplication): void {
     jsonDocumentUrl: `${DOCS_PATH}-json`,
     swaggerOptions: { persistAuthorization: true },
   });
+}
+
+/**
+ * A newcomer on a fresh machine gets a token to try the API with at once: only outside production,
+ * only on the embedded database (never on a shared MySQL), and only while it holds no token at all.
+ */
+export async function issueFirstRunToken(app: INestApplication): Promise<IssuedToken | null> {
+  const config = app.get(ConfigService<AppConfig, true>);
+  if (config.get('env', { infer: true }) === 'production') return null;
+  if (config.get('database.type', { infer: true }) !== 'sqlite') return null;
+  return app.get(TokensService).createFirstRunToken();
 }

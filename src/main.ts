@@ -4,8 +4,7 @@ import { ConfigService } from '@nestjs/config';
 import { NestFactory } from '@nestjs/core';
 import { NestExpressApplication } from '@nestjs/platform-express';
 import { AppModule } from './app.module';
-import { APP_OPTIONS, DOCS_PATH, configureApp } from './app.setup';
-import { TokensService } from './auth/tokens.service';
+import { APP_OPTIONS, DOCS_PATH, configureApp, issueFirstRunToken } from './app.setup';
 import { AppConfig } from './config/configuration';
 
 async function bootstrap(): Promise<void> {
@@ -19,18 +18,15 @@ async function bootstrap(): Promise<void> {
   const base = `http://${host && host !== '0.0.0.0' && host !== '::' ? host : 'localhost'}:${port}`;
   Logger.log(`Listening on ${base}; Swagger UI at ${base}/${DOCS_PATH}`, 'Bootstrap');
 
-  // A newcomer on a fresh machine gets a token to try the API with at once. Printed to the
-  // console once, never logged, and never in production or on a shared (MySQL) database.
-  if (config.get('env', { infer: true }) !== 'production' && config.get('database.type', { infer: true }) === 'sqlite') {
-    const issued = await app.get(TokensService).createFirstRunToken();
-    if (issued) {
-      process.stdout.write(
-        `\nDevelopment token for user "${issued.token.subject}" (created because the database had none):\n` +
-          `  ${issued.secret}\n` +
-          `Try it: curl -H "Authorization: Bearer ${issued.secret}" ${base}/plants\n` +
-          `Or open ${base}/${DOCS_PATH}, press Authorize and paste the token.\n\n`,
-      );
-    }
+  // Printed to the console once, never through the logger.
+  const issued = await issueFirstRunToken(app);
+  if (issued) {
+    process.stdout.write(
+      `\nDevelopment token for user "${issued.token.subject}" (created because the database had none):\n` +
+        `  ${issued.secret}\n` +
+        `Try it: curl -H "Authorization: Bearer ${issued.secret}" ${base}/plants\n` +
+        `Or open ${base}/${DOCS_PATH}, press Authorize and paste the token.\n\n`,
+    );
   }
 }
 

@@ -1,3 +1,4 @@
+import { issueFirstRunToken } from '../src/app.setup';
 import { TokensService } from '../src/auth/tokens.service';
 import { testDatabases } from './utils/databases';
 import { TestApp, startTestApp } from './utils/test-app';
@@ -19,12 +20,42 @@ describe.each(testDatabases())('Schema on %s', (database) => {
     expect(await t.dataSource.showMigrations()).toBe(false);
   });
 
-  it('issues a first-run token only while the database has none', async () => {
-    await t.reset();
-    const tokens = t.app.get(TokensService);
-    const first = await tokens.createFirstRunToken();
-    expect(first?.token.subject).toBe('developer');
-    expect(first?.secret).toMatch(/^pst_/);
-    await expect(tokens.createFirstRunToken()).resolves.toBeNull();
+  it('reverts the migration cleanly and applies it again (npm run migration:revert)', async () => {
+    await t.dataSource.undoLastMigration();
+    const tables = async () =>
+      (await t.dataSource.createQueryRunner().getTables(['plants', 'api_tokens'])).map((table) => table.name);
+    await expect(tables()).resolves.toEqual([]);
+    await t.dataSource.runMigrations();
+    expect((await tables()).sort()).toEqual(['api_tokens', 'plants']);
+    const pending = await t.dataSource.driver.createSchemaBuilder().log();
+    expect(pending.upQueries).toEqual([]);
   });
+
+  if (database === 'sqlite') {
+    it('issues a development token on an empty embedded database, once', async () => {
+      await t.reset();
+      const first = await issueFirstRunToken(t.app);
+      expect(first?.token.subject).toBe('developer');
+      expect(first?.secret).toMatch(/^pst_/);
+      await expect(t.app.get(TokensService).authenticate(first!.secret)).resolves.toMatchObject({ subject: 'developer' });
+      await expect(issueFirstRunToken(t.app)).resolves.toBeNull();
+    });
+
+    it('never issues one in production', async () => {
+      const production = await startTestApp('sqlite', { NODE_ENV: 'production' });
+      try {
+        await production.reset();
+        await expect(issueFirstRunToken(production.app)).resolves.toBeNull();
+        await expect(production.app.get(TokensService).list()).resolves.toEqual([]);
+      } finally {
+        await production.close();
+      }
+    });
+  } else {
+    it('never issues one on a shared MySQL database', async () => {
+      await t.reset();
+      await expect(issueFirstRunToken(t.app)).resolves.toBeNull();
+      await expect(t.app.get(TokensService).list()).resolves.toEqual([]);
+    });
+  }
 });

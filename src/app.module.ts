@@ -8,12 +8,29 @@ import { JsonResponseInterceptor } from './common/json/json-response.interceptor
 import { createValidationPipe } from './common/validation/validation.pipe';
 import { AppConfigModule } from './config/config.module';
 import { DatabaseModule } from './database/database.module';
+import { HealthModule } from './health/health.module';
+import { LoggingModule } from './logging/logging.module';
+import { HttpMetricsMiddleware } from './metrics/http-metrics.middleware';
+import { MetricsModule } from './metrics/metrics.module';
 import { PlantsModule } from './plants/plants.module';
+import { RateLimitGuard } from './rate-limit/rate-limit.guard';
+import { RateLimitModule } from './rate-limit/rate-limit.module';
 
 @Module({
-  imports: [AppConfigModule, DatabaseModule, AuthModule, PlantsModule],
+  imports: [
+    AppConfigModule,
+    LoggingModule,
+    MetricsModule,
+    DatabaseModule,
+    AuthModule,
+    RateLimitModule,
+    HealthModule,
+    PlantsModule,
+  ],
   providers: [
     { provide: APP_FILTER, useClass: AllExceptionsFilter },
+    // Guards run in this order: the rate limit first, so failed authentications are limited too.
+    { provide: APP_GUARD, useClass: RateLimitGuard },
     { provide: APP_GUARD, useClass: BearerAuthGuard },
     { provide: APP_PIPE, useFactory: createValidationPipe },
     { provide: APP_INTERCEPTOR, useClass: JsonResponseInterceptor },
@@ -21,6 +38,6 @@ import { PlantsModule } from './plants/plants.module';
 })
 export class AppModule implements NestModule {
   configure(consumer: MiddlewareConsumer): void {
-    consumer.apply(JsonBodyMiddleware).forRoutes('*path');
+    consumer.apply(HttpMetricsMiddleware, JsonBodyMiddleware).forRoutes('*path');
   }
 }

@@ -2,6 +2,7 @@ import { INestApplication, NestApplicationOptions } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import { NestExpressApplication } from '@nestjs/platform-express';
 import { DocumentBuilder, OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
+import helmet from 'helmet';
 import { IssuedToken, TokensService } from './auth/tokens.service';
 import { AppConfig } from './config/configuration';
 
@@ -23,7 +24,11 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
       'Create, list and delete plants over HTTP with JSON. Every call needs a bearer token ' +
         '(`Authorization: Bearer pst_...`), issued with the `plantstore token create` command. ' +
         'Plants belong to the token\'s user; ids are chosen by the client, unique per user, and are ' +
-        'exact signed 64-bit integers. Every error is `{ "error": <status>, "message": "..." }`.',
+        'exact signed 64-bit integers. Every error is `{ "error": <status>, "message": "..." }`.\n\n' +
+        'Each user (or, without a valid token, each client address) may send a limited number of ' +
+        'requests per minute; limited responses carry the `RateLimit-Policy` and `RateLimit` headers, ' +
+        'and a refused one (429) carries `Retry-After`. Every response carries `X-Request-Id` ' +
+        '(the client\'s own, if it sent one of 1 to 128 visible ASCII characters), which the service logs.',
     )
     .setVersion('1.0.0')
     .addBearerAuth(
@@ -34,9 +39,43 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
   return SwaggerModule.createDocument(app, config);
 }
 
+/** Headers a browser client may read from a cross-origin response. */
+const EXPOSED_HEADERS = ['Link', 'Retry-After', 'RateLimit', 'RateLimit-Policy', 'X-Request-Id', 'WWW-Authenticate'];
+
 export function configureApp(app: NestExpressApplication): void {
+  const config = app.get(ConfigService<AppConfig, true>);
+  const http = config.get('http', { infer: true });
+
   app.disable('x-powered-by');
-  app.enableShutdownHooks();
+  // Client addresses (rate limits, logs) come from X-Forwarded-For only through the proxies listed here.
+  app.set('trust proxy', http.trustProxy);
+  app.use(
+    helmet({
+      contentSecurityPolicy: {
+        directives: {
+          // Swagger UI loads its own scripts and styles from /docs and draws icons as data: images.
+          'default-src': ["'self'"],
+          'script-src': ["'self'"],
+          'style-src': ["'self'", "'unsafe-inline'"],
+          'img-src': ["'self'", 'data:'],
+          'connect-src': ["'self'"],
+          'frame-ancestors': ["'none'"],
+          'form-action': ["'self'"],
+          // TLS is usually ended at the load balancer; upgrading would break plain-HTTP docs pages.
+          'upgrade-insecure-requests': null,
+        },
+      },
+    }),
+  );
+  if (http.corsOrigins) {
+    app.enableCors({
+      origin: http.corsOrigins === '*' ? '*' : http.corsOrigins,
+      methods: ['GET', 'POST', 'DELETE'],
+      allowedHeaders: ['Authorization', 'Content-Type', 'X-Request-Id'],
+      exposedHeaders: EXPOSED_HEADERS,
+      maxAge: 600,
+    });
+  }
   SwaggerModule.setup(DOCS_PATH, app, buildOpenApiDocument(app), {
     jsonDocumentUrl: `${DOCS_PATH}-json`,
     swaggerOptions: { persistAuthorization: true },

@@ -1,22 +1,28 @@
 import 'reflect-metadata';
-import { Logger } from '@nestjs/common';
-import { ConfigService } from '@nestjs/config';
 import { NestFactory } from '@nestjs/core';
 import { NestExpressApplication } from '@nestjs/platform-express';
+import { Logger } from 'nestjs-pino';
+import { AddressInfo } from 'node:net';
 import { AppModule } from './app.module';
 import { APP_OPTIONS, DOCS_PATH, configureApp, issueFirstRunToken } from './app.setup';
+import { ConfigService } from '@nestjs/config';
 import { AppConfig } from './config/configuration';
+import { exitGracefullyOnSignals } from './shutdown';
 
 async function bootstrap(): Promise<void> {
-  const app = await NestFactory.create<NestExpressApplication>(AppModule, APP_OPTIONS);
+  const app = await NestFactory.create<NestExpressApplication>(AppModule, { ...APP_OPTIONS, bufferLogs: true });
+  const logger = app.get(Logger);
+  app.useLogger(logger);
   configureApp(app);
-  const config = app.get(ConfigService<AppConfig, true>);
-  const port = config.get('port', { infer: true });
-  const host = config.get('host', { infer: true });
-  await (host ? app.listen(port, host) : app.listen(port));
+  exitGracefullyOnSignals(app);
 
+  const config = app.get(ConfigService<AppConfig, true>);
+  const host = config.get('host', { infer: true });
+  await (host ? app.listen(config.get('port', { infer: true }), host) : app.listen(config.get('port', { infer: true })));
+
+  const { port } = app.getHttpServer().address() as AddressInfo;
   const base = `http://${host && host !== '0.0.0.0' && host !== '::' ? host : 'localhost'}:${port}`;
-  Logger.log(`Listening on ${base}; Swagger UI at ${base}/${DOCS_PATH}`, 'Bootstrap');
+  logger.log(`Listening on ${base}; Swagger UI at ${base}/${DOCS_PATH}`, 'Bootstrap');
 
   // Printed to the console once, never through the logger.
   const issued = await issueFirstRunToken(app);

@@ -20,8 +20,8 @@ describe('OpenAPI document', () => {
 
   it('is version 1.0.0 of the interface with the contract paths and schema names', () => {
     expect(served.info.version).toBe('1.0.0');
-    expect(Object.keys(served.paths).sort()).toEqual(['/plants', '/plants/{id}']);
-    expect(Object.keys(served.components.schemas).sort()).toEqual(['Error', 'NewPlant', 'Plant']);
+    expect(Object.keys(served.paths).sort()).toEqual(['/health/live', '/health/ready', '/plants', '/plants/{id}']);
+    expect(Object.keys(served.components.schemas).sort()).toEqual(['Error', 'Health', 'NewPlant', 'Plant']);
     expect(served.components.schemas.Error.required).toEqual(['error', 'message']);
     expect(served.components.schemas.Error.properties.error).toMatchObject({ type: 'integer', format: 'int32' });
     expect(served.components.schemas.NewPlant.properties.id).toMatchObject({ type: 'integer', format: 'int64' });
@@ -30,9 +30,9 @@ describe('OpenAPI document', () => {
   });
 
   it.each([
-    ['post', '/plants', ['200', '400', '401', '403', '409', '413', '415', '500', '503']],
-    ['get', '/plants', ['200', '400', '401', '403', '500', '503']],
-    ['delete', '/plants/{id}', ['204', '400', '401', '403', '404', '500', '503']],
+    ['post', '/plants', ['200', '400', '401', '403', '409', '413', '415', '429', '500', '503']],
+    ['get', '/plants', ['200', '400', '401', '403', '429', '500', '503']],
+    ['delete', '/plants/{id}', ['204', '400', '401', '403', '404', '429', '500', '503']],
   ])('documents every status of %s %s, errors with the Error schema, behind bearer auth', (method, path, statuses) => {
     const operation = served.paths[path][method];
     expect(Object.keys(operation.responses).sort()).toEqual(statuses);
@@ -40,6 +40,22 @@ describe('OpenAPI document', () => {
       expect(operation.responses[status].content['application/json'].schema).toEqual({ $ref: '#/components/schemas/Error' });
     }
     expect(operation.security).toEqual([{ bearer: [] }]);
+  });
+
+  it('documents the rate limit headers of a 429', () => {
+    for (const [path, method] of [['/plants', 'get'], ['/plants', 'post'], ['/plants/{id}', 'delete']]) {
+      expect(Object.keys(served.paths[path][method].responses['429'].headers).sort()).toEqual(['RateLimit', 'RateLimit-Policy', 'Retry-After']);
+    }
+  });
+
+  it('documents the health probes as public, the readiness 503 with the Error schema', () => {
+    for (const path of ['/health/live', '/health/ready']) {
+      expect(served.paths[path].get.security).toBeUndefined();
+      expect(served.paths[path].get.responses['200']).toBeDefined();
+    }
+    expect(served.paths['/health/ready'].get.responses['503'].content['application/json'].schema).toEqual({
+      $ref: '#/components/schemas/Error',
+    });
   });
 
   it('documents the bearer scheme, the limit and cursor parameters and the Link header', () => {

@@ -1,3 +1,4 @@
+import { ConfigService } from '@nestjs/config';
 import { Test } from '@nestjs/testing';
 import { getRepositoryToken } from '@nestjs/typeorm';
 import { createHash } from 'node:crypto';
@@ -5,6 +6,7 @@ import { ApiToken } from './api-token.entity';
 import {
   DEVELOPMENT_SUBJECT,
   LAST_USED_RESOLUTION_MS,
+  TOKEN_CACHE_MAX_ENTRIES,
   TokenInputError,
   TokensService,
   tokenStatus,
@@ -32,6 +34,8 @@ function stored(fields: Partial<ApiToken> = {}): ApiToken {
   };
 }
 
+const CACHE_TTL_MS = 5000;
+
 describe(TokensService.name, () => {
   let service: TokensService;
   let repository: {
@@ -53,11 +57,19 @@ describe(TokensService.name, () => {
       find: jest.fn().mockResolvedValue([]),
       count: jest.fn().mockResolvedValue(0),
     };
-    const moduleRef = await Test.createTestingModule({
-      providers: [TokensService, { provide: getRepositoryToken(ApiToken), useValue: repository }],
-    }).compile();
-    service = moduleRef.get(TokensService);
+    service = await build(CACHE_TTL_MS);
   });
+
+  async function build(tokenCacheTtlMs: number): Promise<TokensService> {
+    const moduleRef = await Test.createTestingModule({
+      providers: [
+        TokensService,
+        { provide: getRepositoryToken(ApiToken), useValue: repository },
+        { provide: ConfigService, useValue: new ConfigService({ auth: { tokenCacheTtlMs } }) },
+      ],
+    }).compile();
+    return moduleRef.get(TokensService);
+  }
 
   afterEach(() => jest.useRealTimers());
 
@@ -228,6 +240,77 @@ describe(TokensService.name, () => {
         tokenHash === token.tokenHash ? token : null,
       );
       await expect(service.authenticate(secret)).resolves.toEqual({ subject: 'bob', scopes: ['plants:write'], tokenId: token.id });
+    });
+  });
+
+  describe('the lookup cache', () => {
+    beforeEach(() => repository.findOneBy.mockResolvedValue(stored({ lastUsedAt: NOW })));
+
+    it('asks the database once per token within the TTL, and again after it', async () => {
+      for (let i = 0; i < 5; i++) await expect(service.authenticate(SECRET)).resolves.toMatchObject({ subject: 'alice' });
+      expect(repository.findOneBy).toHaveBeenCalledTimes(1);
+
+      jest.advanceTimersByTime(CACHE_TTL_MS - 1);
+      await service.authenticate(SECRET);
+      expect(repository.findOneBy).toHaveBeenCalledTimes(1);
+
+      jest.advanceTimersByTime(1);
+      await service.authenticate(SECRET);
+      expect(repository.findOneBy).toHaveBeenCalledTimes(2);
+    });
+
+    it('shares one lookup between concurrent requests', async () => {
+      await Promise.all([service.authenticate(SECRET), service.authenticate(SECRET), service.authenticate(SECRET)]);
+      expect(repository.findOneBy).toHaveBeenCalledTimes(1);
+    });
+
+    it('remembers unknown secrets too, so a flood of one bad token costs one lookup', async () => {
+      repository.findOneBy.mockResolvedValue(null);
+      await service.authenticate(SECRET);
+      await service.authenticate(SECRET);
+      expect(repository.findOneBy).toHaveBeenCalledTimes(1);
+    });
+
+    it('never serves a token past its expiry, whatever the TTL', async () => {
+      repository.findOneBy.mockResolvedValue(stored({ lastUsedAt: NOW, expiresAt: new Date(NOW.getTime() + 1000) }));
+      await expect(service.authenticate(SECRET)).resolves.not.toBeNull();
+      jest.advanceTimersByTime(1000);
+      repository.findOneBy.mockResolvedValue(stored({ lastUsedAt: NOW, expiresAt: new Date(NOW.getTime() + 1000) }));
+      await expect(service.authenticate(SECRET)).resolves.toBeNull();
+      expect(repository.findOneBy).toHaveBeenCalledTimes(2);
+    });
+
+    it('forgets a token revoked through this service at once', async () => {
+      await expect(service.authenticate(SECRET)).resolves.not.toBeNull();
+      await service.revoke(SECRET);
+      repository.findOneBy.mockResolvedValue(stored({ revokedAt: NOW }));
+      await expect(service.authenticate(SECRET)).resolves.toBeNull();
+    });
+
+    it('does not remember a failed lookup', async () => {
+      const error = Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' });
+      repository.findOneBy.mockRejectedValueOnce(error);
+      await expect(service.authenticate(SECRET)).rejects.toBe(error);
+      await expect(service.authenticate(SECRET)).resolves.not.toBeNull();
+      expect(repository.findOneBy).toHaveBeenCalledTimes(2);
+    });
+
+    it(`holds at most ${TOKEN_CACHE_MAX_ENTRIES} lookups, dropping the oldest`, async () => {
+      repository.findOneBy.mockResolvedValue(null);
+      const secrets = Array.from({ length: TOKEN_CACHE_MAX_ENTRIES + 1 }, (_, i) => `pst_${String(i).padStart(43, 'A')}`);
+      for (const secret of secrets) await service.authenticate(secret);
+      expect(repository.findOneBy).toHaveBeenCalledTimes(secrets.length);
+      await service.authenticate(secrets[secrets.length - 1]);
+      expect(repository.findOneBy).toHaveBeenCalledTimes(secrets.length);
+      await service.authenticate(secrets[0]);
+      expect(repository.findOneBy).toHaveBeenCalledTimes(secrets.length + 1);
+    });
+
+    it('looks every request up when TOKEN_CACHE_TTL_MS is 0', async () => {
+      const uncached = await build(0);
+      await uncached.authenticate(SECRET);
+      await uncached.authenticate(SECRET);
+      expect(repository.findOneBy).toHaveBeenCalledTimes(2);
     });
   });
 

@@ -1,7 +1,9 @@
 import { Injectable } from '@nestjs/common';
+import { ConfigService } from '@nestjs/config';
 import { InjectRepository } from '@nestjs/typeorm';
 import { randomUUID } from 'node:crypto';
 import { Repository } from 'typeorm';
+import { AppConfig } from '../config/configuration';
 import { ApiToken } from './api-token.entity';
 import { Principal, SCOPES, Scope } from './principal';
 import { generateTokenSecret, hashTokenSecret, looksLikeTokenSecret, TOKEN_PREFIX } from './token-secret';
@@ -13,6 +15,15 @@ export const SUBJECT_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._@:+|-]{0,127}$/;
 export const LAST_USED_RESOLUTION_MS = 60_000;
 
 export const DEVELOPMENT_SUBJECT = 'developer';
+
+/** Most token lookups remembered at once; the oldest is dropped first. */
+export const TOKEN_CACHE_MAX_ENTRIES = 10_000;
+
+interface CachedLookup {
+  principal: Promise<Principal | null>;
+  /** Epoch ms after which the lookup must be repeated. */
+  until: number;
+}
 
 export class TokenInputError extends Error {
   override name = 'TokenInputError';
@@ -41,7 +52,20 @@ export function tokenStatus(token: ApiToken, now: Date): TokenStatus {
 
 @Injectable()
 export class TokensService {
-  constructor(@InjectRepository(ApiToken) private readonly tokens: Repository<ApiToken>) {}
+  /**
+   * Lookups by token hash, kept for TOKEN_CACHE_TTL_MS so that a request costs one statement (its
+   * own), not two. A revocation made through this process applies at once; one made elsewhere (the
+   * CLI, another instance) applies within the TTL. Expiry is always exact.
+   */
+  private readonly cache = new Map<string, CachedLookup>();
+  private readonly cacheTtlMs: number;
+
+  constructor(
+    @InjectRepository(ApiToken) private readonly tokens: Repository<ApiToken>,
+    config: ConfigService<AppConfig, true>,
+  ) {
+    this.cacheTtlMs = config.get('auth.tokenCacheTtlMs', { infer: true });
+  }
 
   async create(input: CreateTokenInput): Promise<IssuedToken> {
     if (!SUBJECT_PATTERN.test(input.subject)) {
@@ -77,14 +101,45 @@ export class TokensService {
   /** The caller behind a bearer secret, or null when the secret is unknown, expired or revoked. */
   async authenticate(secret: string): Promise<Principal | null> {
     if (!looksLikeTokenSecret(secret)) return null;
-    const token = await this.tokens.findOneBy({ tokenHash: hashTokenSecret(secret) });
+    const hash = hashTokenSecret(secret);
+    if (this.cacheTtlMs === 0) return (await this.lookup(hash)).principal;
+
+    const now = Date.now();
+    const cached = this.cache.get(hash);
+    if (cached && cached.until > now) return cached.principal;
+
+    // Concurrent requests with one token share the lookup in flight.
+    const entry: CachedLookup = { until: now + this.cacheTtlMs, principal: Promise.resolve(null) };
+    entry.principal = this.lookup(hash).then(
+      ({ principal, validUntil }) => {
+        entry.until = Math.min(entry.until, validUntil);
+        return principal;
+      },
+      (error: unknown) => {
+        // A failed lookup (database unreachable) is not remembered: the next request retries.
+        if (this.cache.get(hash) === entry) this.cache.delete(hash);
+        throw error;
+      },
+    );
+    this.cache.delete(hash);
+    if (this.cache.size >= TOKEN_CACHE_MAX_ENTRIES) this.cache.delete(this.cache.keys().next().value as string);
+    this.cache.set(hash, entry);
+    return entry.principal;
+  }
+
+  /** One SELECT by hash; `last_used_at` is written at most once a minute per token. */
+  private async lookup(hash: string): Promise<{ principal: Principal | null; validUntil: number }> {
+    const token = await this.tokens.findOneBy({ tokenHash: hash });
     const now = new Date();
-    if (!token || tokenStatus(token, now) !== 'active') return null;
+    if (!token || tokenStatus(token, now) !== 'active') return { principal: null, validUntil: Infinity };
 
     if (!token.lastUsedAt || now.getTime() - token.lastUsedAt.getTime() >= LAST_USED_RESOLUTION_MS) {
       await this.tokens.update({ id: token.id }, { lastUsedAt: now });
     }
-    return { subject: token.subject, scopes: token.scopes.split(' '), tokenId: token.id };
+    return {
+      principal: { subject: token.subject, scopes: token.scopes.split(' '), tokenId: token.id },
+      validUntil: token.expiresAt ? token.expiresAt.getTime() : Infinity,
+    };
   }
 
   list(subject?: string): Promise<ApiToken[]> {
@@ -106,6 +161,7 @@ export class TokensService {
     if (token.revokedAt) return { token, revokedNow: false };
     token.revokedAt = new Date();
     await this.tokens.update({ id: token.id }, { revokedAt: token.revokedAt });
+    this.cache.delete(token.tokenHash);
     return { token, revokedNow: true };
   }
 

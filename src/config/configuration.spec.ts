@@ -6,6 +6,12 @@ const DEFAULTS: AppConfig = {
   port: 3000,
   database: { type: 'sqlite', path: DEFAULT_SQLITE_PATH },
   plants: { maxPage: 1000 },
+  auth: { tokenCacheTtlMs: 5000 },
+  log: { level: 'info', pretty: true },
+  metrics: { port: 9464 },
+  rateLimit: { perMinute: 600, redisUrl: undefined },
+  http: { corsOrigins: null, trustProxy: false },
+  shutdownTimeoutMs: 10_000,
 };
 
 function configError(env: Record<string, unknown>): ConfigValidationError {
@@ -38,6 +44,15 @@ describe(loadConfig.name, () => {
         DB_POOL_SIZE: '20',
         DB_CONNECT_TIMEOUT_MS: '2500',
         PLANTS_MAX_PAGE: '50',
+        TOKEN_CACHE_TTL_MS: '0',
+        LOG_LEVEL: 'debug',
+        LOG_FORMAT: 'json',
+        METRICS_PORT: '9100',
+        RATE_LIMIT_PER_MINUTE: '120',
+        REDIS_URL: 'redis://:pw@cache:6379/2',
+        CORS_ORIGINS: 'https://app.example.com, http://localhost:5173',
+        TRUST_PROXY: 'loopback, 10.0.0.0/8',
+        SHUTDOWN_TIMEOUT_MS: '25000',
       }),
     ).toEqual({
       env: 'production',
@@ -45,7 +60,33 @@ describe(loadConfig.name, () => {
       port: 8080,
       database: { type: 'mysql', url: 'mysql://app:secret@db:3306/plants', poolSize: 20, connectTimeoutMs: 2500 },
       plants: { maxPage: 50 },
+      auth: { tokenCacheTtlMs: 0 },
+      log: { level: 'debug', pretty: false },
+      metrics: { port: 9100 },
+      rateLimit: { perMinute: 120, redisUrl: 'redis://:pw@cache:6379/2' },
+      http: { corsOrigins: ['https://app.example.com', 'http://localhost:5173'], trustProxy: 'loopback,10.0.0.0/8' },
+      shutdownTimeoutMs: 25000,
     });
+  });
+
+  it('logs JSON outside development unless LOG_FORMAT says otherwise', () => {
+    expect(loadConfig({ NODE_ENV: 'production' }).log.pretty).toBe(false);
+    expect(loadConfig({ NODE_ENV: 'test' }).log.pretty).toBe(false);
+    expect(loadConfig({ NODE_ENV: 'production', LOG_FORMAT: 'pretty' }).log.pretty).toBe(true);
+    expect(loadConfig({ LOG_FORMAT: 'json' }).log.pretty).toBe(false);
+  });
+
+  it.each([
+    ['true', true],
+    ['false', false],
+    ['2', 2],
+    ['172.16.0.1', '172.16.0.1'],
+  ])('reads TRUST_PROXY=%p as %p', (value, expected) => {
+    expect(loadConfig({ TRUST_PROXY: value }).http.trustProxy).toEqual(expected);
+  });
+
+  it('reads CORS_ORIGINS=* as any origin', () => {
+    expect(loadConfig({ CORS_ORIGINS: '*' }).http.corsOrigins).toBe('*');
   });
 
   it('gives a MySQL URL the pool and timeout defaults', () => {
@@ -94,6 +135,9 @@ describe(loadConfig.name, () => {
         DB_POOL_SIZE: '',
         DB_CONNECT_TIMEOUT_MS: '',
         PLANTS_MAX_PAGE: '',
+        REDIS_URL: '',
+        CORS_ORIGINS: '',
+        TRUST_PROXY: '',
       }),
     ).toEqual(DEFAULTS);
   });
@@ -121,6 +165,16 @@ describe(loadConfig.name, () => {
     ['PLANTS_MAX_PAGE', '0'],
     ['PLANTS_MAX_PAGE', '10001'],
     ['PLANTS_MAX_PAGE', 'many'],
+    ['TOKEN_CACHE_TTL_MS', '-1'],
+    ['LOG_LEVEL', 'verbose'],
+    ['LOG_FORMAT', 'xml'],
+    ['METRICS_PORT', '70000'],
+    ['RATE_LIMIT_PER_MINUTE', '0'],
+    ['REDIS_URL', 'localhost:6379'],
+    ['CORS_ORIGINS', 'app.example.com'],
+    ['CORS_ORIGINS', 'https://a.example/path'],
+    ['TRUST_PROXY', 'yes please'],
+    ['SHUTDOWN_TIMEOUT_MS', 'soon'],
   ])('refuses %s=%p with a message naming the variable', (name, value) => {
     const error = configError({ [name]: value });
     expect(error.message).toContain(name);

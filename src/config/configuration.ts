@@ -1,5 +1,6 @@
 import { plainToInstance } from 'class-transformer';
 import {
+  getMetadataStorage,
   IsIn,
   IsInt,
   IsOptional,
@@ -18,7 +19,16 @@ export interface AppConfig {
   port: number;
   database: DatabaseConfig;
   plants: { maxPage: number };
+  auth: { tokenCacheTtlMs: number };
+  log: { level: LogLevel; pretty: boolean };
+  metrics: { port: number };
+  rateLimit: { perMinute: number; redisUrl?: string };
+  http: { corsOrigins: string[] | '*' | null; trustProxy: boolean | number | string };
+  shutdownTimeoutMs: number;
 }
+
+export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
 
 export type DatabaseConfig =
   | { type: 'mysql' | 'mariadb'; url: string; poolSize: number; connectTimeoutMs: number }
@@ -75,7 +85,68 @@ class EnvironmentVariables {
   @Min(1)
   @Max(10000)
   PLANTS_MAX_PAGE?: number;
+
+  @IsOptional()
+  @IsInt()
+  @Min(0)
+  @Max(300_000)
+  TOKEN_CACHE_TTL_MS?: number;
+
+  @IsOptional()
+  @IsIn(LOG_LEVELS)
+  LOG_LEVEL?: LogLevel;
+
+  @IsOptional()
+  @IsIn(['json', 'pretty'])
+  LOG_FORMAT?: 'json' | 'pretty';
+
+  @IsOptional()
+  @IsInt()
+  @Min(0)
+  @Max(65535)
+  METRICS_PORT?: number;
+
+  @IsOptional()
+  @IsInt()
+  @Min(1)
+  @Max(1_000_000_000)
+  RATE_LIMIT_PER_MINUTE?: number;
+
+  @IsOptional()
+  @Matches(/^rediss?:\/\/[^\s]+$/, {
+    message: 'REDIS_URL must be a URL of the form redis://[:password@]host:6379[/db] (rediss:// for TLS)',
+  })
+  REDIS_URL?: string;
+
+  @IsOptional()
+  @Matches(/^(\*|https?:\/\/[^\s,/]+(\s*,\s*https?:\/\/[^\s,/]+)*)$/, {
+    message:
+      'CORS_ORIGINS must be * or a comma-separated list of origins such as https://app.example.com,http://localhost:5173',
+  })
+  CORS_ORIGINS?: string;
+
+  @IsOptional()
+  @Matches(/^(true|false|\d{1,2}|[\w.:/]+(\s*,\s*[\w.:/]+)*)$/, {
+    message:
+      'TRUST_PROXY must be true, false, a number of proxy hops, or a comma-separated list of proxy addresses, subnets or the names loopback, linklocal, uniquelocal',
+  })
+  TRUST_PROXY?: string;
+
+  @IsOptional()
+  @IsInt()
+  @Min(0)
+  @Max(600_000)
+  SHUTDOWN_TIMEOUT_MS?: number;
 }
+
+/** The names of every environment variable the service reads: the README, .env.example and the compose file are checked against it. */
+export const CONFIG_VARIABLES: readonly string[] = [
+  ...new Set(
+    getMetadataStorage()
+      .getTargetValidationMetadatas(EnvironmentVariables, '', true, false)
+      .map((metadata) => metadata.propertyName),
+  ),
+];
 
 export class ConfigValidationError extends Error {
   override name = 'ConfigValidationError';
@@ -96,7 +167,29 @@ function toIntegers(env: Record<string, unknown>, keys: string[]): Record<string
   return out;
 }
 
-const INTEGER_VARIABLES = ['PORT', 'DB_POOL_SIZE', 'DB_CONNECT_TIMEOUT_MS', 'PLANTS_MAX_PAGE'];
+const INTEGER_VARIABLES = [
+  'PORT',
+  'DB_POOL_SIZE',
+  'DB_CONNECT_TIMEOUT_MS',
+  'PLANTS_MAX_PAGE',
+  'TOKEN_CACHE_TTL_MS',
+  'METRICS_PORT',
+  'RATE_LIMIT_PER_MINUTE',
+  'SHUTDOWN_TIMEOUT_MS',
+];
+
+function parseTrustProxy(value: string | undefined): boolean | number | string {
+  if (value === undefined || value === 'false') return false;
+  if (value === 'true') return true;
+  if (/^\d+$/.test(value)) return Number(value);
+  return value.split(',').map((part) => part.trim()).join(',');
+}
+
+function parseCorsOrigins(value: string | undefined): string[] | '*' | null {
+  if (value === undefined) return null;
+  if (value === '*') return '*';
+  return value.split(',').map((origin) => origin.trim());
+}
 
 export function loadConfig(rawEnv: Record<string, unknown>): AppConfig {
   const env = plainToInstance(
@@ -123,11 +216,21 @@ export function loadConfig(rawEnv: Record<string, unknown>): AppConfig {
       }
     : { type: 'sqlite', path: env.SQLITE_PATH ?? DEFAULT_SQLITE_PATH };
 
+  const nodeEnv = env.NODE_ENV ?? 'development';
   return {
-    env: env.NODE_ENV ?? 'development',
+    env: nodeEnv,
     host: env.HOST,
     port: env.PORT ?? 3000,
     database,
     plants: { maxPage: env.PLANTS_MAX_PAGE ?? 1000 },
+    auth: { tokenCacheTtlMs: env.TOKEN_CACHE_TTL_MS ?? 5000 },
+    log: {
+      level: env.LOG_LEVEL ?? 'info',
+      pretty: (env.LOG_FORMAT ?? (nodeEnv === 'development' ? 'pretty' : 'json')) === 'pretty',
+    },
+    metrics: { port: env.METRICS_PORT ?? 9464 },
+    rateLimit: { perMinute: env.RATE_LIMIT_PER_MINUTE ?? 600, redisUrl: env.REDIS_URL },
+    http: { corsOrigins: parseCorsOrigins(env.CORS_ORIGINS), trustProxy: parseTrustProxy(env.TRUST_PROXY) },
+    shutdownTimeoutMs: env.SHUTDOWN_TIMEOUT_MS ?? 10_000,
   };
 }

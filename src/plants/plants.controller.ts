@@ -20,7 +20,7 @@ import { PlantsService } from './plants.service';
 
 @ApiTags('plants')
 @ApiBearerAuth('bearer')
-@ApiErrors(401, 403, 500, 503)
+@ApiErrors(401, 403, 429, 500, 503)
 @Controller('plants')
 export class PlantsController {
   constructor(private readonly plants: PlantsService) {}

@@ -10,6 +10,7 @@ const DESCRIPTIONS: Record<number, string> = {
   409: 'This user already has a plant with this id; the existing plant is unchanged',
   413: 'Request body over 16 KiB',
   415: 'Request body is not JSON',
+  429: 'Too many requests from this user (or, without a valid token, this address); retry after `Retry-After` seconds',
   500: 'Unexpected failure; details are in the service log, never in the response',
   503: 'The database is unavailable; retry later',
 };
@@ -17,6 +18,18 @@ const DESCRIPTIONS: Record<number, string> = {
 const CHALLENGE = {
   'WWW-Authenticate': {
     description: 'RFC 6750 challenge, e.g. `Bearer realm="plant-store", error="invalid_token"`',
+    schema: { type: 'string' },
+  },
+};
+
+const RATE_LIMIT = {
+  'Retry-After': { description: 'Seconds until the next request is accepted', schema: { type: 'integer' } },
+  RateLimit: {
+    description: 'Requests left in the current window and seconds until it resets, e.g. `"default";r=0;t=42`',
+    schema: { type: 'string' },
+  },
+  'RateLimit-Policy': {
+    description: 'The limit: requests per window and the window in seconds, e.g. `"default";q=600;w=60`',
     schema: { type: 'string' },
   },
 };
@@ -30,7 +43,7 @@ export function ApiErrors(...statuses: number[]): MethodDecorator & ClassDecorat
         status,
         description: DESCRIPTIONS[status],
         type: ErrorDto,
-        headers: status === 401 || status === 403 ? CHALLENGE : undefined,
+        headers: status === 401 || status === 403 ? CHALLENGE : status === 429 ? RATE_LIMIT : undefined,
       }),
     ),
   );

@@ -1,0 +1,11 @@
+import { Request } from 'express';
+
+/**
+ * The route a request matched, as the OpenAPI document writes it (`/plants/{id}`), never the raw
+ * path: logs group by it and metrics label by it without one series per id. Undefined when no
+ * route matched (unknown paths, and bodies refused before routing).
+ */
+export function routeTemplate(req: Request): string | undefined {
+  const path: unknown = (req.route as { path?: unknown } | undefined)?.path;
+  return typeof path === 'string' ? path.replace(/:(\w+)/g, '{$1}') : undefined;
+}

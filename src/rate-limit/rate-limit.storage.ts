@@ -1,0 +1,77 @@
+import { Injectable, Logger, OnApplicationShutdown } from '@nestjs/common';
+import { ConfigService } from '@nestjs/config';
+import { ThrottlerStorage, ThrottlerStorageService } from '@nestjs/throttler';
+import { ThrottlerStorageRedisService } from '@nest-lab/throttler-storage-redis';
+import Redis from 'ioredis';
+import { AppConfig } from '../config/configuration';
+
+/**
+ * Where request counts live. With REDIS_URL every instance counts in one Redis, so a caller has
+ * one budget however many instances serve it; without, each instance counts in memory.
+ *
+ * Redis is a shared limit, not a dependency of the API: when it is unreachable the service keeps
+ * answering, counting in memory (a per-instance budget) until Redis is back, and logs both changes.
+ */
+@Injectable()
+export class RateLimitStorage implements ThrottlerStorage, OnApplicationShutdown {
+  private readonly logger = new Logger('RateLimit');
+  private readonly memory = new ThrottlerStorageService();
+  private readonly redis?: Redis;
+  private readonly shared?: ThrottlerStorageRedisService;
+  private redisDown = false;
+
+  constructor(config: ConfigService<AppConfig, true>) {
+    const url = config.get('rateLimit.redisUrl', { infer: true });
+    if (!url) return;
+    this.redis = new Redis(url, {
+      // Fail fast instead of queueing: a request must never wait for Redis to come back.
+      enableOfflineQueue: false,
+      maxRetriesPerRequest: 0,
+      commandTimeout: 500,
+      connectTimeout: 2000,
+      retryStrategy: (attempt) => Math.min(attempt * 200, 2000),
+    });
+    // Connection errors are reported once per outage by increment(); this keeps ioredis quiet.
+    this.redis.on('error', () => undefined);
+    this.shared = new ThrottlerStorageRedisService(this.redis);
+  }
+
+  /** Whether counts are currently shared through Redis (false when unset or unreachable). */
+  get sharedInRedis(): boolean {
+    return this.shared !== undefined && !this.redisDown;
+  }
+
+  async increment(
+    key: string,
+    ttl: number,
+    limit: number,
+    blockDuration: number,
+    throttlerName: string,
+  ): ReturnType<ThrottlerStorage['increment']> {
+    if (this.shared) {
+      try {
+        const record = await this.shared.increment(key, ttl, limit, blockDuration, throttlerName);
+        if (this.redisDown) {
+          this.redisDown = false;
+          this.logger.log('Redis is reachable again; rate limits are shared across instances');
+        }
+        return record;
+      } catch (error) {
+        if (!this.redisDown) {
+          this.redisDown = true;
+          this.logger.warn(
+            `Redis is unreachable (${(error as Error).message}); counting rate limits per instance until it returns`,
+          );
+        }
+      }
+    }
+    return this.memory.increment(key, ttl, limit, blockDuration, throttlerName);
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    this.memory.onApplicationShutdown();
+    if (this.redis && this.redis.status !== 'end') {
+      await this.redis.quit().catch(() => this.redis?.disconnect());
+    }
+  }
+}

@@ -1,26 +1,35 @@
 # syntax=docker/dockerfile:1
 
+# Build stage: dev dependencies and a compiler toolchain, none of which reach the runtime image.
 FROM node:20-bookworm-slim AS build
 WORKDIR /app
 # better-sqlite3 compiles from source when no prebuilt binary fits.
-RUN apt-get update && apt-get install -y --no-install-recommends python3 make g++ \
+RUN apt-get update \
+    && apt-get install -y --no-install-recommends python3 make g++ \
     && rm -rf /var/lib/apt/lists/*
-COPY package.json package-lock.json ./
 ENV SCARF_ANALYTICS=false
-RUN npm ci
+COPY package.json package-lock.json ./
+RUN npm ci --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json nest-cli.json ./
 COPY src ./src
-RUN npm run build && npm prune --omit=dev
+RUN npm run build
+# Keeps the native module compiled above, for this platform, in the production tree.
+RUN npm prune --omit=dev --no-audit --no-fund
 
-FROM node:20-bookworm-slim
+# Runtime stage: production dependencies and the compiled service only.
+FROM node:20-bookworm-slim AS runtime
 ENV NODE_ENV=production
 WORKDIR /app
-COPY --from=build --chown=node:node /app/package.json ./
-COPY --from=build --chown=node:node /app/node_modules ./node_modules
-COPY --from=build --chown=node:node /app/dist ./dist
+# Code stays owned by root, so the service cannot rewrite itself; only data/ is writable.
+COPY --from=build /app/package.json ./
+COPY --from=build /app/node_modules ./node_modules
+COPY --from=build /app/dist ./dist
+# The default SQLite file is data/plant-store.sqlite; mount a volume here to keep it.
 RUN mkdir -p /app/data && chown node:node /app/data
 USER node
-EXPOSE 3000
-HEALTHCHECK --interval=10s --timeout=3s --start-period=20s --retries=3 \
-  CMD node -e "fetch('http://127.0.0.1:'+(process.env.PORT||3000)+'/docs-json').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"
+# API, and the Prometheus metrics listener (METRICS_PORT).
+EXPOSE 3000 9464
+# No curl in the slim image: node's built-in fetch probes liveness on the configured port.
+HEALTHCHECK --interval=10s --timeout=3s --start-period=30s --retries=3 \
+  CMD ["node", "-e", "fetch('http://127.0.0.1:' + (process.env.PORT || 3000) + '/health/live').then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
 CMD ["node", "dist/main.js"]

@@ -1,6 +1,7 @@
 import { INestApplication, Logger } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import { Server } from 'node:http';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { AppConfig } from './config/configuration';
 import { ShutdownState } from './health/shutdown-state';
 
@@ -9,15 +10,19 @@ export const EXIT_CLEAN = 0;
 export const EXIT_FORCED = 1;
 
 /**
- * Stops an instance without losing work: readiness turns 503, the server stops accepting and lets
- * in-flight requests finish (at most SHUTDOWN_TIMEOUT_MS), and only then are the modules closed
- * (metrics listener, Redis, database), so no request loses its database halfway.
+ * Stops an instance without losing work:
+ * 1. readiness turns 503, and for SHUTDOWN_DELAY_MS the instance still serves, so a load balancer
+ *    that only learns from readiness probes has time to stop sending traffic here;
+ * 2. the listener closes and in-flight requests finish (at most SHUTDOWN_TIMEOUT_MS);
+ * 3. only then are the modules closed (metrics listener, Redis, database), so no request loses its
+ *    database halfway and every answered write is committed.
  */
 export async function shutDown(app: INestApplication, reason: string): Promise<number> {
   const logger = new Logger('Shutdown');
-  const timeoutMs = app.get(ConfigService<AppConfig, true>).get('shutdownTimeoutMs', { infer: true });
+  const { delayMs, timeoutMs } = app.get(ConfigService<AppConfig, true>).get('shutdown', { infer: true });
   app.get(ShutdownState).begin();
-  logger.log(`${reason}: readiness is now 503; finishing in-flight requests (at most ${timeoutMs} ms)`);
+  logger.log(`${reason}: readiness is now 503; closing in ${delayMs} ms, then finishing in-flight requests (at most ${timeoutMs} ms)`);
+  if (delayMs > 0) await sleep(delayMs);
 
   const server = app.getHttpServer() as Server;
   const drained = await new Promise<boolean>((resolve) => {

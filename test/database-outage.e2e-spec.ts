@@ -42,7 +42,13 @@ const onMysql = testDatabases().includes('mysql');
     const write = await t.http().post('/plants').set(bearer(token)).set('Content-Type', 'application/json').send('{"id":2,"name":"Lost?"}');
     expectErrorBody(write, 503);
 
+    const readiness = await t.http().get('/health/ready');
+    expectErrorBody(readiness, 503);
+    expect(readiness.body.message).toBe('Not ready: database is down');
+    expect((await t.http().get('/health/live')).status).toBe(200);
+
     await proxy.restore();
+    expect((await t.http().get('/health/ready')).status).toBe(200);
     const after = await t.http().get('/plants').set(bearer(token));
     expect(after.status).toBe(200);
     expect(after.body).toEqual([{ id: 1, name: 'Survivor' }]);

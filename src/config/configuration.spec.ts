@@ -11,7 +11,7 @@ const DEFAULTS: AppConfig = {
   metrics: { port: 9464 },
   rateLimit: { perMinute: 600, redisUrl: undefined },
   http: { corsOrigins: null, trustProxy: false },
-  shutdownTimeoutMs: 10_000,
+  shutdown: { delayMs: 0, timeoutMs: 10_000 },
 };
 
 function configError(env: Record<string, unknown>): ConfigValidationError {
@@ -53,6 +53,7 @@ describe(loadConfig.name, () => {
         CORS_ORIGINS: 'https://app.example.com, http://localhost:5173',
         TRUST_PROXY: 'loopback, 10.0.0.0/8',
         SHUTDOWN_TIMEOUT_MS: '25000',
+        SHUTDOWN_DELAY_MS: '5000',
       }),
     ).toEqual({
       env: 'production',
@@ -65,7 +66,7 @@ describe(loadConfig.name, () => {
       metrics: { port: 9100 },
       rateLimit: { perMinute: 120, redisUrl: 'redis://:pw@cache:6379/2' },
       http: { corsOrigins: ['https://app.example.com', 'http://localhost:5173'], trustProxy: 'loopback,10.0.0.0/8' },
-      shutdownTimeoutMs: 25000,
+      shutdown: { delayMs: 5000, timeoutMs: 25000 },
     });
   });
 
@@ -175,6 +176,7 @@ describe(loadConfig.name, () => {
     ['CORS_ORIGINS', 'https://a.example/path'],
     ['TRUST_PROXY', 'yes please'],
     ['SHUTDOWN_TIMEOUT_MS', 'soon'],
+    ['SHUTDOWN_DELAY_MS', '-5'],
   ])('refuses %s=%p with a message naming the variable', (name, value) => {
     const error = configError({ [name]: value });
     expect(error.message).toContain(name);

@@ -24,7 +24,7 @@ export interface AppConfig {
   metrics: { port: number };
   rateLimit: { perMinute: number; redisUrl?: string };
   http: { corsOrigins: string[] | '*' | null; trustProxy: boolean | number | string };
-  shutdownTimeoutMs: number;
+  shutdown: { delayMs: number; timeoutMs: number };
 }
 
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
@@ -137,6 +137,12 @@ class EnvironmentVariables {
   @Min(0)
   @Max(600_000)
   SHUTDOWN_TIMEOUT_MS?: number;
+
+  @IsOptional()
+  @IsInt()
+  @Min(0)
+  @Max(600_000)
+  SHUTDOWN_DELAY_MS?: number;
 }
 
 /** The names of every environment variable the service reads: the README, .env.example and the compose file are checked against it. */
@@ -176,6 +182,7 @@ const INTEGER_VARIABLES = [
   'METRICS_PORT',
   'RATE_LIMIT_PER_MINUTE',
   'SHUTDOWN_TIMEOUT_MS',
+  'SHUTDOWN_DELAY_MS',
 ];
 
 function parseTrustProxy(value: string | undefined): boolean | number | string {
@@ -231,6 +238,6 @@ export function loadConfig(rawEnv: Record<string, unknown>): AppConfig {
     metrics: { port: env.METRICS_PORT ?? 9464 },
     rateLimit: { perMinute: env.RATE_LIMIT_PER_MINUTE ?? 600, redisUrl: env.REDIS_URL },
     http: { corsOrigins: parseCorsOrigins(env.CORS_ORIGINS), trustProxy: parseTrustProxy(env.TRUST_PROXY) },
-    shutdownTimeoutMs: env.SHUTDOWN_TIMEOUT_MS ?? 10_000,
+    shutdown: { delayMs: env.SHUTDOWN_DELAY_MS ?? 0, timeoutMs: env.SHUTDOWN_TIMEOUT_MS ?? 10_000 },
   };
 }

@@ -1,0 +1,272 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { parse } from 'yaml';
+import { AppConfig, CONFIG_VARIABLES, loadConfig } from '../src/config/configuration';
+
+/**
+ * The container files and the configuration docs, checked against the service's own configuration
+ * (CONFIG_VARIABLES, loadConfig), so a variable added to or renamed in the service cannot leave them behind.
+ */
+
+const read = (file: string): string => readFileSync(join(__dirname, '..', file), 'utf8');
+
+// ---- docker-compose.yml ----
+
+type EnvValue = string | number | boolean | null;
+type PortEntry = string | number | { target: number | string; published?: number | string; host_ip?: string };
+
+interface ComposeService {
+  image?: string;
+  command?: string | string[];
+  environment?: Record<string, EnvValue> | string[];
+  ports?: PortEntry[];
+  depends_on?: string[] | Record<string, { condition?: string }>;
+  healthcheck?: { test?: string | string[]; disable?: boolean };
+  stop_grace_period?: string;
+}
+
+interface PublishedPort {
+  hostIp?: string;
+  published?: string;
+  target: number;
+}
+
+/** As Compose hands it to the container: list or map form, every value a string. */
+function environmentOf(service: ComposeService): Record<string, string> {
+  const env = service.environment ?? {};
+  if (Array.isArray(env)) {
+    return Object.fromEntries(
+      env.map((entry) => {
+        const at = entry.indexOf('=');
+        return at < 0 ? [entry, ''] : [entry.slice(0, at), entry.slice(at + 1)];
+      }),
+    );
+  }
+  return Object.fromEntries(Object.entries(env).map(([name, value]) => [name, value === null ? '' : String(value)]));
+}
+
+/** Short syntax `[[host_ip:]published:]target[/protocol]`, or the long syntax's object. */
+function parsePort(entry: PortEntry): PublishedPort {
+  if (typeof entry === 'object') {
+    return {
+      hostIp: entry.host_ip,
+      published: entry.published === undefined ? undefined : String(entry.published),
+      target: Number(entry.target),
+    };
+  }
+  const spec = String(entry).replace(/\/\w+$/, '');
+  const match = /^(?:(?:(\[[^\]]+\]|[^:]+):)?([^:]*):)?([^:]+)$/.exec(spec);
+  if (!match) throw new Error(`unreadable port mapping ${JSON.stringify(entry)}`);
+  const [, hostIp, published, target] = match;
+  return { hostIp: hostIp?.replace(/^\[|\]$/g, ''), published: published || undefined, target: Number(target) };
+}
+
+function healthcheckOf(service: ComposeService): string {
+  const check = service.healthcheck;
+  if (!check || check.disable || check.test === undefined) return '';
+  const test = Array.isArray(check.test) ? check.test : [check.test];
+  return test[0] === 'NONE' ? '' : test.join(' ');
+}
+
+/** A Compose duration such as `15s` or `1m30s`, in milliseconds. */
+function durationMs(duration: string): number {
+  const units: Record<string, number> = { h: 3_600_000, m: 60_000, s: 1000, ms: 1, us: 0.001, ns: 0.000001 };
+  const parts = [...duration.matchAll(/(\d+(?:\.\d+)?)(ms|us|ns|h|m|s)/g)];
+  if (parts.length === 0 || parts.map((part) => part[0]).join('') !== duration) {
+    throw new Error(`unreadable duration ${JSON.stringify(duration)}`);
+  }
+  return parts.reduce((total, [, amount, unit]) => total + Number(amount) * units[unit], 0);
+}
+
+describe('docker-compose.yml', () => {
+  const services = (parse(read('docker-compose.yml')) as { services: Record<string, ComposeService> }).services;
+  const { mysql, app } = services;
+  const appEnv = environmentOf(app);
+  let config: AppConfig;
+
+  beforeAll(() => {
+    config = loadConfig(appEnv);
+  });
+
+  it('has the mysql, redis and app services', () => {
+    expect(Object.keys(services)).toEqual(expect.arrayContaining(['mysql', 'redis', 'app']));
+  });
+
+  it('sets on app only variables the service reads, with values it accepts, for production', () => {
+    expect(Object.keys(appEnv).filter((name) => !CONFIG_VARIABLES.includes(name))).toEqual([]);
+    expect(() => loadConfig(appEnv)).not.toThrow();
+    expect(loadConfig(appEnv).env).toBe('production');
+  });
+
+  it('points DATABASE_URL at the mysql service, its database and its credentials', () => {
+    expect(config.database.type).toBe('mysql');
+    const url = new URL(config.database.type === 'sqlite' ? '' : config.database.url);
+    const mysqlEnv = environmentOf(mysql);
+    expect({
+      host: url.hostname,
+      port: url.port || '3306',
+      user: decodeURIComponent(url.username),
+      password: decodeURIComponent(url.password),
+      database: decodeURIComponent(url.pathname.slice(1)),
+    }).toEqual({
+      host: 'mysql',
+      port: '3306',
+      user: mysqlEnv.MYSQL_USER,
+      password: mysqlEnv.MYSQL_PASSWORD,
+      database: mysqlEnv.MYSQL_DATABASE,
+    });
+  });
+
+  it('points REDIS_URL at the redis service', () => {
+    const url = new URL(config.rateLimit.redisUrl ?? '');
+    expect({ protocol: url.protocol, host: url.hostname, port: url.port || '6379' }).toEqual({
+      protocol: 'redis:',
+      host: 'redis',
+      port: '6379',
+    });
+  });
+
+  it('runs MySQL 8.4 with utf8mb4 as the server character set', () => {
+    expect(mysql.image).toBe('mysql:8.4');
+    expect([mysql.command ?? []].flat().join(' ')).toContain('--character-set-server=utf8mb4');
+  });
+
+  it.each([
+    ['mysql', 'mysqladmin ping'],
+    ['redis', 'redis-cli ping'],
+    ['app', '/health/ready'],
+  ])('gives %s a healthcheck (%s)', (name, probe) => {
+    expect(healthcheckOf(services[name])).toContain(probe);
+  });
+
+  it('starts app once mysql and redis are healthy', () => {
+    expect(app.depends_on).toMatchObject({
+      mysql: { condition: 'service_healthy' },
+      redis: { condition: 'service_healthy' },
+    });
+  });
+
+  it('publishes the API on PORT, and metrics on METRICS_PORT for this host only', () => {
+    const ports = (app.ports ?? []).map(parsePort);
+    expect(ports.map((port) => port.target)).toContain(config.port);
+    for (const port of ports) expect([config.port, config.metrics.port]).toContain(port.target);
+    for (const port of ports.filter((p) => p.target === config.metrics.port)) expect(port.hostIp).toBe('127.0.0.1');
+  });
+
+  it('lets a graceful shutdown (SHUTDOWN_DELAY_MS, then SHUTDOWN_TIMEOUT_MS) end before Docker kills the container', () => {
+    // Compose's default grace period is 10s.
+    expect(durationMs(app.stop_grace_period ?? '10s')).toBeGreaterThan(config.shutdown.delayMs + config.shutdown.timeoutMs);
+  });
+});
+
+// ---- Dockerfile ----
+
+interface Instruction {
+  keyword: string;
+  args: string;
+}
+
+/** The instructions of each build stage, with continuation lines joined and comments dropped. */
+function dockerfileStages(text: string): Instruction[][] {
+  const instructions: Instruction[] = [];
+  let pending = '';
+  for (const line of text.split(/\r?\n/)) {
+    if (/^\s*(#|$)/.test(line)) continue;
+    const continued = /\\\s*$/.test(line);
+    pending += `${line.replace(/\\\s*$/, '')} `;
+    if (continued) continue;
+    const [, keyword, args] = /^\s*(\S+)\s*(.*?)\s*$/.exec(pending) ?? [];
+    instructions.push({ keyword: keyword.toUpperCase(), args });
+    pending = '';
+  }
+  const stages: Instruction[][] = [];
+  for (const instruction of instructions) {
+    if (instruction.keyword === 'FROM') stages.push([]);
+    stages.at(-1)?.push(instruction);
+  }
+  return stages;
+}
+
+/** `ENV A=1 B="two"` and the older `ENV A 1`. */
+function envOf(stage: Instruction[]): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const { args } of stage.filter((instruction) => instruction.keyword === 'ENV')) {
+    if (/^[\w.-]+=/.test(args)) {
+      for (const [, name, value] of args.matchAll(/([\w.-]+)=("[^"]*"|'[^']*'|\S*)/g)) {
+        env[name] = value.replace(/^(["'])(.*)\1$/, '$2');
+      }
+    } else {
+      const [name, ...rest] = args.split(/\s+/);
+      env[name] = rest.join(' ');
+    }
+  }
+  return env;
+}
+
+describe('Dockerfile', () => {
+  const stages = dockerfileStages(read('Dockerfile'));
+  const final = stages.at(-1) ?? [];
+  const argsOf = (stage: Instruction[], keyword: string): string[] =>
+    stage.filter((instruction) => instruction.keyword === keyword).map((instruction) => instruction.args);
+  const finalConfig = (): AppConfig => loadConfig(envOf(final));
+
+  it('builds in more than one stage, each on node:20-bookworm-slim', () => {
+    expect(stages.length).toBeGreaterThan(1);
+    for (const stage of stages) expect(argsOf(stage, 'FROM')[0]).toMatch(/^node:20-bookworm-slim(\s|$)/);
+  });
+
+  it('runs the final stage as a user other than root, with NODE_ENV=production', () => {
+    const user = argsOf(final, 'USER').at(-1) ?? 'root';
+    expect(['root', '0']).not.toContain(user.split(':')[0]);
+    expect(finalConfig().env).toBe('production');
+  });
+
+  it('probes /health/live on PORT with node itself (the slim image has no curl)', () => {
+    const healthcheck = argsOf(final, 'HEALTHCHECK').at(-1) ?? '';
+    expect(healthcheck).toContain('/health/live');
+    expect(healthcheck).toContain('process.env.PORT');
+    expect(healthcheck).toMatch(/\bnode\b/);
+    expect(healthcheck).not.toMatch(/\b(curl|wget)\b/);
+  });
+
+  it('drops dev dependencies before they reach the runtime stage', () => {
+    const runs = stages.flatMap((stage) => argsOf(stage, 'RUN'));
+    expect(runs.some((run) => /\bnpm (prune|ci)\b[^&;|]*--omit=dev\b/.test(run))).toBe(true);
+  });
+
+  it('exposes the API port and the metrics port', () => {
+    const exposed = argsOf(final, 'EXPOSE').flatMap((args) => args.split(/\s+/).map((port) => Number(port.replace(/\/\w+$/, ''))));
+    const { port, metrics } = finalConfig();
+    expect(exposed).toEqual(expect.arrayContaining([port, metrics.port]));
+  });
+});
+
+// ---- README.md and .env.example ----
+
+describe('configuration documentation', () => {
+  const readmeVariables = (): string[] => {
+    const section = /^## Configuration\n([\s\S]*?)(?=^## |(?![\s\S]))/m.exec(read('README.md'))?.[1] ?? '';
+    return [...section.matchAll(/^\|\s*`([A-Za-z_][A-Za-z0-9_]*)`\s*\|/gm)].map((match) => match[1]);
+  };
+  const envExample = (): [string, string][] =>
+    [...read('.env.example').matchAll(/^#?\s*([A-Za-z_][A-Za-z0-9_]*)=(.*)$/gm)].map((match) => [match[1], match[2].trim()]);
+  const sorted = (names: readonly string[]): string[] => [...names].sort();
+
+  it('reads variables at all (NODE_ENV among them)', () => {
+    expect(CONFIG_VARIABLES).toContain('NODE_ENV');
+  });
+
+  it('lists exactly the variables the service reads in the README configuration table', () => {
+    expect(sorted(readmeVariables())).toEqual(sorted(CONFIG_VARIABLES));
+  });
+
+  it('mentions exactly those variables in .env.example, in the order of the README table', () => {
+    const names = envExample().map(([name]) => name);
+    expect(sorted(names)).toEqual(sorted(CONFIG_VARIABLES));
+    expect(names).toEqual(readmeVariables());
+  });
+
+  it('gives example values in .env.example that the service accepts', () => {
+    expect(() => loadConfig(Object.fromEntries(envExample()))).not.toThrow();
+  });
+});

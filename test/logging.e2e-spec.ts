@@ -1,0 +1,129 @@
+import { prepareDatabase } from './utils/databases';
+import { ServiceProcess, createTokenWithCli, startServiceProcess } from './utils/service-process';
+
+/**
+ * The request log as an operator reads it: the service's own process, JSON lines on stdout, one per
+ * request, with the request id, and never a credential.
+ */
+describe('Request logs', () => {
+  let service: ServiceProcess;
+  let env: Record<string, string>;
+  let token: string;
+
+  beforeAll(async () => {
+    env = (await prepareDatabase('sqlite')).env;
+    token = await createTokenWithCli(env, 'log-reader');
+    service = await startServiceProcess(env);
+  }, 90_000);
+  afterAll(() => service?.stop());
+
+  const linesOf = (requestId: string) => service.logLines().filter((line) => line.requestId === requestId);
+
+  async function waitForLine(requestId: string): Promise<Record<string, unknown>[]> {
+    for (let i = 0; i < 100 && linesOf(requestId).length === 0; i++) await new Promise((r) => setTimeout(r, 20));
+    await new Promise((r) => setTimeout(r, 50));
+    return linesOf(requestId);
+  }
+
+  it('writes one JSON line per request with method, route, status, duration, request id and subject', async () => {
+    const res = await fetch(`${service.url}/plants?limit=5`, {
+      headers: { Authorization: `Bearer ${token}`, 'X-Request-Id': 'trace-0001' },
+    });
+    expect(res.status).toBe(200);
+    expect(res.headers.get('x-request-id')).toBe('trace-0001');
+
+    const lines = await waitForLine('trace-0001');
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatchObject({
+      level: 'info',
+      msg: 'GET /plants 200',
+      requestId: 'trace-0001',
+      method: 'GET',
+      route: '/plants',
+      path: '/plants',
+      status: 200,
+      durationMs: expect.any(Number),
+      subject: 'log-reader',
+      time: expect.stringMatching(/^\d{4}-\d\d-\d\dT/),
+    });
+  });
+
+  it('logs the route template, never one route per id', async () => {
+    const res = await fetch(`${service.url}/plants/4242`, {
+      method: 'DELETE',
+      headers: { Authorization: `Bearer ${token}`, 'X-Request-Id': 'trace-0002' },
+    });
+    expect(res.status).toBe(404);
+    const [line] = await waitForLine('trace-0002');
+    expect(line).toMatchObject({ route: '/plants/{id}', path: '/plants/4242', status: 404, subject: 'log-reader' });
+  });
+
+  it('generates a request id when the client sends none or an unusable one, and logs it', async () => {
+    for (const sent of [undefined, 'x'.repeat(129), 'has space']) {
+      const res = await fetch(`${service.url}/plants`, {
+        headers: { Authorization: `Bearer ${token}`, ...(sent === undefined ? {} : { 'X-Request-Id': sent }) },
+      });
+      const id = res.headers.get('x-request-id') ?? '';
+      expect(id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+      expect(await waitForLine(id)).toHaveLength(1);
+    }
+  });
+
+  it('never writes a token, an Authorization header or a query string', async () => {
+    const wrong = `pst_${'Q'.repeat(43)}`;
+    await fetch(`${service.url}/plants?after=1&note=query-secret-value`, {
+      headers: { Authorization: `Bearer ${wrong}`, 'X-Request-Id': 'trace-0003' },
+    });
+    await fetch(`${service.url}/plants`, { headers: { Authorization: `Bearer ${token}` } });
+    const [line] = await waitForLine('trace-0003');
+    expect(line).toMatchObject({ status: 401, subject: null, path: '/plants' });
+
+    const output = service.output();
+    expect(output).not.toContain(token);
+    expect(output).not.toContain(token.slice(4, 24));
+    expect(output).not.toContain(wrong);
+    expect(output).not.toMatch(/bearer/i);
+    expect(output).not.toContain('query-secret-value');
+  });
+
+  it('writes every line as JSON with a level and a time', () => {
+    const lines = service.output().split('\n').filter((line) => line.trim() !== '');
+    expect(lines.length).toBeGreaterThan(5);
+    for (const line of lines) {
+      const parsed = JSON.parse(line) as Record<string, unknown>;
+      expect(parsed).toEqual(expect.objectContaining({ level: expect.any(String), time: expect.any(String), msg: expect.any(String) }));
+    }
+  });
+});
+
+describe('Log settings', () => {
+  it('LOG_LEVEL=warn keeps request lines out; LOG_FORMAT=pretty writes readable lines', async () => {
+    const env = (await prepareDatabase('sqlite')).env;
+    const token = await createTokenWithCli(env, 'quiet');
+
+    const quiet = await startServiceProcess({ ...env, LOG_LEVEL: 'warn' });
+    try {
+      await fetch(`${quiet.url}/plants`, { headers: { Authorization: `Bearer ${token}`, 'X-Request-Id': 'quiet-1' } });
+      await new Promise((r) => setTimeout(r, 200));
+      expect(quiet.output()).not.toContain('quiet-1');
+    } finally {
+      await quiet.stop();
+    }
+
+    const pretty = await startServiceProcess({ ...env, LOG_FORMAT: 'pretty' });
+    try {
+      await fetch(`${pretty.url}/plants`, { headers: { Authorization: `Bearer ${token}`, 'X-Request-Id': 'pretty-1' } });
+      let text = '';
+      for (let i = 0; i < 100 && !text.includes('pretty-1'); i++) {
+        await new Promise((r) => setTimeout(r, 20));
+        text = pretty.output();
+      }
+      const line = text.split('\n').find((l) => l.includes('pretty-1')) ?? '';
+      expect(line).toContain('GET /plants 200');
+      expect(line.startsWith('{')).toBe(false);
+      expect(text).not.toContain(token);
+    } finally {
+      await pretty.stop();
+    }
+  }, 120_000);
+});

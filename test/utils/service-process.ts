@@ -1,0 +1,106 @@
+import { ChildProcess, spawn } from 'node:child_process';
+import { AddressInfo, createServer } from 'node:net';
+import { join } from 'node:path';
+import { runCli } from '../../src/cli';
+
+const ROOT = join(__dirname, '..', '..');
+
+export interface ServiceProcess {
+  child: ChildProcess;
+  url: string;
+  /** Everything the process wrote to stdout and stderr so far. */
+  output: () => string;
+  /** The JSON log lines so far (other lines skipped). */
+  logLines: () => Record<string, unknown>[];
+  /** Resolves with the exit code once the process has ended. */
+  exited: Promise<number | null>;
+  /** Sends a signal and waits for the exit code. */
+  stop: (signal?: NodeJS.Signals) => Promise<number | null>;
+}
+
+/**
+ * The service as operators run it: its own process, `src/main.ts` with its signal handling and its
+ * JSON logs on stdout, configured only through the environment.
+ */
+export async function startServiceProcess(env: Record<string, string>, timeoutMs = 60_000): Promise<ServiceProcess> {
+  const port = await freePort();
+  const url = `http://127.0.0.1:${port}`;
+  const child = spawn(process.execPath, ['-r', 'ts-node/register/transpile-only', 'src/main.ts'], {
+    cwd: ROOT,
+    env: {
+      PATH: process.env.PATH ?? '',
+      NODE_ENV: 'test',
+      HOST: '127.0.0.1',
+      METRICS_PORT: '0',
+      LOG_FORMAT: 'json',
+      LOG_LEVEL: 'info',
+      ...env,
+      PORT: String(port),
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let text = '';
+  child.stdout!.on('data', (chunk: Buffer) => (text += chunk.toString('utf8')));
+  child.stderr!.on('data', (chunk: Buffer) => (text += chunk.toString('utf8')));
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+
+  // Up when liveness answers; the log may be too quiet (LOG_LEVEL) to say so.
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`The service exited with code ${child.exitCode}; its output:\n${text}`);
+    if (Date.now() > deadline) {
+      child.kill('SIGKILL');
+      throw new Error(`The service did not start within ${timeoutMs} ms; its output:\n${text}`);
+    }
+    const live = await fetch(`${url}/health/live`).then((res) => res.ok, () => false);
+    if (live) break;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+
+  return {
+    child,
+    url,
+    output: () => text,
+    logLines: () =>
+      text
+        .split('\n')
+        .filter((line) => line.startsWith('{'))
+        .flatMap((line) => {
+          try {
+            return [JSON.parse(line) as Record<string, unknown>];
+          } catch {
+            return [];
+          }
+        }),
+    exited,
+    stop: (signal = 'SIGTERM') => {
+      if (child.exitCode === null && child.signalCode === null) child.kill(signal);
+      return exited;
+    },
+  };
+}
+
+/** Issues a token in the database that `env` points at, through the admin CLI. */
+export async function createTokenWithCli(env: Record<string, string>, subject: string): Promise<string> {
+  const saved = { ...process.env };
+  Object.assign(process.env, { NODE_ENV: 'test', LOG_LEVEL: 'silent' }, env);
+  const out: string[] = [];
+  try {
+    const code = await runCli(['token', 'create', '--user', subject], { out: (l) => out.push(...l.split('\n')), err: () => undefined });
+    if (code !== 0) throw new Error(`token create exited with ${code}`);
+  } finally {
+    process.env = saved;
+  }
+  return out[out.length - 1];
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as AddressInfo;
+      server.close(() => resolve(port));
+    });
+  });
+}

@@ -15,6 +15,20 @@ const DESCRIPTIONS: Record<number, string> = {
   503: 'The database is unavailable; retry later',
 };
 
+/** What a client sees for each status, shown in the document instead of one generic example. */
+const EXAMPLE_MESSAGES: Record<number, string> = {
+  400: 'name must not be blank',
+  401: 'The access token is invalid, expired or revoked',
+  403: 'This token lacks the scope plants:write',
+  404: 'Plant 42 not found',
+  409: 'A plant with id 42 already exists',
+  413: 'Request body exceeds 16384 bytes',
+  415: 'Request body must be JSON (Content-Type: application/json)',
+  429: 'Too many requests: at most 600 per minute; retry in 42 s',
+  500: 'Internal server error',
+  503: 'The database is unavailable; try again shortly',
+};
+
 const CHALLENGE = {
   'WWW-Authenticate': {
     description: 'RFC 6750 challenge, e.g. `Bearer realm="plant-store", error="invalid_token"`',
@@ -43,6 +57,7 @@ export function ApiErrors(...statuses: number[]): MethodDecorator & ClassDecorat
         status,
         description: DESCRIPTIONS[status],
         type: ErrorDto,
+        example: { error: status, message: EXAMPLE_MESSAGES[status] },
         headers: status === 401 || status === 403 ? CHALLENGE : status === 429 ? RATE_LIMIT : undefined,
       }),
     ),

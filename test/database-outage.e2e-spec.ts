@@ -19,7 +19,12 @@ const onMysql = testDatabases().includes('mysql');
     const target = new URL(db.env.DATABASE_URL);
     proxy = new TcpProxy(target.hostname, Number(target.port || 3306));
     target.host = `127.0.0.1:${await proxy.start()}`;
-    t = await startTestApp('mysql', { DATABASE_URL: target.toString(), DB_CONNECT_TIMEOUT_MS: '2000' });
+    t = await startTestApp('mysql', {
+      DATABASE_URL: target.toString(),
+      DB_CONNECT_TIMEOUT_MS: '2000',
+      DB_QUERY_TIMEOUT_MS: '1500',
+      TOKEN_CACHE_TTL_MS: '0',
+    });
     await t.reset();
     token = await t.token({ subject: 'outage' });
   });
@@ -52,5 +57,34 @@ const onMysql = testDatabases().includes('mysql');
     const after = await t.http().get('/plants').set(bearer(token));
     expect(after.status).toBe(200);
     expect(after.body).toEqual([{ id: 1, name: 'Survivor' }]);
+  });
+
+  it('answers 503 within the query timeout when the link goes silent, never hanging, and recovers', async () => {
+    const seeded = await t.http().post('/plants').set(bearer(token)).set('Content-Type', 'application/json').send('{"id":10,"name":"Before the silence"}');
+    expect(seeded.status).toBe(200);
+
+    proxy.blackhole();
+    const started = Date.now();
+    const answers = await Promise.all([
+      t.http().get('/plants').set(bearer(token)),
+      t.http().post('/plants').set(bearer(token)).set('Content-Type', 'application/json').send('{"id":11,"name":"Unanswered"}'),
+      t.http().get('/health/ready'),
+    ]);
+    const elapsed = Date.now() - started;
+    for (const res of answers) expectErrorBody(res, 503);
+    // Query timeout 1.5 s, connect timeout 2 s: well within 10 s, whatever the pool was doing.
+    expect(elapsed).toBeLessThan(10_000);
+    expect(answers[2].body.message).toBe('Not ready: database is down');
+
+    await proxy.restore();
+    let after = await t.http().get('/plants').set(bearer(token));
+    for (let i = 0; i < 20 && after.status !== 200; i++) {
+      await new Promise((r) => setTimeout(r, 250));
+      after = await t.http().get('/plants').set(bearer(token));
+    }
+    expect(after.status).toBe(200);
+    expect(after.body).toEqual(expect.arrayContaining([{ id: 10, name: 'Before the silence' }]));
+    // The write that timed out was either never applied or applied whole; nothing in between.
+    expect(after.body.filter((p: { id: number }) => p.id === 11).length).toBeLessThanOrEqual(1);
   });
 });

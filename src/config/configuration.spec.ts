@@ -43,6 +43,7 @@ describe(loadConfig.name, () => {
         DATABASE_URL: 'mysql://app:secret@db:3306/plants',
         DB_POOL_SIZE: '20',
         DB_CONNECT_TIMEOUT_MS: '2500',
+        DB_QUERY_TIMEOUT_MS: '4000',
         PLANTS_MAX_PAGE: '50',
         TOKEN_CACHE_TTL_MS: '0',
         LOG_LEVEL: 'debug',
@@ -59,7 +60,7 @@ describe(loadConfig.name, () => {
       env: 'production',
       host: '127.0.0.1',
       port: 8080,
-      database: { type: 'mysql', url: 'mysql://app:secret@db:3306/plants', poolSize: 20, connectTimeoutMs: 2500 },
+      database: { type: 'mysql', url: 'mysql://app:secret@db:3306/plants', poolSize: 20, connectTimeoutMs: 2500, queryTimeoutMs: 4000 },
       plants: { maxPage: 50 },
       auth: { tokenCacheTtlMs: 0 },
       log: { level: 'debug', pretty: false },
@@ -96,6 +97,7 @@ describe(loadConfig.name, () => {
       url: 'mysql://root@localhost/test',
       poolSize: 10,
       connectTimeoutMs: 5000,
+      queryTimeoutMs: 5000,
     });
   });
 
@@ -105,6 +107,7 @@ describe(loadConfig.name, () => {
       url: 'mysql://root@localhost:3306/test',
       poolSize: 10,
       connectTimeoutMs: 5000,
+      queryTimeoutMs: 5000,
     });
   });
 
@@ -163,6 +166,7 @@ describe(loadConfig.name, () => {
     ['DB_POOL_SIZE', '1001'],
     ['DB_CONNECT_TIMEOUT_MS', '99'],
     ['DB_CONNECT_TIMEOUT_MS', '60001'],
+    ['DB_QUERY_TIMEOUT_MS', '99'],
     ['PLANTS_MAX_PAGE', '0'],
     ['PLANTS_MAX_PAGE', '10001'],
     ['PLANTS_MAX_PAGE', 'many'],

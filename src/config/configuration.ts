@@ -31,7 +31,7 @@ export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', '
 export type LogLevel = (typeof LOG_LEVELS)[number];
 
 export type DatabaseConfig =
-  | { type: 'mysql' | 'mariadb'; url: string; poolSize: number; connectTimeoutMs: number }
+  | { type: 'mysql' | 'mariadb'; url: string; poolSize: number; connectTimeoutMs: number; queryTimeoutMs: number }
   | { type: 'sqlite'; path: string };
 
 export const DEFAULT_SQLITE_PATH = 'data/plant-store.sqlite';
@@ -79,6 +79,12 @@ class EnvironmentVariables {
   @Min(100)
   @Max(60000)
   DB_CONNECT_TIMEOUT_MS?: number;
+
+  @IsOptional()
+  @IsInt()
+  @Min(100)
+  @Max(600_000)
+  DB_QUERY_TIMEOUT_MS?: number;
 
   @IsOptional()
   @IsInt()
@@ -177,6 +183,7 @@ const INTEGER_VARIABLES = [
   'PORT',
   'DB_POOL_SIZE',
   'DB_CONNECT_TIMEOUT_MS',
+  'DB_QUERY_TIMEOUT_MS',
   'PLANTS_MAX_PAGE',
   'TOKEN_CACHE_TTL_MS',
   'METRICS_PORT',
@@ -220,6 +227,7 @@ export function loadConfig(rawEnv: Record<string, unknown>): AppConfig {
         url: env.DATABASE_URL.replace(/^mariadb:/, 'mysql:'),
         poolSize: env.DB_POOL_SIZE ?? 10,
         connectTimeoutMs: env.DB_CONNECT_TIMEOUT_MS ?? 5000,
+        queryTimeoutMs: env.DB_QUERY_TIMEOUT_MS ?? 5000,
       }
     : { type: 'sqlite', path: env.SQLITE_PATH ?? DEFAULT_SQLITE_PATH };
 

@@ -7,7 +7,7 @@ describe(buildDataSourceOptions.name, () => {
   it('never synchronizes the schema and always runs the migrations', () => {
     for (const options of [
       buildDataSourceOptions({ type: 'sqlite', path: 'data/x.sqlite' }),
-      buildDataSourceOptions({ type: 'mysql', url: 'mysql://root@localhost/test', poolSize: 10, connectTimeoutMs: 5000 }),
+      buildDataSourceOptions({ type: 'mysql', url: 'mysql://root@localhost/test', poolSize: 10, connectTimeoutMs: 5000, queryTimeoutMs: 5000 }),
     ]) {
       expect(options).toMatchObject({ synchronize: false, migrationsRun: true, entities: ENTITIES, migrations: MIGRATIONS });
     }
@@ -17,7 +17,7 @@ describe(buildDataSourceOptions.name, () => {
 
   it.each(['mysql', 'mariadb'] as const)('reads BIGINT as exact strings on %s, in UTC and utf8mb4', (type) => {
     expect(
-      buildDataSourceOptions({ type, url: 'mysql://app:pw@db:3306/plants', poolSize: 7, connectTimeoutMs: 2500 }),
+      buildDataSourceOptions({ type, url: 'mysql://app:pw@db:3306/plants', poolSize: 7, connectTimeoutMs: 2500, queryTimeoutMs: 3000 }),
     ).toMatchObject({
       type,
       url: 'mysql://app:pw@db:3306/plants',
@@ -27,6 +27,9 @@ describe(buildDataSourceOptions.name, () => {
       bigNumberStrings: true,
       poolSize: 7,
       connectTimeout: 2500,
+      // Each statement gives up after the query timeout (mysql2's per-query timeout).
+      maxQueryExecutionTime: 3000,
+      enableQueryTimeout: true,
     });
   });
 

@@ -2,8 +2,10 @@ import { DataSourceOptions } from 'typeorm';
 import { ApiToken } from '../auth/api-token.entity';
 import { DatabaseConfig } from '../config/configuration';
 import { Plant } from '../plants/plant.entity';
+import { DatabaseLogger } from './database-logger';
 import { ExactIntegerDatabase } from './exact-integer-sqlite';
 import { InitialSchema1763780000000 } from './migrations/1763780000000-InitialSchema';
+import { TimedOutConnectionSubscriber } from './timed-out-connection.subscriber';
 
 export const ENTITIES = [Plant, ApiToken];
 export const MIGRATIONS = [InitialSchema1763780000000];
@@ -13,14 +15,13 @@ export const MIGRATIONS = [InitialSchema1763780000000];
  * (ormconfig.ts), so they can never disagree about where the data lives or which schema it has.
  */
 export function buildDataSourceOptions(database: DatabaseConfig): DataSourceOptions {
-  const common: Pick<DataSourceOptions, 'entities' | 'migrations' | 'migrationsRun' | 'synchronize' | 'logging'> = {
+  const common: Pick<DataSourceOptions, 'entities' | 'migrations' | 'migrationsRun' | 'synchronize' | 'logging' | 'logger'> = {
     entities: ENTITIES,
     migrations: MIGRATIONS,
     migrationsRun: true,
     synchronize: false,
-    // Not 'error': TypeORM would log every failed query with its parameters, including each
-    // expected duplicate (409). Unexpected failures are logged once, by the exception filter.
     logging: ['warn', 'migration'],
+    logger: new DatabaseLogger(),
   };
 
   if (database.type !== 'sqlite') {
@@ -35,6 +36,11 @@ export function buildDataSourceOptions(database: DatabaseConfig): DataSourceOpti
       bigNumberStrings: true,
       poolSize: database.poolSize,
       connectTimeout: database.connectTimeoutMs,
+      // A statement that gets no answer in time fails (and its connection is dropped), so a
+      // silent network never holds a request: the client gets 503 and the pool reconnects.
+      maxQueryExecutionTime: database.queryTimeoutMs,
+      enableQueryTimeout: true,
+      subscribers: [TimedOutConnectionSubscriber],
     };
   }
 

@@ -7,6 +7,7 @@ import { AddressInfo, Server, Socket, createConnection, createServer } from 'nod
 export class TcpProxy {
   private server?: Server;
   private readonly sockets = new Set<Socket>();
+  private silent = false;
   port = 0;
 
   constructor(
@@ -22,7 +23,9 @@ export class TcpProxy {
         socket.on('close', () => this.sockets.delete(socket));
         socket.on('error', () => socket.destroy());
       }
-      client.pipe(upstream).pipe(client);
+      // Bytes are dropped while the link is silent, as a dead network would.
+      client.on('data', (chunk: Buffer) => this.silent || upstream.write(chunk));
+      upstream.on('data', (chunk: Buffer) => this.silent || client.write(chunk));
       client.on('close', () => upstream.destroy());
       upstream.on('close', () => client.destroy());
     });
@@ -39,8 +42,22 @@ export class TcpProxy {
     if (server) await new Promise<void>((resolve) => server.close(() => resolve()));
   }
 
+  /**
+   * A silent network: connections stay open and new ones are accepted, but nothing passes either
+   * way, as when packets are dropped. Only timeouts can notice.
+   */
+  blackhole(): void {
+    this.silent = true;
+  }
+
   /** Accepts connections again on the same port. */
   restore(): Promise<number> {
+    if (this.silent) {
+      // Connections that lived through the silence are out of step with the server: drop them.
+      this.silent = false;
+      for (const socket of this.sockets) socket.destroy();
+      return Promise.resolve(this.port);
+    }
     return this.start(this.port);
   }
 }

@@ -11,7 +11,4 @@ import { buildDataSourceOptions } from './src/database/data-source';
  */
 if (existsSync('.env')) process.loadEnvFile('.env');
 
-export default new DataSource({
-  ...buildDataSourceOptions(loadConfig(process.env).database),
-  migrationsRun: false,
-});
+export default new DataSource(buildDataSourceOptions(loadConfig(process.env).database));

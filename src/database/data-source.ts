@@ -18,7 +18,8 @@ export function buildDataSourceOptions(database: DatabaseConfig): DataSourceOpti
   const common: Pick<DataSourceOptions, 'entities' | 'migrations' | 'migrationsRun' | 'synchronize' | 'logging' | 'logger'> = {
     entities: ENTITIES,
     migrations: MIGRATIONS,
-    migrationsRun: true,
+    // Run by runPendingMigrations() once the data source is up, under a lock on MySQL.
+    migrationsRun: false,
     synchronize: false,
     logging: ['warn', 'migration'],
     logger: new DatabaseLogger(),

@@ -1,8 +1,10 @@
 import { Module } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import { TypeOrmModule } from '@nestjs/typeorm';
+import { DataSource } from 'typeorm';
 import { AppConfig } from '../config/configuration';
 import { buildDataSourceOptions } from './data-source';
+import { runPendingMigrations } from './migrations-runner';
 
 @Module({
   imports: [
@@ -10,6 +12,18 @@ import { buildDataSourceOptions } from './data-source';
       inject: [ConfigService],
       useFactory: (config: ConfigService<AppConfig, true>) =>
         buildDataSourceOptions(config.get('database', { infer: true })),
+      // Every start brings the schema up to date before the first request is served.
+      dataSourceFactory: async (options) => {
+        const dataSource = await new DataSource(options!).initialize();
+        try {
+          await runPendingMigrations(dataSource);
+        } catch (error) {
+          // Close it, so a retried start does not leave this pool behind.
+          await dataSource.destroy();
+          throw error;
+        }
+        return dataSource;
+      },
     }),
   ],
 })

@@ -1,0 +1,70 @@
+import { EntitySubscriberInterface } from 'typeorm';
+import { BeforeQueryEvent } from 'typeorm/subscriber/event/QueryEvent';
+import { testDatabases } from './utils/databases';
+import { TestApp, bearer, startTestApp } from './utils/test-app';
+
+/**
+ * The performance contract: in steady state each list, create and delete costs exactly one SQL
+ * statement. No token lookup (cached), no BEGIN/COMMIT around a single insert, no SELECT before a
+ * DELETE, no reload after an INSERT. Counted at the data source, so every statement is seen.
+ */
+describe.each(testDatabases())('SQL statements per request on %s', (database) => {
+  let t: TestApp;
+  let token: string;
+  const statements: string[] = [];
+  const counter: EntitySubscriberInterface = {
+    beforeQuery: (event: BeforeQueryEvent) => {
+      statements.push(event.query);
+    },
+  };
+
+  beforeAll(async () => {
+    // A TTL longer than the suite, so a slow machine cannot turn steady state into a cache miss.
+    t = await startTestApp(database, { TOKEN_CACHE_TTL_MS: '300000' });
+    await t.reset();
+    token = await t.token({ subject: 'counted' });
+    t.dataSource.subscribers.push(counter);
+    // The first request looks the token up (and records its use); later ones are served from the cache.
+    expect((await t.http().get('/plants').set(bearer(token))).status).toBe(200);
+  });
+  afterAll(() => t.close());
+  beforeEach(() => {
+    statements.length = 0;
+  });
+
+  const create = (id: number) =>
+    t.http().post('/plants').set(bearer(token)).set('Content-Type', 'application/json').send(`{"id":${id},"name":"Counted ${id}"}`);
+
+  it('creates with one INSERT each', async () => {
+    for (let id = 1; id <= 20; id++) expect((await create(id)).status).toBe(200);
+    expect(statements).toHaveLength(20);
+    expect(statements.every((sql) => /^INSERT INTO/i.test(sql))).toBe(true);
+  });
+
+  it('answers a duplicate create with one INSERT and nothing else', async () => {
+    expect((await create(1)).status).toBe(409);
+    expect(statements).toHaveLength(1);
+  });
+
+  it('lists a page with one SELECT each', async () => {
+    for (let i = 0; i < 20; i++) expect((await t.http().get('/plants?limit=5').set(bearer(token))).status).toBe(200);
+    expect((await t.http().get('/plants?limit=5&after=5').set(bearer(token))).status).toBe(200);
+    expect(statements).toHaveLength(21);
+    expect(statements.every((sql) => /^SELECT/i.test(sql))).toBe(true);
+  });
+
+  it('deletes with one DELETE each, found or not', async () => {
+    for (let id = 1; id <= 10; id++) expect((await t.http().delete(`/plants/${id}`).set(bearer(token))).status).toBe(204);
+    expect((await t.http().delete('/plants/999').set(bearer(token))).status).toBe(404);
+    expect(statements).toHaveLength(11);
+    expect(statements.every((sql) => /^DELETE/i.test(sql))).toBe(true);
+  });
+
+  it('never opens a transaction', async () => {
+    await create(100);
+    await t.http().get('/plants').set(bearer(token));
+    await t.http().delete('/plants/100').set(bearer(token));
+    expect(statements.filter((sql) => /^(START TRANSACTION|BEGIN|COMMIT|ROLLBACK)/i.test(sql))).toEqual([]);
+    expect(statements).toHaveLength(3);
+  });
+});

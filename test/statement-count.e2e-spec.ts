@@ -12,9 +12,11 @@ describe.each(testDatabases())('SQL statements per request on %s', (database) =>
   let t: TestApp;
   let token: string;
   const statements: string[] = [];
+  let lastParameters: unknown[] = [];
   const counter: EntitySubscriberInterface = {
     beforeQuery: (event: BeforeQueryEvent) => {
       statements.push(event.query);
+      lastParameters = Array.isArray(event.parameters) ? event.parameters : [];
     },
   };
 
@@ -66,5 +68,16 @@ describe.each(testDatabases())('SQL statements per request on %s', (database) =>
     await t.http().delete('/plants/100').set(bearer(token));
     expect(statements.filter((sql) => /^(START TRANSACTION|BEGIN|COMMIT|ROLLBACK)/i.test(sql))).toEqual([]);
     expect(statements).toHaveLength(3);
+  });
+
+  (database === 'mysql' ? it : it.skip)('reads a list page as a range of the primary key, with no filesort', async () => {
+    for (let id = 1; id <= 50; id++) await create(1000 + id);
+    statements.length = 0;
+    expect((await t.http().get('/plants?limit=20&after=1010').set(bearer(token))).status).toBe(200);
+    expect(statements).toHaveLength(1);
+    const plan = (await t.dataSource.query(`EXPLAIN ${statements[0]}`, lastParameters)) as Record<string, unknown>[];
+    expect(plan).toHaveLength(1);
+    expect(plan[0]).toMatchObject({ table: expect.any(String), key: 'PRIMARY', type: 'range' });
+    expect(String(plan[0].Extra ?? '')).not.toMatch(/filesort|temporary/i);
   });
 });

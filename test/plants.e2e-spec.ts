@@ -337,10 +337,10 @@ describe.each(testDatabases())('Plants API on %s', (database) => {
       expectErrorBody(res, 404);
     });
 
-    it('does not echo the query string of an unknown route', async () => {
-      const res = await t.http().get('/nope?access_token=pst_secret');
+    it('does not echo the path or query string of an unknown route', async () => {
+      const res = await t.http().get('/nope/pst_secret?access_token=pst_secret');
       expectErrorBody(res, 404);
-      expect(res.body.message).toBe('Cannot GET /nope');
+      expect(res.body.message).toBe('No route for GET at this path; the API is described at /docs');
     });
 
     it('answers 400 for a malformed percent-encoding in the path', async () => {

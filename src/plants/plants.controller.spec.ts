@@ -443,16 +443,16 @@ describe(PlantsController.name, () => {
   });
 
   describe('unknown routes', () => {
-    it('answers 404 naming the path without the query string', async () => {
+    it('answers 404 without echoing the path or the query string', async () => {
       const res = await http().get('/nope?access_token=pst_secret&x=1');
-      expectError(res, 404, 'Cannot GET /nope');
-      expect(res.body).toStrictEqual({ error: 404, message: 'Cannot GET /nope' });
+      expectError(res, 404, 'No route for GET at this path; the API is described at /docs');
+      expect(res.body).toStrictEqual({ error: 404, message: 'No route for GET at this path; the API is described at /docs' });
       expect(res.text).not.toContain('pst_secret');
     });
 
     it('answers an unknown method on a known path with 404', async () => {
       const res = await http().put('/plants/5').set(bearer(WRITER_TOKEN)).set('Content-Type', 'application/json').send('{}');
-      expectError(res, 404, 'Cannot PUT /plants/5');
+      expectError(res, 404, 'No route for PUT at this path; the API is described at /docs');
     });
   });
 });

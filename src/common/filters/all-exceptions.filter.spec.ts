@@ -96,10 +96,10 @@ describe(AllExceptionsFilter.name, () => {
       expect(answer(new ForbiddenException())).toEqual({ status: 403, body: { error: 403, message: 'Forbidden' } });
     });
 
-    it('answers the router 404 with the path only, never the query string', () => {
-      expect(answer(new NotFoundException('Cannot POST /plants?access_token=pst_secret'))).toEqual({
+    it('answers the router 404 without echoing the URL', () => {
+      expect(answer(new NotFoundException('Cannot POST /plants/pst_secret?access_token=pst_secret'))).toEqual({
         status: 404,
-        body: { error: 404, message: 'Cannot POST /plants' },
+        body: { error: 404, message: 'No route for POST at this path; the API is described at /docs' },
       });
     });
 

@@ -74,9 +74,10 @@ export class AllExceptionsFilter implements ExceptionFilter {
   }
 
   private messageOf(exception: HttpException, request: Request): string {
-    // The router's own 404 quotes the raw URL, query string included; name the path only.
+    // The router's own 404 quotes the raw URL; whatever a client put in it (query strings, a
+    // pasted token, megabytes of path) is not sent back.
     if (exception instanceof NotFoundException && exception.message.startsWith('Cannot ')) {
-      return this.truncate(`Cannot ${request.method} ${request.path}`);
+      return `No route for ${request.method} at this path; the API is described at /docs`;
     }
     const response = exception.getResponse();
     const message =

@@ -41,7 +41,8 @@ export class MetricsService implements OnApplicationBootstrap, OnApplicationShut
       buckets: DURATION_BUCKETS,
       registers: [this.registry],
     });
-    this.registerPoolGauges();
+    // SQLite has no pool; a gauge without labels would still report a misleading 0.
+    if (config.get('database.type', { infer: true }) !== 'sqlite') this.registerPoolGauges();
   }
 
   /** The port metrics are served on (useful when METRICS_PORT=0 picked a free one). */

@@ -1,9 +1,13 @@
-import { Injectable, Logger, OnApplicationShutdown } from '@nestjs/common';
+import { Injectable, Logger, OnApplicationShutdown, OnModuleInit } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import { ThrottlerStorage, ThrottlerStorageService } from '@nestjs/throttler';
 import { ThrottlerStorageRedisService } from '@nest-lab/throttler-storage-redis';
 import Redis from 'ioredis';
+import { once } from 'node:events';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { AppConfig } from '../config/configuration';
+
+const STARTUP_WAIT_MS = 1000;
 
 /**
  * Where request counts live. With REDIS_URL every instance counts in one Redis, so a caller has
@@ -13,7 +17,7 @@ import { AppConfig } from '../config/configuration';
  * answering, counting in memory (a per-instance budget) until Redis is back, and logs both changes.
  */
 @Injectable()
-export class RateLimitStorage implements ThrottlerStorage, OnApplicationShutdown {
+export class RateLimitStorage implements ThrottlerStorage, OnModuleInit, OnApplicationShutdown {
   private readonly logger = new Logger('RateLimit');
   private readonly memory = new ThrottlerStorageService();
   private readonly redis?: Redis;
@@ -34,6 +38,19 @@ export class RateLimitStorage implements ThrottlerStorage, OnApplicationShutdown
     // Connection errors are reported once per outage by increment(); this keeps ioredis quiet.
     this.redis.on('error', () => undefined);
     this.shared = new ThrottlerStorageRedisService(this.redis);
+  }
+
+  /**
+   * Gives Redis a moment to connect before the first request, so a normal start is not reported as
+   * an outage. A Redis that is down at start-up does not hold the service up.
+   */
+  async onModuleInit(): Promise<void> {
+    if (!this.redis || this.redis.status === 'ready') return;
+    const ready = await Promise.race([once(this.redis, 'ready').then(() => true), sleep(STARTUP_WAIT_MS).then(() => false)]);
+    if (!ready) {
+      this.redisDown = true;
+      this.logger.warn('Redis is unreachable at start-up; counting rate limits per instance until it answers');
+    }
   }
 
   /** Whether counts are currently shared through Redis (false when unset or unreachable). */

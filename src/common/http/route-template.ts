@@ -7,5 +7,8 @@ import { Request } from 'express';
  */
 export function routeTemplate(req: Request): string | undefined {
   const path: unknown = (req.route as { path?: unknown } | undefined)?.path;
-  return typeof path === 'string' ? path.replace(/:(\w+)/g, '{$1}') : undefined;
+  // Middleware applied to every path is mounted as the wildcard route `/{*path}`; a request that
+  // got no further than it matched no route of the API.
+  if (typeof path !== 'string' || path.includes('*')) return undefined;
+  return path.replace(/:(\w+)/g, '{$1}');
 }

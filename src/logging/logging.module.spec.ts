@@ -1,0 +1,230 @@
+import { ConfigService } from '@nestjs/config';
+import express from 'express';
+import { IncomingMessage, ServerResponse } from 'node:http';
+import { Writable } from 'node:stream';
+import pinoHttp, { Options as PinoHttpOptions } from 'pino-http';
+import request from 'supertest';
+import { Principal } from '../auth/principal';
+import { AppConfig, LogLevel } from '../config/configuration';
+import { REQUEST_ID_HEADER, loggerParams, requestIdFor, requestLogFields } from './logging.module';
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
+const SECRET = `pst_${'S'.repeat(43)}`;
+
+interface FakeRequest {
+  method?: string;
+  url?: string;
+  path?: string;
+  headers: Record<string, string | string[] | undefined>;
+  route?: { path: string };
+  user?: Principal;
+  ip?: string;
+}
+
+function fakeResponse(statusCode = 200): ServerResponse & { setHeader: jest.Mock } {
+  return { statusCode, setHeader: jest.fn() } as unknown as ServerResponse & { setHeader: jest.Mock };
+}
+
+const asIncoming = (req: FakeRequest) => req as unknown as IncomingMessage;
+
+describe(requestIdFor.name, () => {
+  const idFor = (incoming: string | string[] | undefined) => {
+    const res = fakeResponse();
+    const id = requestIdFor(asIncoming({ headers: { 'x-request-id': incoming } }), res);
+    return { id, res };
+  };
+
+  it.each([
+    ['a UUID', '3f2c8e4a-0b1d-4c5e-9f6a-7b8c9d0e1f2a'],
+    ['a short token', 'a'],
+    ['visible ASCII punctuation', 'req-42_trace:abc/def.ghi~!@#$%^&*()'],
+    ['128 characters', 'x'.repeat(128)],
+  ])("keeps a client's id that is %s, and answers it", (_label, incoming) => {
+    const { id, res } = idFor(incoming);
+    expect(id).toBe(incoming);
+    expect(res.setHeader).toHaveBeenCalledWith(REQUEST_ID_HEADER, incoming);
+  });
+
+  it.each([
+    ['missing', undefined],
+    ['empty', ''],
+    ['129 characters', 'x'.repeat(129)],
+    ['200 characters', 'y'.repeat(200)],
+    ['non-ASCII', 'réquête-1'],
+    ['an emoji', 'id-🌵'],
+    ['containing a space', 'two words'],
+    ['containing a tab', 'a\tb'],
+    ['a control character', 'a\u0001b'],
+    ['a header sent twice (an array)', ['a', 'b']],
+  ])('replaces an id that is %s with a new UUID, and answers that', (_label, incoming) => {
+    const { id, res } = idFor(incoming);
+    expect(id).toMatch(UUID);
+    expect(id).not.toBe(incoming);
+    expect(res.setHeader).toHaveBeenCalledTimes(1);
+    expect(res.setHeader).toHaveBeenCalledWith(REQUEST_ID_HEADER, id);
+  });
+
+  it('makes a different id for each request', () => {
+    expect(idFor(undefined).id).not.toBe(idFor(undefined).id);
+  });
+});
+
+describe(requestLogFields.name, () => {
+  const alice: Principal = { subject: 'alice', scopes: ['plants:read'], tokenId: 'token-1' };
+
+  it('describes the request by method, route, path, status, duration, subject and client', () => {
+    const req: FakeRequest = {
+      method: 'DELETE',
+      url: '/plants/123?limit=5',
+      path: '/plants/123',
+      headers: { authorization: `Bearer ${SECRET}` },
+      route: { path: '/plants/:id' },
+      user: alice,
+      ip: '203.0.113.9',
+    };
+    expect(requestLogFields(asIncoming(req), fakeResponse(204), 12.5)).toEqual({
+      method: 'DELETE',
+      route: '/plants/{id}',
+      path: '/plants/123',
+      status: 204,
+      durationMs: 12.5,
+      subject: 'alice',
+      client: '203.0.113.9',
+    });
+  });
+
+  it('never carries headers, query strings or bodies', () => {
+    const req = {
+      method: 'GET',
+      url: '/plants?after=5&access_token=' + SECRET,
+      path: '/plants',
+      headers: { authorization: `Bearer ${SECRET}`, cookie: 'session=secret-cookie' },
+      query: { after: '5', access_token: SECRET },
+      body: { name: 'secret body' },
+      route: { path: '/plants' },
+      user: alice,
+    };
+    const fields = requestLogFields(asIncoming(req), fakeResponse(200), 3) as Record<string, unknown>;
+    expect(Object.keys(fields).sort()).toEqual(['client', 'durationMs', 'method', 'path', 'route', 'status', 'subject']);
+    const text = JSON.stringify(fields);
+    for (const leak of [SECRET, 'access_token', 'after=5', '?', 'secret-cookie', 'secret body', 'Bearer']) {
+      expect(text).not.toContain(leak);
+    }
+  });
+
+  it('drops the query string when only the raw url is known', () => {
+    const req: FakeRequest = { method: 'GET', url: `/plants?access_token=${SECRET}`, headers: {} };
+    const fields = requestLogFields(asIncoming(req), fakeResponse(401), 1) as Record<string, unknown>;
+    expect(fields.path).toBe('/plants');
+    expect(JSON.stringify(fields)).not.toContain(SECRET);
+  });
+
+  it('logs null route and subject for an unmatched, anonymous request', () => {
+    const req: FakeRequest = { method: 'GET', url: '/nowhere', path: '/nowhere', headers: {} };
+    expect(requestLogFields(asIncoming(req), fakeResponse(404), 0.4)).toMatchObject({
+      method: 'GET',
+      route: null,
+      path: '/nowhere',
+      status: 404,
+      subject: null,
+    });
+  });
+
+  it('truncates a very long path', () => {
+    const long = `/${'a'.repeat(10_000)}`;
+    const fields = requestLogFields(asIncoming({ method: 'GET', url: long, path: long, headers: {} }), fakeResponse(404), 1) as {
+      path: string;
+    };
+    expect(fields.path.length).toBeLessThanOrEqual(201);
+    expect(fields.path.length).toBeGreaterThanOrEqual(100);
+    expect(long.startsWith(fields.path.replace(/…$/, ''))).toBe(true);
+    expect(fields.path.endsWith('…')).toBe(true);
+  });
+
+  it('keeps a path of ordinary length whole', () => {
+    const path = `/plants/${'9'.repeat(19)}`;
+    const fields = requestLogFields(asIncoming({ method: 'DELETE', url: path, path, headers: {} }), fakeResponse(404), 1);
+    expect(fields).toMatchObject({ path });
+  });
+});
+
+describe(loggerParams.name, () => {
+  function configWith(level: LogLevel): ConfigService<AppConfig, true> {
+    return { get: (key: string) => (key === 'log' ? { level, pretty: false } : undefined) } as unknown as ConfigService<
+      AppConfig,
+      true
+    >;
+  }
+
+  /** An Express app logging through the service's pino-http options into memory. */
+  function appLoggingTo(lines: Array<Record<string, unknown>>, level: LogLevel = 'debug') {
+    const { pinoHttp: options } = loggerParams(configWith(level)) as { pinoHttp: PinoHttpOptions };
+    const stream = new Writable({
+      write(chunk: Buffer, _encoding, done) {
+        for (const line of chunk.toString('utf8').split('\n').filter(Boolean)) lines.push(JSON.parse(line));
+        done();
+      },
+    });
+    const app = express();
+    app.use(pinoHttp({ ...options, transport: undefined }, stream));
+    app.use((req, _res, next) => {
+      (req as unknown as { user: Principal }).user = { subject: 'alice', scopes: [], tokenId: 't' };
+      next();
+    });
+    app.get('/plants', (_req, res) => {
+      res.status(200).json([]);
+    });
+    app.get('/health/live', (_req, res) => {
+      res.status(200).json({ status: 'ok', info: {} });
+    });
+    app.get('/boom', (_req, res) => {
+      res.status(503).json({ error: 503, message: 'down' });
+    });
+    return app;
+  }
+
+  it('writes one line per request with the request id and the fields, and no credential', async () => {
+    const lines: Array<Record<string, unknown>> = [];
+    const res = await request(appLoggingTo(lines))
+      .get(`/plants?access_token=${SECRET}`)
+      .set('Authorization', `Bearer ${SECRET}`)
+      .set('Cookie', 'session=secret-cookie')
+      .set('X-Request-Id', 'trace-1');
+    expect(res.headers['x-request-id']).toBe('trace-1');
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatchObject({
+      level: 'info',
+      requestId: 'trace-1',
+      method: 'GET',
+      route: '/plants',
+      path: '/plants',
+      status: 200,
+      subject: 'alice',
+      msg: 'GET /plants 200',
+    });
+    expect(typeof lines[0].durationMs).toBe('number');
+    expect(lines[0]).not.toHaveProperty('req');
+    expect(lines[0]).not.toHaveProperty('res');
+    const text = JSON.stringify(lines);
+    for (const leak of [SECRET, 'access_token', 'secret-cookie']) expect(text).not.toContain(leak);
+  });
+
+  it('logs probes at debug and server errors at error', async () => {
+    const lines: Array<Record<string, unknown>> = [];
+    const app = appLoggingTo(lines);
+    await request(app).get('/health/live');
+    await request(app).get('/boom');
+    expect(lines.map((line) => [line.path, line.level])).toEqual([
+      ['/health/live', 'debug'],
+      ['/boom', 'error'],
+    ]);
+  });
+
+  it('keeps probes out of the default info level', async () => {
+    const lines: Array<Record<string, unknown>> = [];
+    const app = appLoggingTo(lines, 'info');
+    await request(app).get('/health/live');
+    await request(app).get('/plants');
+    expect(lines.map((line) => line.path)).toEqual(['/plants']);
+  });
+});

@@ -1,0 +1,278 @@
+import { Logger } from '@nestjs/common';
+import { ConfigService } from '@nestjs/config';
+import { Test, TestingModule } from '@nestjs/testing';
+import Redis from 'ioredis';
+import { spawnSync } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { once } from 'node:events';
+import { AddressInfo, Server, Socket, createConnection, createServer } from 'node:net';
+import { RateLimitStorage } from './rate-limit.storage';
+
+const TTL_MS = 60_000;
+const LIMIT = 3;
+const CLOSED_PORT_URL = 'redis://127.0.0.1:1';
+const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
+const IN_CI = !!process.env.CI && process.env.CI !== 'false';
+
+/** Whether a Redis server answers at REDIS_URL; decided before the suites are declared. */
+function redisReachable(): boolean {
+  const { hostname, port } = new URL(REDIS_URL);
+  const probe = spawnSync(
+    process.execPath,
+    [
+      '-e',
+      `const s = require('node:net').connect(${Number(port || 6379)}, ${JSON.stringify(hostname)});
+       s.setTimeout(1000, () => process.exit(1));
+       s.on('connect', () => s.write('PING\\r\\n'));
+       s.on('data', (d) => process.exit(String(d).startsWith('+PONG') || String(d).startsWith('-NOAUTH') ? 0 : 1));
+       s.on('error', () => process.exit(1));`,
+    ],
+    { timeout: 5000 },
+  );
+  return probe.status === 0;
+}
+
+/** The real Redis suites are skipped only outside CI, when no Redis runs here; in CI they always run. */
+const withRealRedis = IN_CI || redisReachable() ? describe : describe.skip;
+
+async function storageFor(url: string | undefined): Promise<{ storage: RateLimitStorage; moduleRef: TestingModule }> {
+  const moduleRef = await Test.createTestingModule({
+    providers: [
+      RateLimitStorage,
+      { provide: ConfigService, useValue: { get: (key: string) => (key === 'rateLimit.redisUrl' ? url : undefined) } },
+    ],
+  }).compile();
+  return { storage: moduleRef.get(RateLimitStorage), moduleRef };
+}
+
+/** The storage's own client, to wait for its connection (a spec may look inside). */
+const clientOf = (storage: RateLimitStorage) => (storage as unknown as { redis?: Redis }).redis;
+
+async function ready(storage: RateLimitStorage, timeoutMs = 5000): Promise<void> {
+  const client = clientOf(storage) as Redis;
+  if (client.status === 'ready') return;
+  const signal = AbortSignal.timeout(timeoutMs);
+  await once(client, 'ready', { signal }).catch((error: unknown) => {
+    throw new Error(`Redis did not become ready (${(error as Error).message}, status ${client.status}); is it running?`);
+  });
+}
+
+async function waitFor(condition: () => boolean | Promise<boolean>, timeoutMs = 10_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await condition())) {
+    if (Date.now() > deadline) throw new Error('condition not met in time');
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+const hit = (storage: RateLimitStorage, key: string) => storage.increment(key, TTL_MS, LIMIT, TTL_MS, 'default');
+
+describe(RateLimitStorage.name, () => {
+  let warn: jest.SpyInstance;
+  let log: jest.SpyInstance;
+  const modules: TestingModule[] = [];
+
+  beforeEach(() => {
+    warn = jest.spyOn(Logger.prototype, 'warn').mockImplementation(() => undefined);
+    log = jest.spyOn(Logger.prototype, 'log').mockImplementation(() => undefined);
+  });
+  afterEach(async () => {
+    await Promise.all(modules.splice(0).map((moduleRef) => moduleRef.close()));
+    jest.restoreAllMocks();
+  });
+  // ioredis keeps a 2 s timer after disconnecting a client that is between reconnect attempts
+  // (closed in an outage); let the last one run out so the test run ends cleanly.
+  afterAll(() => new Promise((resolve) => setTimeout(resolve, 2100)));
+
+  /** A storage in a module of its own, closed after the test whatever happens (again, if the test closed it). */
+  const openModule = async (url: string | undefined) => {
+    const opened = await storageFor(url);
+    modules.push(opened.moduleRef);
+    return opened;
+  };
+  const open = async (url: string | undefined) => (await openModule(url)).storage;
+
+  describe('without REDIS_URL', () => {
+    it('counts in memory, blocking past the limit', async () => {
+      const storage = await open(undefined);
+      expect(storage.sharedInRedis).toBe(false);
+      expect(clientOf(storage)).toBeUndefined();
+      const key = `memory:${randomUUID()}`;
+      const records = [];
+      for (let i = 0; i < LIMIT + 1; i += 1) records.push(await hit(storage, key));
+      expect(records.map((r) => [r.totalHits, r.isBlocked])).toEqual([
+        [1, false],
+        [2, false],
+        [3, false],
+        [4, true],
+      ]);
+      expect(records[0].timeToExpire).toBeGreaterThan(55);
+      expect(records[0].timeToExpire).toBeLessThanOrEqual(60);
+      expect(records[LIMIT].timeToBlockExpire).toBeGreaterThan(0);
+      expect(warn).not.toHaveBeenCalled();
+    });
+
+    it('counts each key apart, and each instance apart', async () => {
+      const first = await open(undefined);
+      const second = await open(undefined);
+      await hit(first, 'user:alice');
+      await hit(first, 'user:alice');
+      expect((await hit(first, 'user:bob')).totalHits).toBe(1);
+      expect((await hit(second, 'user:alice')).totalHits).toBe(1);
+    });
+
+    it('shuts down cleanly', async () => {
+      const { storage, moduleRef } = await openModule(undefined);
+      await hit(storage, 'k');
+      await expect(moduleRef.close()).resolves.toBeUndefined();
+    });
+  });
+
+  describe('with REDIS_URL at a closed port', () => {
+    it('still answers, from memory, and fast', async () => {
+      const storage = await open(CLOSED_PORT_URL);
+      const key = `closed:${randomUUID()}`;
+      const started = Date.now();
+      const records = [];
+      for (let i = 0; i < LIMIT + 2; i += 1) records.push(await hit(storage, key));
+      expect(Date.now() - started).toBeLessThan(1000);
+      expect(records.slice(0, LIMIT).map((r) => r.totalHits)).toEqual([1, 2, 3]);
+      expect(records.map((r) => r.isBlocked)).toEqual([false, false, false, true, true]);
+      expect(storage.sharedInRedis).toBe(false);
+    });
+
+    it('stays fast while the client keeps retrying', async () => {
+      const storage = await open(CLOSED_PORT_URL);
+      await hit(storage, 'k');
+      await new Promise((resolve) => setTimeout(resolve, 700)); // a reconnect attempt or two
+      const started = Date.now();
+      await hit(storage, 'k');
+      expect(Date.now() - started).toBeLessThan(200);
+    });
+
+    it('logs one warning for the outage, not one per request', async () => {
+      const storage = await open(CLOSED_PORT_URL);
+      for (let i = 0; i < 10; i += 1) await hit(storage, `closed:${i}`);
+      expect(warn).toHaveBeenCalledTimes(1);
+      expect(warn.mock.calls[0][0]).toMatch(/Redis is unreachable/);
+      expect(warn.mock.calls[0][0]).toMatch(/per instance/);
+    });
+
+    it('never rejects, however the client fails', async () => {
+      const storage = await open(CLOSED_PORT_URL);
+      await expect(Promise.all(Array.from({ length: 20 }, () => hit(storage, 'burst')))).resolves.toHaveLength(20);
+    });
+
+    it('shuts down quickly, and its client stops trying to reconnect', async () => {
+      const { storage, moduleRef } = await openModule(CLOSED_PORT_URL);
+      await hit(storage, 'k');
+      const client = clientOf(storage) as Redis;
+      await new Promise((resolve) => setTimeout(resolve, 700)); // between reconnect attempts
+      const started = Date.now();
+      await moduleRef.close();
+      expect(Date.now() - started).toBeLessThan(1000);
+      const attempts = jest.fn();
+      client.on('reconnecting', attempts);
+      client.on('connect', attempts);
+      const statuses = new Set<string>();
+      const watch = setInterval(() => statuses.add(client.status), 20);
+      await new Promise((resolve) => setTimeout(resolve, 1500));
+      clearInterval(watch);
+      expect(attempts).not.toHaveBeenCalled();
+      expect(statuses.has('connecting')).toBe(false);
+    });
+  });
+
+  withRealRedis(`with a real Redis (${REDIS_URL})`, () => {
+    it('shares counts between instances, for the same key only', async () => {
+      const first = await open(REDIS_URL);
+      const second = await open(REDIS_URL);
+      await Promise.all([ready(first), ready(second)]);
+      const key = `plantstore:test:${randomUUID()}`;
+      const records = [await hit(first, key), await hit(second, key), await hit(first, key), await hit(second, key)];
+      expect(records.map((r) => r.totalHits)).toEqual([1, 2, 3, 4]);
+      expect(records.map((r) => r.isBlocked)).toEqual([false, false, false, true]);
+      expect(records[0].timeToExpire).toBeGreaterThan(55);
+      expect(records[3].timeToBlockExpire).toBeGreaterThan(0);
+      expect((await hit(second, `${key}:other`)).totalHits).toBe(1);
+      expect(first.sharedInRedis).toBe(true);
+      expect(second.sharedInRedis).toBe(true);
+      expect(warn).not.toHaveBeenCalled();
+    });
+
+    it('shuts down cleanly, ending its client', async () => {
+      const { storage, moduleRef } = await openModule(REDIS_URL);
+      await ready(storage);
+      await hit(storage, `plantstore:test:${randomUUID()}`);
+      const client = clientOf(storage) as Redis;
+      await moduleRef.close();
+      await waitFor(() => client.status === 'end', 2000);
+    });
+
+    describe('through a link that fails and comes back', () => {
+      let proxy: Server | undefined;
+      let proxyPort = 0;
+      const sockets = new Set<Socket>();
+      const target = new URL(REDIS_URL);
+
+      async function startProxy(port = 0): Promise<void> {
+        proxy = createServer((client) => {
+          const upstream = createConnection({ host: target.hostname, port: Number(target.port || 6379) });
+          for (const socket of [client, upstream]) {
+            sockets.add(socket);
+            socket.on('close', () => sockets.delete(socket));
+            socket.on('error', () => socket.destroy());
+          }
+          client.pipe(upstream).pipe(client);
+        });
+        proxy.listen(port, '127.0.0.1');
+        await once(proxy, 'listening');
+        proxyPort = (proxy.address() as AddressInfo).port;
+      }
+
+      async function cutProxy(): Promise<void> {
+        const server = proxy;
+        proxy = undefined;
+        for (const socket of sockets) socket.destroy();
+        if (server) await new Promise<void>((resolve) => server.close(() => resolve()));
+      }
+
+      afterEach(cutProxy);
+
+      it('falls back to memory during each outage, logging one warning per outage and the recovery', async () => {
+        await startProxy();
+        const url = new URL(REDIS_URL);
+        url.host = `127.0.0.1:${proxyPort}`;
+        const storage = await open(url.toString());
+        await ready(storage);
+        const key = `plantstore:test:${randomUUID()}`;
+        expect((await hit(storage, key)).totalHits).toBe(1);
+        expect(storage.sharedInRedis).toBe(true);
+
+        // First outage: answers from memory, fast, with one warning.
+        await cutProxy();
+        for (let i = 0; i < 5; i += 1) {
+          const started = Date.now();
+          await hit(storage, key);
+          expect(Date.now() - started).toBeLessThan(1000);
+        }
+        expect(storage.sharedInRedis).toBe(false);
+        expect(warn).toHaveBeenCalledTimes(1);
+
+        // Back: counts go to Redis again, and the recovery is logged.
+        await startProxy(proxyPort);
+        await waitFor(async () => {
+          await hit(storage, key);
+          return storage.sharedInRedis;
+        });
+        expect(log.mock.calls.map(([message]) => String(message))).toContainEqual(expect.stringMatching(/reachable again/));
+
+        // Second outage: a second warning.
+        await cutProxy();
+        await hit(storage, key);
+        await hit(storage, key);
+        expect(warn).toHaveBeenCalledTimes(2);
+      });
+    });
+  });
+});

@@ -20,6 +20,8 @@ const config: Config = {
       testEnvironment: 'node',
       rootDir: '.',
       testMatch: ['<rootDir>/test/**/*.e2e-spec.ts'],
+      // Every response an e2e test app sends is checked against openapi.json after each test.
+      setupFilesAfterEnv: ['<rootDir>/test/utils/contract-setup.ts'],
       transform,
     },
   ],

@@ -8,6 +8,7 @@ import { AppModule } from '../../src/app.module';
 import { APP_OPTIONS, configureApp } from '../../src/app.setup';
 import { CreateTokenInput, TokensService } from '../../src/auth/tokens.service';
 import { TestDatabase, prepareDatabase } from './databases';
+import { recordResponses } from './openapi-contract';
 
 export interface TestApp {
   app: INestApplication;
@@ -21,17 +22,33 @@ export interface TestApp {
   close: () => Promise<void>;
 }
 
+/**
+ * What every test app runs with unless a test says otherwise: no log lines, metrics on a free port,
+ * and a rate limit far above what a suite sends (the rate-limit suite sets its own).
+ */
+export const TEST_ENV: Record<string, string> = {
+  NODE_ENV: 'test',
+  LOG_LEVEL: 'silent',
+  METRICS_PORT: '0',
+  RATE_LIMIT_PER_MINUTE: '1000000',
+  REDIS_URL: '',
+  CORS_ORIGINS: '',
+  TRUST_PROXY: '',
+};
+
 /** The real AppModule, configured exactly as main.ts configures it, on a real database. */
 export async function startTestApp(
   name: TestDatabase['name'],
   extraEnv: Record<string, string> = {},
 ): Promise<TestApp> {
   const db = await prepareDatabase(name);
-  Object.assign(process.env, { NODE_ENV: 'test' }, db.env, extraEnv);
+  Object.assign(process.env, TEST_ENV, db.env, extraEnv);
 
   const moduleRef = await Test.createTestingModule({ imports: [AppModule] }).compile();
   const app = moduleRef.createNestApplication<NestExpressApplication>(APP_OPTIONS);
   app.useLogger(['error']);
+  // First, before anything can answer: every response is checked against openapi.json (contract-setup.ts).
+  app.use(recordResponses());
   configureApp(app);
   await app.init();
 

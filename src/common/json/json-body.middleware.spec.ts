@@ -4,7 +4,7 @@ import { Request, Response } from 'express';
 import { IncomingMessage, ServerResponse } from 'node:http';
 import { gzipSync } from 'node:zlib';
 import request from 'supertest';
-import { BODY_LIMIT_BYTES, JsonBodyMiddleware, parseJsonBody } from './json-body.middleware';
+import { BODY_LIMIT_BYTES, JsonBodyMiddleware, MAX_JSON_DEPTH, parseJsonBody } from './json-body.middleware';
 
 function parseError(body: string): BadRequestException {
   try {
@@ -81,9 +81,20 @@ describe(parseJsonBody.name, () => {
     },
   );
 
-  it('refuses nesting too deep for the parser with a 400, not a crash', () => {
-    expect(parseError('['.repeat(100_000)).message).toBe('Malformed JSON: nested too deeply');
-    expect(parseError(`${'['.repeat(50_000)}${']'.repeat(50_000)}`).message).toBe('Malformed JSON: nested too deeply');
+  it('refuses nesting deeper than MAX_JSON_DEPTH with a 400 before anything recurses, not a crash', () => {
+    expect(parseError('['.repeat(100_000)).message).toBe(`Malformed JSON: nested deeper than ${MAX_JSON_DEPTH} levels`);
+    expect(parseError(`${'['.repeat(50_000)}${']'.repeat(50_000)}`).message).toBe(
+      `Malformed JSON: nested deeper than ${MAX_JSON_DEPTH} levels`,
+    );
+    const deepest = `${'{"a":'.repeat(MAX_JSON_DEPTH)}1${'}'.repeat(MAX_JSON_DEPTH)}`;
+    expect(() => parseJsonBody(deepest)).not.toThrow();
+    expect(parseError(`[${deepest}]`).message).toContain('nested deeper');
+  });
+
+  it('does not count brackets inside strings, escaped quotes included', () => {
+    const name = `${'[{'.repeat(40)}\\"${'['.repeat(40)}`;
+    const body = JSON.stringify({ name });
+    expect(parseJsonBody(body)).toEqual({ name });
   });
 });
 

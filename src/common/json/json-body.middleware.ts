@@ -5,18 +5,18 @@ import {
   PayloadTooLargeException,
   UnsupportedMediaTypeException,
 } from '@nestjs/common';
-import { NextFunction, Request, Response, text } from 'express';
+import { NextFunction, Request, Response, raw } from 'express';
 import { isInteger, parse } from 'lossless-json';
 import typeis from 'type-is';
 
 export const BODY_LIMIT_BYTES = 16 * 1024;
 const JSON_TYPES = ['application/json', 'application/*+json'];
 
-const readText = text({
-  type: () => true,
-  limit: BODY_LIMIT_BYTES,
-  defaultCharset: 'utf-8',
-});
+/** Far deeper than any plant (depth 1); deep enough for any honest client. */
+export const MAX_JSON_DEPTH = 32;
+
+const readBytes = raw({ type: () => true, limit: BODY_LIMIT_BYTES, inflate: true });
+const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 
 class ForbiddenKeyError extends Error {}
 
@@ -34,13 +34,46 @@ function refuseProtoKeys(key: string, value: unknown): unknown {
   return value;
 }
 
+/** The deepest nesting of arrays and objects, counted without parsing (strings skipped). */
+function nestingDepth(body: string): number {
+  let depth = 0;
+  let deepest = 0;
+  let inString = false;
+  for (let i = 0; i < body.length; i++) {
+    const c = body.charCodeAt(i);
+    if (inString) {
+      if (c === 0x5c) i++; // backslash: skip the escaped character
+      else if (c === 0x22) inString = false;
+    } else if (c === 0x22) inString = true;
+    else if (c === 0x7b || c === 0x5b) deepest = Math.max(deepest, ++depth);
+    else if (c === 0x7d || c === 0x5d) depth--;
+  }
+  return deepest;
+}
+
 export function parseJsonBody(body: string): unknown {
+  // Deep structures are refused before anything recurses through them (parser, validation).
+  if (nestingDepth(body) > MAX_JSON_DEPTH) {
+    throw new BadRequestException(`Malformed JSON: nested deeper than ${MAX_JSON_DEPTH} levels`);
+  }
   try {
     return parse(body, refuseProtoKeys, parseNumber);
   } catch (error) {
     if (error instanceof ForbiddenKeyError) throw new BadRequestException(error.message);
     const detail = error instanceof RangeError ? 'nested too deeply' : (error as Error).message;
     throw new BadRequestException(`Malformed JSON: ${detail}`);
+  }
+}
+
+/** Strict UTF-8: invalid bytes are refused, never turned into U+FFFD and stored; so is a BOM. */
+function decodeUtf8(bytes: Buffer): string {
+  if (bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf) {
+    throw new BadRequestException('Request body must not start with a byte order mark');
+  }
+  try {
+    return utf8.decode(bytes);
+  } catch {
+    throw new BadRequestException('Request body is not valid UTF-8');
   }
 }
 
@@ -71,13 +104,25 @@ export class JsonBodyMiddleware implements NestMiddleware {
     if (!typeis(req, JSON_TYPES)) {
       throw new UnsupportedMediaTypeException('Request body must be JSON (Content-Type: application/json)');
     }
+    const charset = /;\s*charset\s*=\s*"?([^";\s]+)/i.exec(req.headers['content-type'] ?? '')?.[1].toLowerCase();
+    if (charset !== undefined && charset !== 'utf-8' && charset !== 'utf8') {
+      throw new UnsupportedMediaTypeException('Request body must be UTF-8 JSON (identity, gzip or deflate encoded)');
+    }
+    // A declared size over the cap is refused before a byte is read, and the connection closed,
+    // instead of waiting for a body that may never come.
+    const declared = Number(req.headers['content-length']);
+    const encoded = (req.headers['content-encoding'] ?? 'identity').toLowerCase() !== 'identity';
+    if (!encoded && declared > BODY_LIMIT_BYTES) {
+      res.setHeader('Connection', 'close');
+      throw new PayloadTooLargeException(`Request body exceeds ${BODY_LIMIT_BYTES} bytes`);
+    }
     await new Promise<void>((resolve, reject) =>
-      readText(req, res, (error?: unknown) =>
+      readBytes(req, res, (error?: unknown) =>
         error ? reject(describeReadError(error as { type?: string })) : resolve(),
       ),
     );
-    const raw = req.body as unknown;
-    req.body = typeof raw === 'string' && raw.length > 0 ? parseJsonBody(raw) : undefined;
+    const bytes = req.body as unknown;
+    req.body = Buffer.isBuffer(bytes) && bytes.length > 0 ? parseJsonBody(decodeUtf8(bytes)) : undefined;
     next();
   }
 }

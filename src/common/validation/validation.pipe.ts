@@ -10,6 +10,9 @@ function messages(errors: ValidationError[], parent = ''): string[] {
   });
 }
 
+/** Names class-transformer drops silently instead of reporting them as unknown properties. */
+const RESERVED_KEYS = ['__proto__', 'constructor', 'prototype'];
+
 /** Parameters typed `bigint` are read by ParseInt64Pipe; class-validator has no BigInt class to apply. */
 class AppValidationPipe extends ValidationPipe {
   protected override toValidate(metadata: ArgumentMetadata): boolean {
@@ -21,6 +24,12 @@ class AppValidationPipe extends ValidationPipe {
     const isObject = typeof value === 'object' && value !== null && !Array.isArray(value);
     if (metadata.type === 'body' && this.toValidate(metadata) && value !== undefined && !isObject) {
       throw new BadRequestException('Request body must be a JSON object');
+    }
+    if (isObject && (metadata.type === 'body' || metadata.type === 'query') && this.toValidate(metadata)) {
+      const reserved = RESERVED_KEYS.filter((key) => Object.prototype.hasOwnProperty.call(value, key));
+      if (reserved.length > 0) {
+        throw new BadRequestException(reserved.map((key) => `property ${key} should not exist`).join('; '));
+      }
     }
     return super.transform(value, metadata);
   }

@@ -1,11 +1,12 @@
 import { Injectable, Logger, OnApplicationShutdown, OnModuleInit } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
-import { ThrottlerStorage, ThrottlerStorageService } from '@nestjs/throttler';
+import { ThrottlerStorage } from '@nestjs/throttler';
 import { ThrottlerStorageRedisService } from '@nest-lab/throttler-storage-redis';
 import Redis from 'ioredis';
 import { once } from 'node:events';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { AppConfig } from '../config/configuration';
+import { MemoryCounter } from './memory-counter';
 
 const STARTUP_WAIT_MS = 1000;
 
@@ -19,7 +20,7 @@ const STARTUP_WAIT_MS = 1000;
 @Injectable()
 export class RateLimitStorage implements ThrottlerStorage, OnModuleInit, OnApplicationShutdown {
   private readonly logger = new Logger('RateLimit');
-  private readonly memory = new ThrottlerStorageService();
+  private readonly memory = new MemoryCounter();
   private readonly redis?: Redis;
   private readonly shared?: ThrottlerStorageRedisService;
   private redisDown = false;
@@ -82,11 +83,11 @@ export class RateLimitStorage implements ThrottlerStorage, OnModuleInit, OnAppli
         }
       }
     }
-    return this.memory.increment(key, ttl, limit, blockDuration, throttlerName);
+    return this.memory.increment(`${key}:${throttlerName}`, ttl, limit, blockDuration);
   }
 
   async onApplicationShutdown(): Promise<void> {
-    this.memory.onApplicationShutdown();
+    this.memory.close();
     if (this.redis && this.redis.status !== 'end') {
       await this.redis.quit().catch(() => this.redis?.disconnect());
     }

@@ -1,0 +1,505 @@
+/** Turns the benchmark's results into bench/RESULTS.md and the bar chart bench/results.svg. */
+import type { Counter } from './db';
+import { BenchResults, RoundResult, ScenarioResult, TARGETS, TARGET_LABEL, TargetName } from './types';
+
+export interface Spread {
+  median: number;
+  min: number;
+  max: number;
+  n: number;
+}
+
+export function spread(values: number[]): Spread {
+  const v = values.filter((x) => Number.isFinite(x)).sort((a, b) => a - b);
+  if (v.length === 0) return { median: NaN, min: NaN, max: NaN, n: 0 };
+  const mid = Math.floor(v.length / 2);
+  const median = v.length % 2 === 1 ? v[mid] : (v[mid - 1] + v[mid]) / 2;
+  return { median, min: v[0], max: v[v.length - 1], n: v.length };
+}
+
+const roundsOf = (rounds: RoundResult[], target: TargetName) => rounds.filter((r) => r.target === target);
+
+/** Per-round ratios service/peer of a figure, pairing rounds by number. */
+export function ratios(rounds: RoundResult[], peer: TargetName, pick: (r: RoundResult) => number): Spread {
+  const service = new Map(roundsOf(rounds, 'service').map((r) => [r.round, pick(r)]));
+  return spread(roundsOf(rounds, peer).map((r) => (service.get(r.round) ?? NaN) / pick(r)));
+}
+
+/** Statements per request: the median of the rounds (one round disturbed by another client cannot decide it). */
+export function sqlPerRequestMedian(rounds: RoundResult[], target: TargetName, counter: Counter): number {
+  return spread(roundsOf(rounds, target).map((r) => r.sqlPerRequest[counter])).median;
+}
+
+/** Rounds whose statements per request stray from the target's median: another client's statements, most likely. */
+export function sqlOutliers(rounds: RoundResult[]): string[] {
+  const out: string[] = [];
+  for (const t of TARGETS) {
+    const median = sqlPerRequestMedian(rounds, t, 'Questions');
+    for (const r of roundsOf(rounds, t)) {
+      if (Math.abs(r.sqlPerRequest.Questions - median) > 0.01) {
+        const counts = (['Com_select', 'Com_insert', 'Com_delete', 'Com_update'] as const).map((c) => `${c} ${r.sql[c]}`).join(', ');
+        out.push(
+          `round ${r.round}, ${TARGET_LABEL[t]}: ${r.sqlPerRequest.Questions.toFixed(3)} statements/request (${num(r.sql.Questions)} questions for ${num(r.load.sent)} requests: ${counts}), other processes at ${num(r.cpu.others * 100)}% of a core`,
+        );
+      }
+    }
+  }
+  return out;
+}
+
+/** Statements per request over all rounds of a target: summed deltas over summed requests. */
+export function sqlPerRequest(rounds: RoundResult[], target: TargetName, counter: Counter): number {
+  const mine = roundsOf(rounds, target);
+  const sent = mine.reduce((s, r) => s + r.load.sent, 0);
+  return mine.reduce((s, r) => s + r.sql[counter], 0) / Math.max(1, sent);
+}
+
+const rps = (r: RoundResult) => r.load.rps;
+const p50 = (r: RoundResult) => r.load.latencyMs.p50;
+const p99 = (r: RoundResult) => r.load.latencyMs.p99;
+
+const num = (x: number, digits = 0) =>
+  Number.isFinite(x) ? x.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits }) : 'n/a';
+const ms = (x: number) => (Number.isFinite(x) ? (x < 10 ? x.toFixed(2) : x.toFixed(1)) : 'n/a');
+const ratio = (x: number) => (Number.isFinite(x) ? `${x.toFixed(2)}x` : 'n/a');
+
+function fmtSpread(s: Spread, f: (x: number) => string): string {
+  return s.n <= 1 ? f(s.median) : `${f(s.median)} [${f(s.min)}–${f(s.max)}]`;
+}
+
+function statusSummary(rounds: RoundResult[]): string {
+  const total: Record<string, number> = {};
+  let errors = 0;
+  for (const r of rounds) {
+    for (const [code, count] of Object.entries(r.load.status)) total[code] = (total[code] ?? 0) + count;
+    errors += r.load.errors;
+  }
+  const codes = Object.entries(total)
+    .sort(([a], [b]) => a.localeCompare(b))
+    .map(([code, count]) => `${code}: ${num(count)}`)
+    .join(', ');
+  return errors > 0 ? `${codes}; socket errors: ${num(errors)}` : codes || 'none';
+}
+
+export interface TargetVerdict {
+  target: string;
+  figure: string;
+  pass: boolean | null;
+}
+
+function scenario(results: BenchResults, name: string): ScenarioResult | undefined {
+  return results.scenarios.find((s) => s.name === name);
+}
+
+export function evaluateTargets(results: BenchResults): TargetVerdict[] {
+  const out: TargetVerdict[] = [];
+  for (const name of ['list', 'create']) {
+    const s = scenario(results, name);
+    if (!s) continue;
+    const t = ratios(s.rounds, 'express', rps);
+    out.push({
+      target: `${name}: throughput at least 0.95x the Express peer`,
+      figure: `${ratio(t.median)} (rounds ${ratio(t.min)}–${ratio(t.max)})`,
+      pass: t.median >= 0.95,
+    });
+    const l = ratios(s.rounds, 'express', p99);
+    out.push({
+      target: `${name}: p99 at most 1.2x the Express peer's`,
+      figure: `${ratio(l.median)} (rounds ${ratio(l.min)}–${ratio(l.max)})`,
+      pass: l.median <= 1.2,
+    });
+  }
+  for (const name of ['list', 'create', 'delete']) {
+    const s = scenario(results, name);
+    if (!s) continue;
+    const q = sqlPerRequestMedian(s.rounds, 'service', 'Questions');
+    const pooled = sqlPerRequest(s.rounds, 'service', 'Questions');
+    out.push({
+      target: `${name}: exactly one SQL statement per request (steady state)`,
+      figure: `${q.toFixed(3)} statements/request (Questions, median of rounds; pooled over all rounds ${pooled.toFixed(3)})`,
+      pass: Math.abs(q - 1) <= 0.01,
+    });
+  }
+  const small = results.scale[0];
+  const big = results.scale[results.scale.length - 1];
+  if (small && big && small !== big) {
+    for (const [label, pick] of [
+      ['p50', p50],
+      ['p99', p99],
+    ] as const) {
+      const a = spread(roundsOf(small.loaded, 'service').map(pick)).median;
+      const b = spread(roundsOf(big.loaded, 'service').map(pick)).median;
+      out.push({
+        target: `list ${label} with ${num(big.rowsInTable)} rows within 1.2x of ${num(small.rowsInTable)} rows (service, ${results.scenarios[0]?.connections ?? ''} connections)`,
+        figure: `${ms(b)} ms vs ${ms(a)} ms = ${ratio(b / a)}`,
+        pass: b / a <= 1.2,
+      });
+    }
+    const a1 = spread(roundsOf(small.single, 'service').map(p50)).median;
+    const b1 = spread(roundsOf(big.single, 'service').map(p50)).median;
+    if (Number.isFinite(a1) && Number.isFinite(b1)) {
+      out.push({
+        target: `list p50 with ${num(big.rowsInTable)} rows within 1.2x of ${num(small.rowsInTable)} rows (service, 1 connection)`,
+        figure: `${ms(b1)} ms vs ${ms(a1)} ms = ${ratio(b1 / a1)}`,
+        pass: b1 / a1 <= 1.2,
+      });
+    }
+  }
+  const plans = results.explain.filter((e) => e.label.startsWith('service'));
+  if (plans.length > 0) {
+    const ok = plans.every((e) =>
+      e.result.rows.every((row) => String(row.key) === 'PRIMARY' && !/filesort/i.test(String(row.Extra ?? ''))),
+    );
+    const ranged = plans.some((e) => e.result.rows.some((row) => String(row.type) === 'range'));
+    out.push({
+      target: 'EXPLAIN of the list query at scale: index range, no filesort',
+      figure: plans.map((e) => e.result.rows.map((r) => `${e.label}: type=${r.type}, key=${r.key}, Extra=${r.Extra ?? ''}`).join('; ')).join(' | '),
+      pass: ok && ranged,
+    });
+  }
+  const rssValues = results.scenarios.flatMap((s) => roundsOf(s.rounds, 'service').map((r) => r.rssMaxMb));
+  if (rssValues.length > 0) {
+    const max = Math.max(...rssValues);
+    out.push({ target: 'service resident memory under load below 200 MB', figure: `max VmRSS ${num(max, 1)} MB`, pass: max < 200 });
+  }
+  return out;
+}
+
+function scenarioTable(rounds: RoundResult[]): string[] {
+  const lines: string[] = [];
+  lines.push(`| | ${TARGETS.map((t) => TARGET_LABEL[t]).join(' | ')} |`, `|---|${TARGETS.map(() => '---:').join('|')}|`);
+  const row = (label: string, f: (rs: RoundResult[]) => string) => lines.push(`| ${label} | ${TARGETS.map((t) => f(roundsOf(rounds, t))).join(' | ')} |`);
+  row('req/s, median [min–max]', (rs) => fmtSpread(spread(rs.map(rps)), (x) => num(x)));
+  row('p50 ms', (rs) => fmtSpread(spread(rs.map(p50)), ms));
+  row('p99 ms', (rs) => fmtSpread(spread(rs.map(p99)), ms));
+  row('SQL statements / request (Questions), median of rounds (pooled)', (rs) =>
+    rs.length ? `${sqlPerRequestMedian(rs, rs[0].target, 'Questions').toFixed(3)} (${sqlPerRequest(rs, rs[0].target, 'Questions').toFixed(3)})` : '',
+  );
+  row('Com_select / insert / delete / update / begin per request, median', (rs) =>
+    rs.length
+      ? (['Com_select', 'Com_insert', 'Com_delete', 'Com_update', 'Com_begin'] as const).map((c) => sqlPerRequestMedian(rs, rs[0].target, c).toFixed(3)).join(' / ')
+      : '',
+  );
+  row('max RSS under load, MB', (rs) => num(Math.max(...rs.map((r) => r.rssMaxMb)), 1));
+  row('CPU of its core, median', (rs) => `${num(spread(rs.map((r) => r.cpu.target * 100)).median)}%`);
+  row('core 1: database + load generator CPU, median', (rs) =>
+    `${num(spread(rs.map((r) => (r.cpu.db ?? NaN) * 100)).median)}% + ${num(spread(rs.map((r) => r.cpu.loadgen * 100)).median)}%`,
+  );
+  row('other processes on the machine, CPU median (max)', (rs) =>
+    `${num(spread(rs.map((r) => r.cpu.others * 100)).median)}% (${num(Math.max(...rs.map((r) => r.cpu.others * 100)))}%)`,
+  );
+  row('responses by status', (rs) => statusSummary(rs));
+  return lines;
+}
+
+function ratioTable(rounds: RoundResult[]): string[] {
+  const lines = [
+    '| service ÷ peer, per-round ratios: median [min–max] | vs Express peer | vs node:http floor |',
+    '|---|---:|---:|',
+  ];
+  for (const [label, pick] of [
+    ['throughput (higher is better)', rps],
+    ['p50 latency (lower is better)', p50],
+    ['p99 latency (lower is better)', p99],
+  ] as const) {
+    lines.push(`| ${label} | ${fmtSpread(ratios(rounds, 'express', pick), ratio)} | ${fmtSpread(ratios(rounds, 'nodehttp', pick), ratio)} |`);
+  }
+  return lines;
+}
+
+function roundsDetail(rounds: RoundResult[]): string[] {
+  const lines = [
+    '<details><summary>Every round</summary>',
+    '',
+    '| round | target | req/s | p50 ms | p90 ms | p99 ms | max ms | sent | SQL/req | RSS MB | CPU | others\' CPU | statuses |',
+    '|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|',
+  ];
+  for (const r of rounds) {
+    const l = r.load.latencyMs;
+    lines.push(
+      `| ${r.round} | ${TARGET_LABEL[r.target]} | ${num(r.load.rps)} | ${ms(l.p50)} | ${ms(l.p90)} | ${ms(l.p99)} | ${ms(l.max)} | ${num(r.load.sent)} | ${r.sqlPerRequest.Questions.toFixed(3)} | ${num(r.rssMaxMb, 1)} | ${num(r.cpu.target * 100)}% | ${num(r.cpu.others * 100)}% | ${statusSummary([r])} |`,
+    );
+  }
+  lines.push('', '</details>');
+  return lines;
+}
+
+function codeBlock(text: string): string[] {
+  return ['```', text, '```'];
+}
+
+function table(rows: Record<string, unknown>[]): string {
+  if (rows.length === 0) return '(no rows)';
+  const keys = Object.keys(rows[0]);
+  const widths = keys.map((k) => Math.max(k.length, ...rows.map((r) => String(r[k] ?? 'NULL').length)));
+  const line = (cells: string[]) => cells.map((c, i) => c.padEnd(widths[i])).join(' | ');
+  return [line(keys), widths.map((w) => '-'.repeat(w)).join('-+-'), ...rows.map((r) => line(keys.map((k) => String(r[k] ?? 'NULL'))))].join('\n');
+}
+
+export function renderMarkdown(results: BenchResults): string {
+  const out: string[] = [];
+  const verdicts = evaluateTargets(results);
+  out.push(
+    '# Benchmark results',
+    '',
+    `Written by \`npm run bench\` (${results.mode} mode) on ${results.finishedAt}. How to run it and how to read it: [README.md](README.md).`,
+    '',
+    '![Throughput per scenario: service vs Express peer vs node:http floor](results.svg)',
+    '',
+    '## Targets',
+    '',
+    '| target | measured | result |',
+    '|---|---|---|',
+    ...verdicts.map((v) => `| ${v.target} | ${v.figure} | ${v.pass === null ? 'n/a' : v.pass ? 'PASS' : '**FAIL**'} |`),
+    '',
+  );
+  if (results.notes.length > 0) out.push('## Notes on this run', '', ...results.notes.map((n) => `- ${n}`), '');
+
+  out.push('## Machine and settings', '', '| | |', '|---|---|');
+  for (const [k, v] of Object.entries(results.machine)) out.push(`| ${k} | ${v} |`);
+  for (const [k, v] of Object.entries(results.settings)) out.push(`| ${k} | ${v} |`);
+  out.push('');
+
+  const b = results.counterBaseline;
+  out.push(
+    '## SQL statement counting',
+    '',
+    'Each round reads `SHOW GLOBAL STATUS` before and after; the delta, less the cost of reading the counters ' +
+      `(${b.selfCost.Questions} question per read), is divided by the requests sent. Other clients of the server add noise: ` +
+      `while the benchmark stood idle the server counted ${b.idleNoisePerSec.Questions.toFixed(2)} questions/s from elsewhere` +
+      (b.idleNoiseAfter ? ` before the run and ${b.idleNoiseAfter.Questions.toFixed(2)}/s after it` : '') +
+      ' (against thousands of requests per second under load).',
+    '',
+  );
+
+  for (const s of results.scenarios) {
+    const outliers = sqlOutliers(s.rounds);
+    out.push(`## ${s.title}`, '', s.description, '', ...scenarioTable(s.rounds), '');
+    if (outliers.length > 0) {
+      out.push('Rounds whose SQL count strays from the median (the server counts every client\'s statements):', '', ...outliers.map((o) => `- ${o}`), '');
+    }
+    out.push(...ratioTable(s.rounds), '', ...roundsDetail(s.rounds), '');
+  }
+
+  if (results.scale.length > 0) {
+    out.push(
+      '## Scale: list latency with a small and a large table',
+      '',
+      'The list of one user with 1,000 plants (`limit=20`), first with only those 1,000 rows in the table, then with ' +
+        'the table filled to the larger size (1,000 plants for each of the users). Closed loop with the usual connections, and with one connection (one request at a time).',
+      '',
+      '| table | connections | target | req/s | p50 ms | p99 ms |',
+      '|---|---:|---|---:|---:|---:|',
+    );
+    for (const phase of results.scale) {
+      for (const [conns, rounds] of [
+        [results.scenarios[0]?.connections ?? 0, phase.loaded],
+        [1, phase.single],
+      ] as const) {
+        for (const t of TARGETS) {
+          const rs = roundsOf(rounds, t);
+          if (rs.length === 0) continue;
+          out.push(
+            `| ${num(phase.rowsInTable)} rows, ${num(phase.users)} user${phase.users === 1 ? '' : 's'} | ${conns} | ${TARGET_LABEL[t]} | ${fmtSpread(spread(rs.map(rps)), (x) => num(x))} | ${fmtSpread(spread(rs.map(p50)), ms)} | ${fmtSpread(spread(rs.map(p99)), ms)} |`,
+          );
+        }
+      }
+    }
+    const small = results.scale[0];
+    const big = results.scale[results.scale.length - 1];
+    if (small !== big) {
+      out.push('', `| large ÷ small table | ${TARGETS.map((t) => TARGET_LABEL[t]).join(' | ')} |`, `|---|${TARGETS.map(() => '---:').join('|')}|`);
+      for (const [label, rounds, pick] of [
+        ['p50, loaded', 'loaded', p50],
+        ['p99, loaded', 'loaded', p99],
+        ['req/s, loaded', 'loaded', rps],
+        ['p50, 1 connection', 'single', p50],
+        ['p99, 1 connection', 'single', p99],
+      ] as const) {
+        out.push(
+          `| ${label} | ${TARGETS.map((t) => ratio(spread(roundsOf(big[rounds], t).map(pick)).median / spread(roundsOf(small[rounds], t).map(pick)).median)).join(' | ')} |`,
+        );
+      }
+    }
+    out.push('');
+  }
+
+  if (results.explain.length > 0) {
+    out.push('## EXPLAIN of the list query at scale', '');
+    for (const e of results.explain) {
+      out.push(`${e.label}:`, '', ...codeBlock(`${e.result.sql}\n\n${table(e.result.rows)}`), '');
+      if (e.result.analyze) out.push('ANALYZE (the statement run, with the rows it actually read):', '', ...codeBlock(table(e.result.analyze)), '');
+    }
+  }
+
+  if (results.trace) {
+    out.push(
+      '## SQL sent per request (general query log)',
+      '',
+      'Each request alone, with the server\'s general log on. "cold" is the first request of a token on that process; the others follow it.',
+      '',
+    );
+    for (const t of TARGETS) {
+      const entries = results.trace.filter((e) => e.target === t);
+      if (entries.length === 0) continue;
+      out.push(`### ${TARGET_LABEL[t]}`, '');
+      for (const e of entries) {
+        out.push(`- ${e.request}: ${e.statements.length} statement${e.statements.length === 1 ? '' : 's'}`);
+        for (const sql of e.statements) out.push(`  - \`${sql.replace(/`/g, '').replace(/\s+/g, ' ').slice(0, 400)}\``);
+      }
+      out.push('');
+    }
+  }
+
+  if (results.parity.length > 0) {
+    const bad = results.parity.filter((p) => !p.same);
+    out.push(
+      '## Contract parity of the peers',
+      '',
+      `Before measuring, the same requests went to all three; ${results.parity.length - bad.length} of ${results.parity.length} peer answers matched the service's (status, body, \`Link\`, \`WWW-Authenticate\`, \`Content-Type\`).`,
+      '',
+      ...bad.map((p) => `- ${TARGET_LABEL[p.target]}, ${p.request}: ${p.detail}`),
+      '',
+    );
+  }
+
+  for (const p of results.profiles) {
+    out.push(
+      `## Where the service spends its CPU: ${p.scenario}`,
+      '',
+      `V8's sampling profiler (as \`node --cpu-prof\`, but started after the warm-up) in a second instance of the service, same settings, under the ${p.scenario} load; ${num(p.summary.totalMs / 1000, 1)} s profiled, ` +
+        `${num(p.summary.busyShare * 100)}% of it busy. Self time, as a share of the busy time.`,
+      '',
+      '| by package | self ms | share |',
+      '|---|---:|---:|',
+      ...p.summary.packages.map((e) => `| ${e.name} | ${num(e.selfMs)} | ${num(e.share * 100, 1)}% |`),
+      '',
+      'Inclusive time counts a sample for every package on its synchronous stack. Express middleware calls `next()` synchronously, so a middleware early in the chain (helmet, pino-http) also carries the work done after it; read it as an upper bound.',
+      '',
+      '| package anywhere on the stack (inclusive) | ms | share |',
+      '|---|---:|---:|',
+      ...p.summary.inclusive.map((e) => `| ${e.name} | ${num(e.selfMs)} | ${num(e.share * 100, 1)}% |`),
+      '',
+      '<details><summary>Top functions by self time</summary>',
+      '',
+      '| function | self ms | share |',
+      '|---|---:|---:|',
+      ...p.summary.functions.map((e) => `| \`${e.name.replace(/\|/g, '\\|')}\` | ${num(e.selfMs)} | ${num(e.share * 100, 1)}% |`),
+      '',
+      '</details>',
+      '',
+    );
+  }
+
+  for (const d of results.diagnosis) {
+    const variants = [...new Set(d.runs.map((r) => r.variant))];
+    const of = (v: string) => d.runs.filter((r) => r.variant === v);
+    out.push(
+      `## Diagnosis: the rate-limit storage, ${d.scenario}`,
+      '',
+      'Two fresh instances of the service, one as it is and one with `@nestjs/throttler`\'s in-memory storage swapped for a constant-time ' +
+        'fixed-window counter (`bench/diag/constant-time-rate-limit.ts`, preloaded with `node -r`; src/ untouched), interleaved with the Express peer. ' +
+        'The in-memory storage keeps one expiry time per hit of the last minute and filters that whole list on every request, so its cost grows with throughput × 60 s ' +
+        '(one user holds all the hits here, and RATE_LIMIT_PER_MINUTE=1e9 lets the list grow).',
+      '',
+      '| variant | req/s | p50 ms | p99 ms | max RSS MB | CPU |',
+      '|---|---:|---:|---:|---:|---:|',
+      ...variants.map((v) => {
+        const rs = of(v);
+        return `| ${v} | ${fmtSpread(spread(rs.map((r) => r.load.rps)), (x) => num(x))} | ${fmtSpread(spread(rs.map((r) => r.load.latencyMs.p50)), ms)} | ${fmtSpread(spread(rs.map((r) => r.load.latencyMs.p99)), ms)} | ${num(Math.max(...rs.map((r) => r.rssMaxMb)), 1)} | ${num(spread(rs.map((r) => r.cpu * 100)).median)}% |`;
+      }),
+      '',
+    );
+    const peer = of('Express peer');
+    for (const v of variants.filter((x) => x !== 'Express peer')) {
+      const mine = new Map(of(v).map((r) => [r.round, r.load.rps]));
+      const t = spread(peer.map((r) => (mine.get(r.round) ?? NaN) / r.load.rps));
+      out.push(`- ${v} ÷ Express peer, throughput per round: ${fmtSpread(t, ratio)}`);
+    }
+    out.push('');
+  }
+
+  out.push(
+    '## Memory',
+    '',
+    `Service VmRSS when idle after start: ${results.serviceIdleRssMb === null ? 'n/a' : `${num(results.serviceIdleRssMb, 1)} MB`}; peak over the whole run (VmHWM): ${results.serviceHwmMb === null ? 'n/a' : `${num(results.serviceHwmMb, 1)} MB`}. ` +
+      'The per-scenario tables give the maximum VmRSS sampled every 200 ms under load.',
+    '',
+  );
+  return out.join('\n');
+}
+
+// ---------------------------------------------------------------------------------------------
+// The chart: grouped bars of median req/s with min–max whiskers, written by hand.
+
+const COLORS: Record<TargetName, string> = { service: '#e0234e', express: '#5b5b5b', nodehttp: '#3c873a' };
+
+function niceStep(max: number): number {
+  const raw = max / 5;
+  const mag = 10 ** Math.floor(Math.log10(raw));
+  return [1, 2, 2.5, 5, 10].map((m) => m * mag).find((s) => s >= raw) ?? raw;
+}
+
+const esc = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+
+export function renderSvg(results: BenchResults): string {
+  const groups: { label: string; rounds: RoundResult[] }[] = results.scenarios.map((s) => ({ label: s.name, rounds: s.rounds }));
+  for (const phase of results.scale) groups.push({ label: `list, ${phase.label}`, rounds: phase.loaded });
+
+  const width = Math.max(760, 120 + groups.length * 150);
+  const height = 420;
+  const left = 80;
+  const top = 60;
+  const plotH = 260;
+  const groupW = 150;
+  const barW = 34;
+  const stats = groups.map((g) => TARGETS.map((t) => spread(roundsOf(g.rounds, t).map(rps))));
+  const maxY = Math.max(1, ...stats.flat().map((s) => (Number.isFinite(s.max) ? s.max : 0)));
+  const step = niceStep(maxY);
+  const yMax = Math.ceil(maxY / step) * step;
+  const y = (v: number) => top + plotH - (v / yMax) * plotH;
+
+  const parts: string[] = [
+    `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}" font-family="Helvetica, Arial, sans-serif" font-size="12">`,
+    `<rect width="${width}" height="${height}" fill="#ffffff"/>`,
+    `<text x="${left}" y="24" font-size="16" font-weight="bold">Throughput, requests/s (median of ${results.settings.rounds ?? ''} rounds; whiskers: min–max)</text>`,
+    `<text x="${left}" y="42" fill="#555">${esc(`${results.machine['CPU'] ?? ''}, ${results.machine['Database'] ?? ''}, Node ${results.machine['Node.js'] ?? ''}, ${results.settings.connections ?? ''} connections, ${results.finishedAt.slice(0, 10)}`)}</text>`,
+  ];
+  for (let v = 0; v <= yMax + 1e-9; v += step) {
+    parts.push(
+      `<line x1="${left}" x2="${width - 20}" y1="${y(v)}" y2="${y(v)}" stroke="#e5e5e5"/>`,
+      `<text x="${left - 8}" y="${y(v) + 4}" text-anchor="end" fill="#555">${num(v)}</text>`,
+    );
+  }
+  parts.push(`<line x1="${left}" x2="${left}" y1="${top}" y2="${top + plotH}" stroke="#999"/>`);
+  groups.forEach((g, gi) => {
+    const x0 = left + 20 + gi * groupW;
+    TARGETS.forEach((t, ti) => {
+      const s = stats[gi][ti];
+      if (!Number.isFinite(s.median)) return;
+      const x = x0 + ti * (barW + 6);
+      parts.push(
+        `<rect x="${x}" y="${y(s.median)}" width="${barW}" height="${top + plotH - y(s.median)}" fill="${COLORS[t]}"><title>${esc(`${g.label}, ${TARGET_LABEL[t]}: ${num(s.median)} req/s [${num(s.min)}–${num(s.max)}]`)}</title></rect>`,
+        `<line x1="${x + barW / 2}" x2="${x + barW / 2}" y1="${y(s.max)}" y2="${y(s.min)}" stroke="#000"/>`,
+        `<line x1="${x + barW / 2 - 5}" x2="${x + barW / 2 + 5}" y1="${y(s.max)}" y2="${y(s.max)}" stroke="#000"/>`,
+        `<line x1="${x + barW / 2 - 5}" x2="${x + barW / 2 + 5}" y1="${y(s.min)}" y2="${y(s.min)}" stroke="#000"/>`,
+        `<text x="${x + barW / 2}" y="${y(s.max) - 5}" text-anchor="middle" font-size="10">${num(s.median)}</text>`,
+      );
+    });
+    const service = stats[gi][0].median;
+    const express = stats[gi][1].median;
+    parts.push(`<text x="${x0 + 57}" y="${top + plotH + 18}" text-anchor="middle" font-weight="bold">${esc(g.label)}</text>`);
+    if (Number.isFinite(service) && Number.isFinite(express)) {
+      parts.push(`<text x="${x0 + 57}" y="${top + plotH + 34}" text-anchor="middle" fill="#555">service ÷ Express (medians): ${(service / express).toFixed(2)}x</text>`);
+    }
+  });
+  TARGETS.forEach((t, i) => {
+    const x = left + i * 170;
+    parts.push(
+      `<rect x="${x}" y="${height - 36}" width="14" height="14" fill="${COLORS[t]}"/>`,
+      `<text x="${x + 20}" y="${height - 24}">${esc(TARGET_LABEL[t])}</text>`,
+    );
+  });
+  parts.push('</svg>');
+  return parts.join('\n') + '\n';
+}

@@ -1,0 +1,90 @@
+import type { LoadResult } from '../loadgen';
+import type { Counter, Counters, ExplainResult } from './db';
+import type { ProfileSummary } from './profile';
+
+export const TARGETS = ['service', 'express', 'nodehttp'] as const;
+export type TargetName = (typeof TARGETS)[number];
+
+export const TARGET_LABEL: Record<TargetName, string> = {
+  service: 'service (NestJS)',
+  express: 'Express peer',
+  nodehttp: 'node:http floor',
+};
+
+export interface RoundResult {
+  round: number;
+  target: TargetName;
+  load: LoadResult;
+  /** Status-counter deltas over the round, the counters' own cost taken off. */
+  sql: Counters;
+  /** sql divided by the requests sent. */
+  sqlPerRequest: Record<Counter, number>;
+  rssMaxMb: number;
+  /** CPU time over wall time, as a share of one core. */
+  cpu: { target: number; db: number | null; loadgen: number; /** Processes outside the benchmark, in cores. */ others: number };
+}
+
+export interface ScenarioResult {
+  name: string;
+  title: string;
+  description: string;
+  connections: number;
+  rounds: RoundResult[];
+}
+
+export interface ScaleResult {
+  label: string;
+  rowsInTable: number;
+  users: number;
+  /** Closed loop with the usual connections. */
+  loaded: RoundResult[];
+  /** One connection: the latency of one request at a time. */
+  single: RoundResult[];
+}
+
+export interface TraceEntry {
+  target: TargetName;
+  request: string;
+  statements: string[];
+}
+
+export interface ParityCheck {
+  request: string;
+  target: TargetName;
+  same: boolean;
+  detail: string;
+}
+
+/** One run of the rate-limit diagnosis: the service as is, with a constant-time limiter, and the Express peer. */
+export interface DiagnosisRun {
+  round: number;
+  variant: string;
+  load: LoadResult;
+  rssMaxMb: number;
+  cpu: number;
+  others: number;
+}
+
+export interface Diagnosis {
+  scenario: string;
+  runs: DiagnosisRun[];
+}
+
+export interface BenchResults {
+  startedAt: string;
+  finishedAt: string;
+  mode: 'quick' | 'full';
+  machine: Record<string, string>;
+  settings: Record<string, string>;
+  notes: string[];
+  counterBaseline: { selfCost: Counters; idleNoisePerSec: Counters; idleNoiseAfter?: Counters };
+  parity: ParityCheck[];
+  trace: TraceEntry[] | null;
+  scenarios: ScenarioResult[];
+  scale: ScaleResult[];
+  explain: { label: string; result: ExplainResult }[];
+  profiles: { scenario: string; summary: ProfileSummary }[];
+  diagnosis: Diagnosis[];
+  serviceIdleRssMb: number | null;
+  serviceHwmMb: number | null;
+}

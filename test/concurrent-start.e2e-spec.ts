@@ -1,9 +1,8 @@
-import { createConnection } from 'mysql2/promise';
 import { DataSource } from 'typeorm';
 import { loadConfig } from '../src/config/configuration';
 import { MIGRATIONS, buildDataSourceOptions } from '../src/database/data-source';
 import { runPendingMigrations } from '../src/database/migrations-runner';
-import { testDatabases } from './utils/databases';
+import { mysqlConnection, testDatabases } from './utils/databases';
 import { TestApp, bearer, startTestApp } from './utils/test-app';
 
 const onMysql = testDatabases().includes('mysql');
@@ -12,12 +11,7 @@ const onMysql = testDatabases().includes('mysql');
 async function emptyDatabase(suffix: string): Promise<string> {
   const url = new URL(process.env.TEST_DATABASE_URL as string);
   const name = `${url.pathname.slice(1) || 'plantstore_test'}_${suffix}_w${process.env.JEST_WORKER_ID ?? '1'}`;
-  const connection = await createConnection({
-    host: url.hostname,
-    port: Number(url.port || 3306),
-    user: decodeURIComponent(url.username),
-    password: decodeURIComponent(url.password),
-  });
+  const connection = await mysqlConnection(url.toString(), '');
   try {
     await connection.query(`DROP DATABASE IF EXISTS \`${name}\``);
     await connection.query(`CREATE DATABASE \`${name}\` CHARACTER SET utf8mb4`);

@@ -1,5 +1,4 @@
-import { createConnection } from 'mysql2/promise';
-import { prepareDatabase, testDatabases } from './utils/databases';
+import { mysqlConnection, prepareDatabase, testDatabases } from './utils/databases';
 import { createTokenWithCli, startServiceProcess } from './utils/service-process';
 
 const json = { 'Content-Type': 'application/json' };
@@ -104,14 +103,7 @@ describe.each(testDatabases())('Graceful shutdown on %s', (database) => {
   (database === 'mysql' ? describe : describe.skip)('with a request held up in the database', () => {
     /** Holds a write lock on the plants table from another session, so the service's INSERT waits. */
     async function lockPlants(): Promise<{ release: () => Promise<void> }> {
-      const url = new URL(env.DATABASE_URL);
-      const connection = await createConnection({
-        host: url.hostname,
-        port: Number(url.port || 3306),
-        user: decodeURIComponent(url.username),
-        password: decodeURIComponent(url.password),
-        database: url.pathname.slice(1),
-      });
+      const connection = await mysqlConnection(env.DATABASE_URL);
       await connection.query('LOCK TABLES plants WRITE');
       return {
         release: async () => {

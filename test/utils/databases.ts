@@ -1,7 +1,7 @@
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createConnection } from 'mysql2/promise';
+import { Connection, createConnection } from 'mysql2/promise';
 
 export interface TestDatabase {
   name: 'sqlite' | 'mysql';
@@ -33,12 +33,7 @@ export async function prepareDatabase(name: TestDatabase['name']): Promise<TestD
   }
   const url = new URL(process.env.TEST_DATABASE_URL as string);
   const database = `${url.pathname.slice(1) || 'plantstore_test'}_w${process.env.JEST_WORKER_ID ?? '1'}`;
-  const connection = await createConnection({
-    host: url.hostname,
-    port: Number(url.port || 3306),
-    user: decodeURIComponent(url.username),
-    password: decodeURIComponent(url.password),
-  });
+  const connection = await mysqlConnection(url.toString(), '');
   try {
     await connection.query(`CREATE DATABASE IF NOT EXISTS \`${database}\` CHARACTER SET utf8mb4`);
   } finally {
@@ -46,4 +41,16 @@ export async function prepareDatabase(name: TestDatabase['name']): Promise<TestD
   }
   url.pathname = `/${database}`;
   return { name, env: { DATABASE_URL: url.toString(), SQLITE_PATH: '' } };
+}
+
+/** A connection of the test's own to the MySQL server of `url`, in its database unless told otherwise. */
+export function mysqlConnection(url: string, database = new URL(url).pathname.slice(1)): Promise<Connection> {
+  const parsed = new URL(url);
+  return createConnection({
+    host: parsed.hostname,
+    port: Number(parsed.port || 3306),
+    user: decodeURIComponent(parsed.username),
+    password: decodeURIComponent(parsed.password),
+    database: database || undefined,
+  });
 }

@@ -11,7 +11,6 @@ import { BenchResults } from './lib/types';
 
 const bench = join(process.cwd(), 'bench');
 const results = JSON.parse(readFileSync(join(bench, '.out', 'results.json'), 'utf8')) as BenchResults;
-results.diagnosis ??= [];
 writeFileSync(join(bench, 'RESULTS.md'), renderMarkdown(results));
 writeFileSync(join(bench, 'results.svg'), renderSvg(results));
 process.stderr.write('wrote bench/RESULTS.md and bench/results.svg\n');

@@ -43,7 +43,7 @@ import {
   stopProcess,
   waitForHttp,
 } from './lib/sys';
-import { BenchResults, Diagnosis, DiagnosisRun, ParityCheck, RoundResult, ScaleResult, ScenarioResult, TARGETS, TARGET_LABEL, TargetName, TraceEntry } from './lib/types';
+import { BenchResults, ParityCheck, RoundResult, ScaleResult, ScenarioResult, TARGETS, TARGET_LABEL, TargetName, TraceEntry } from './lib/types';
 
 // ---------------------------------------------------------------------------------------------
 // Settings
@@ -79,7 +79,6 @@ const S = {
   scenarios: (env.BENCH_SCENARIOS || 'list,create,delete,mix').split(',').map((s) => s.trim()),
   scale: env.BENCH_SCALE !== '0',
   profile: env.BENCH_PROFILE !== '0',
-  diagnose: env.BENCH_DIAG !== '0',
   trace: env.BENCH_TRACE !== '0',
   pin: env.BENCH_PIN !== '0',
   quiet: env.BENCH_QUIET !== '0',
@@ -158,7 +157,7 @@ interface Context {
   /** Measured runs that started although other processes kept the machine busy. */
   busyStarts: number;
   quietWaitSec: number;
-  /** Extra processes of the benchmark (profiled or diagnostic instances of the service). */
+  /** Extra processes of the benchmark (the profiled instance of the service). */
   extraPids: Set<number>;
 }
 
@@ -481,52 +480,6 @@ async function profileService(ctx: Context, serviceEnv: NodeJS.ProcessEnv, spec:
   return existsSync(file) ? summarizeProfile(file) : null;
 }
 
-/**
- * How much of the service's cost is its in-memory rate-limit storage: two fresh instances, one as
- * is and one with the storage swapped for a constant-time counter (bench/diag, preloaded; src/
- * untouched), interleaved with the Express peer.
- */
-async function diagnoseRateLimit(ctx: Context, serviceEnv: NodeJS.ProcessEnv, spec: ScenarioSpec, cpus: string | undefined): Promise<Diagnosis> {
-  const start = (label: string, port: number, preload: string[]) => {
-    const proc = startProcess(label, [process.execPath, ...preload, 'dist/main.js'], {
-      env: { ...serviceEnv, PORT: String(port) },
-      cwd: ROOT,
-      cpus,
-      logPath: join(OUT, `diag-${spec.name}-${port}.log`),
-    });
-    ctx.extraPids.add(proc.pid);
-    return { name: 'service' as TargetName, proc, url: `http://127.0.0.1:${port}` };
-  };
-  const asIs = start('service as is', S.portBase + 11, []);
-  const patched = start('service, constant-time rate-limit storage', S.portBase + 12, ['-r', join(HERE, 'diag', 'constant-time-rate-limit.js')]);
-  const variants: [string, Target][] = [
-    ['service as is (fresh process)', asIs],
-    ['service with a constant-time rate-limit storage', patched],
-    ['Express peer', ctx.targets.find((t) => t.name === 'express')!],
-  ];
-  const runs: DiagnosisRun[] = [];
-  try {
-    for (const [, target] of variants) await waitForHttp(`${target.url}/plants`, target.proc);
-    for (const [, target] of variants) spec.after(ctx, await ctx.loadgen.run(job(ctx, target, spec.user, spec.workload(ctx), S.warmupSec)));
-    const rounds = Math.min(S.rounds, 3);
-    for (let round = 1; round <= rounds; round++) {
-      const order = round % 2 === 1 ? variants : [...variants].reverse();
-      for (const [variant, target] of order) {
-        const r = await measure(ctx, target, round, job(ctx, target, spec.user, spec.workload(ctx), S.durationSec));
-        spec.after(ctx, r.load);
-        runs.push({ round, variant, load: r.load, rssMaxMb: r.rssMaxMb, cpu: r.cpu.target, others: r.cpu.others });
-        log(`diagnosis ${spec.name} ${round}/${rounds} ${variant}: ${Math.round(r.load.rps)} req/s p99 ${r.load.latencyMs.p99.toFixed(2)} ms RSS ${r.rssMaxMb.toFixed(0)} MB`);
-      }
-    }
-  } finally {
-    for (const t of [asIs, patched]) {
-      await stopProcess(t.proc);
-      ctx.extraPids.delete(t.proc.pid);
-    }
-  }
-  return { scenario: spec.name, runs };
-}
-
 // ---------------------------------------------------------------------------------------------
 // Main
 
@@ -713,8 +666,7 @@ async function main(): Promise<void> {
     const planned =
       S.scenarios.length * (3 * S.warmupSec + S.rounds * 3 * S.durationSec) +
       (S.scale ? 2 * (3 * S.warmupSec + S.scaleRounds * 3 * (S.durationSec + S.singleSec)) : 0) +
-      (S.profile ? 2 * (S.warmupSec + S.durationSec + 5) : 0) +
-      (S.diagnose ? 2 * (3 * S.warmupSec + Math.min(S.rounds, 3) * 3 * S.durationSec) : 0);
+      (S.profile ? 2 * (S.warmupSec + S.durationSec + 5) : 0);
     log(`about ${Math.ceil(planned / 60)} min of load to go`);
 
     const scenarios: ScenarioResult[] = [];
@@ -733,14 +685,6 @@ async function main(): Promise<void> {
           return null;
         });
         if (summary) profiles.push({ scenario: name, summary });
-      }
-    }
-
-    const diagnosis: Diagnosis[] = [];
-    if (S.diagnose) {
-      for (const name of ['list', 'create']) {
-        log(`diagnosis: the rate-limit storage, ${name}`);
-        diagnosis.push(await diagnoseRateLimit(ctx, serviceEnv, SCENARIOS.find((s) => s.name === name)!, cpusService));
       }
     }
 
@@ -824,7 +768,6 @@ async function main(): Promise<void> {
       scale,
       explain: explains,
       profiles,
-      diagnosis,
       serviceIdleRssMb,
       serviceHwmMb,
     };

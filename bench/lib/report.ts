@@ -391,34 +391,6 @@ export function renderMarkdown(results: BenchResults): string {
     );
   }
 
-  for (const d of results.diagnosis) {
-    const variants = [...new Set(d.runs.map((r) => r.variant))];
-    const of = (v: string) => d.runs.filter((r) => r.variant === v);
-    out.push(
-      `## Diagnosis: the rate-limit storage, ${d.scenario}`,
-      '',
-      'Two fresh instances of the service, one as it is and one with `@nestjs/throttler`\'s in-memory storage swapped for a constant-time ' +
-        'fixed-window counter (`bench/diag/constant-time-rate-limit.ts`, preloaded with `node -r`; src/ untouched), interleaved with the Express peer. ' +
-        'The in-memory storage keeps one expiry time per hit of the last minute and filters that whole list on every request, so its cost grows with throughput × 60 s ' +
-        '(one user holds all the hits here, and RATE_LIMIT_PER_MINUTE=1e9 lets the list grow).',
-      '',
-      '| variant | req/s | p50 ms | p99 ms | max RSS MB | CPU |',
-      '|---|---:|---:|---:|---:|---:|',
-      ...variants.map((v) => {
-        const rs = of(v);
-        return `| ${v} | ${fmtSpread(spread(rs.map((r) => r.load.rps)), (x) => num(x))} | ${fmtSpread(spread(rs.map((r) => r.load.latencyMs.p50)), ms)} | ${fmtSpread(spread(rs.map((r) => r.load.latencyMs.p99)), ms)} | ${num(Math.max(...rs.map((r) => r.rssMaxMb)), 1)} | ${num(spread(rs.map((r) => r.cpu * 100)).median)}% |`;
-      }),
-      '',
-    );
-    const peer = of('Express peer');
-    for (const v of variants.filter((x) => x !== 'Express peer')) {
-      const mine = new Map(of(v).map((r) => [r.round, r.load.rps]));
-      const t = spread(peer.map((r) => (mine.get(r.round) ?? NaN) / r.load.rps));
-      out.push(`- ${v} ÷ Express peer, throughput per round: ${fmtSpread(t, ratio)}`);
-    }
-    out.push('');
-  }
-
   out.push(
     '## Memory',
     '',

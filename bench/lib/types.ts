@@ -55,21 +55,6 @@ export interface ParityCheck {
   detail: string;
 }
 
-/** One run of the rate-limit diagnosis: the service as is, with a constant-time limiter, and the Express peer. */
-export interface DiagnosisRun {
-  round: number;
-  variant: string;
-  load: LoadResult;
-  rssMaxMb: number;
-  cpu: number;
-  others: number;
-}
-
-export interface Diagnosis {
-  scenario: string;
-  runs: DiagnosisRun[];
-}
-
 export interface BenchResults {
   startedAt: string;
   finishedAt: string;
@@ -84,7 +69,6 @@ export interface BenchResults {
   scale: ScaleResult[];
   explain: { label: string; result: ExplainResult }[];
   profiles: { scenario: string; summary: ProfileSummary }[];
-  diagnosis: Diagnosis[];
   serviceIdleRssMb: number | null;
   serviceHwmMb: number | null;
 }

@@ -4,6 +4,7 @@ import { NestExpressApplication } from '@nestjs/platform-express';
 import { DocumentBuilder, OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
 import helmet from 'helmet';
 import { IssuedToken, TokensService } from './auth/tokens.service';
+import { writeJsonExactly } from './common/json/exact-json';
 import { AppConfig } from './config/configuration';
 
 /**
@@ -46,6 +47,7 @@ export function configureApp(app: NestExpressApplication): void {
   const config = app.get(ConfigService<AppConfig, true>);
   const http = config.get('http', { infer: true });
 
+  writeJsonExactly(app);
   app.disable('x-powered-by');
   // Client addresses (rate limits, logs) come from X-Forwarded-For only through the proxies listed here.
   app.set('trust proxy', http.trustProxy);

@@ -1,5 +1,5 @@
 import { ConflictException, INestApplication, Logger, MiddlewareConsumer, Module, NestModule, NotFoundException } from '@nestjs/common';
-import { APP_FILTER, APP_GUARD, APP_INTERCEPTOR, APP_PIPE } from '@nestjs/core';
+import { APP_FILTER, APP_GUARD, APP_PIPE } from '@nestjs/core';
 import { PassportModule } from '@nestjs/passport';
 import { Test } from '@nestjs/testing';
 import { gzipSync } from 'node:zlib';
@@ -12,7 +12,7 @@ import { Principal } from '../auth/principal';
 import { TokensService } from '../auth/tokens.service';
 import { AllExceptionsFilter } from '../common/filters/all-exceptions.filter';
 import { JsonBodyMiddleware } from '../common/json/json-body.middleware';
-import { JsonResponseInterceptor } from '../common/json/json-response.interceptor';
+import { writeJsonExactly } from '../common/json/exact-json';
 import { createValidationPipe } from '../common/validation/validation.pipe';
 import { CreatePlantDto } from './dto/create-plant.dto';
 import { PlantsController } from './plants.controller';
@@ -44,7 +44,6 @@ const tokensService = { authenticate: jest.fn() };
     { provide: APP_FILTER, useClass: AllExceptionsFilter },
     { provide: APP_GUARD, useClass: BearerAuthGuard },
     { provide: APP_PIPE, useFactory: createValidationPipe },
-    { provide: APP_INTERCEPTOR, useClass: JsonResponseInterceptor },
   ],
 })
 class PlantsHttpTestModule implements NestModule {
@@ -76,6 +75,7 @@ describe(PlantsController.name, () => {
   beforeAll(async () => {
     const moduleRef = await Test.createTestingModule({ imports: [PlantsHttpTestModule] }).compile();
     app = moduleRef.createNestApplication(APP_OPTIONS);
+    writeJsonExactly(app);
     app.useLogger(false);
     await app.init();
   });

@@ -1,0 +1,76 @@
+import { Controller, Get, HttpCode, INestApplication, Module, NotFoundException } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import { ExpressAdapter } from '@nestjs/platform-express';
+import express from 'express';
+import request from 'supertest';
+import { writeJsonExactly } from './exact-json';
+
+@Controller()
+class SampleController {
+  @Get('plants')
+  list(): unknown {
+    return [{ id: 9223372036854775807n, name: 'a' }, { id: -9007199254740993n, name: 'b', tag: 't', gone: undefined }];
+  }
+
+  @Get('plain')
+  plain(): unknown {
+    return { when: new Date(0), nested: { list: [1, 'two', null, true] } };
+  }
+
+  @Get('empty')
+  @HttpCode(204)
+  empty(): void {}
+
+  @Get('missing')
+  missing(): never {
+    throw new NotFoundException('no such plant');
+  }
+}
+
+@Module({ controllers: [SampleController] })
+class SampleModule {}
+
+describe(writeJsonExactly.name, () => {
+  let app: INestApplication;
+  let other: express.Express;
+
+  beforeAll(async () => {
+    app = await NestFactory.create(SampleModule, new ExpressAdapter(express()), { logger: false });
+    writeJsonExactly(app);
+    await app.init();
+    other = express();
+    other.get('/', (_req, res) => void res.json({ n: 1 }));
+  });
+
+  afterAll(() => app.close());
+
+  it('writes bigint values as plain JSON numbers, exactly, as UTF-8 JSON', async () => {
+    const res = await request(app.getHttpServer()).get('/plants');
+    expect(res.status).toBe(200);
+    expect(res.headers['content-type']).toBe('application/json; charset=utf-8');
+    expect(res.text).toBe('[{"id":9223372036854775807,"name":"a"},{"id":-9007199254740993,"name":"b","tag":"t"}]');
+  });
+
+  it('writes other values as JSON.stringify does', async () => {
+    const res = await request(app.getHttpServer()).get('/plain');
+    expect(res.text).toBe(JSON.stringify({ when: new Date(0), nested: { list: [1, 'two', null, true] } }));
+  });
+
+  it('leaves an empty response empty', async () => {
+    const res = await request(app.getHttpServer()).get('/empty');
+    expect(res.status).toBe(204);
+    expect(res.text).toBe('');
+  });
+
+  it('also writes the error bodies of Nest\'s own exception handling', async () => {
+    const res = await request(app.getHttpServer()).get('/missing');
+    expect(res.status).toBe(404);
+    expect(res.headers['content-type']).toBe('application/json; charset=utf-8');
+    expect(res.body).toEqual({ statusCode: 404, message: 'no such plant', error: 'Not Found' });
+  });
+
+  it('changes only this application, not every Express app in the process', async () => {
+    expect(other.response.json).not.toBe((app.getHttpAdapter().getInstance() as express.Express).response.json);
+    await expect(request(other).get('/').then((res) => res.text)).resolves.toBe('{"n":1}');
+  });
+});

@@ -55,6 +55,16 @@ describe('HTTP headers on sqlite', () => {
     });
     afterAll(() => t.close());
 
+    it('sends no ETag and answers a conditional list in full', async () => {
+      const first = await t.http().get('/plants').set(bearer(token));
+      expect(first.status).toBe(200);
+      expect(first.headers.etag).toBeUndefined();
+      for (const condition of [{ 'If-None-Match': '*' }, { 'If-Modified-Since': new Date(Date.now() + 60_000).toUTCString() }]) {
+        const res = await t.http().get('/plants').set(bearer(token)).set(condition);
+        expect({ status: res.status, body: res.body }).toEqual({ status: 200, body: [] });
+      }
+    });
+
     it.each(ANSWERS)('sets the helmet headers on %s', async (_label, status, send) => {
       const res = await send(t, token);
       expect(res.status).toBe(status);

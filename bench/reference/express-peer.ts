@@ -11,6 +11,9 @@ const config = readConfig();
 const store = new PlantStore(config);
 const app = express();
 app.disable('x-powered-by');
+app.set('etag', false);
+// No conditional 304s, as in the service.
+Object.defineProperty(app.request, 'fresh', { get: () => false });
 
 const JSON_TYPES = ['application/json', 'application/*+json'];
 const readText = express.text({ type: () => true, limit: BODY_LIMIT_BYTES, defaultCharset: 'utf-8' });

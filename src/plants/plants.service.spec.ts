@@ -1,11 +1,10 @@
 import { ConflictException, NotFoundException } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import { Test } from '@nestjs/testing';
-import { getRepositoryToken } from '@nestjs/typeorm';
-import { MoreThan, QueryFailedError } from 'typeorm';
+import { getDataSourceToken } from '@nestjs/typeorm';
+import { QueryFailedError, QueryResult } from 'typeorm';
 import { CreatePlantDto } from './dto/create-plant.dto';
-import { Plant } from './plant.entity';
-import { PlantsService, toPlantDto } from './plants.service';
+import { PLANT_STATEMENTS, PlantsService, toPlantDto } from './plants.service';
 
 const MAX_PAGE = 3;
 
@@ -13,22 +12,27 @@ function dto(fields: Partial<CreatePlantDto>): CreatePlantDto {
   return Object.assign(new CreatePlantDto(), fields);
 }
 
-function rows(...ids: bigint[]): Plant[] {
-  return ids.map((id) => ({ owner: 'alice', id, name: `plant ${id}`, tag: id % 2n === 0n ? 'even' : null }));
+/** Rows as the drivers return them: MySQL gives BIGINT as a decimal string, SQLite as a BigInt. */
+function rows(...ids: bigint[]): QueryResult {
+  return Object.assign(new QueryResult(), {
+    records: ids.map((id, i) => ({ id: i % 2 === 0 ? String(id) : id, name: `plant ${id}`, tag: id % 2n === 0n ? 'even' : null })),
+  });
 }
+
+const affected = (count: number | undefined) => Object.assign(new QueryResult(), { affected: count });
 
 describe(PlantsService.name, () => {
   let service: PlantsService;
-  let repository: { insert: jest.Mock; find: jest.Mock; delete: jest.Mock };
+  let runner: { query: jest.Mock; release: jest.Mock };
   let config: { get: jest.Mock };
 
   beforeEach(async () => {
-    repository = { insert: jest.fn().mockResolvedValue({}), find: jest.fn(), delete: jest.fn() };
+    runner = { query: jest.fn().mockResolvedValue(affected(1)), release: jest.fn().mockResolvedValue(undefined) };
     config = { get: jest.fn((key: string) => (key === 'plants.maxPage' ? MAX_PAGE : undefined)) };
     const moduleRef = await Test.createTestingModule({
       providers: [
         PlantsService,
-        { provide: getRepositoryToken(Plant), useValue: repository },
+        { provide: getDataSourceToken(), useValue: { createQueryRunner: () => runner } },
         { provide: ConfigService, useValue: config },
       ],
     }).compile();
@@ -46,8 +50,9 @@ describe(PlantsService.name, () => {
         name: 'Fern',
         tag: 'green',
       });
-      expect(repository.insert).toHaveBeenCalledTimes(1);
-      expect(repository.insert).toHaveBeenCalledWith({ owner: 'alice', id: 7n, name: 'Fern', tag: 'green' });
+      expect(runner.query).toHaveBeenCalledTimes(1);
+      expect(runner.query).toHaveBeenCalledWith(PLANT_STATEMENTS.insert, ['alice', 7n, 'Fern', 'green'], true);
+      expect(runner.release).toHaveBeenCalledTimes(1);
     });
 
     it.each([
@@ -57,13 +62,13 @@ describe(PlantsService.name, () => {
       const created = await service.create('alice', dto({ id: 8n, name: 'Moss', ...tag }));
       expect(created).toStrictEqual({ id: 8n, name: 'Moss' });
       expect(created).not.toHaveProperty('tag');
-      expect(repository.insert).toHaveBeenCalledWith({ owner: 'alice', id: 8n, name: 'Moss', tag: null });
+      expect(runner.query).toHaveBeenCalledWith(PLANT_STATEMENTS.insert, ['alice', 8n, 'Moss', null], true);
     });
 
     it('keeps an int64 id exact', async () => {
       const id = 9223372036854775807n;
       await expect(service.create('alice', dto({ id, name: 'Big' }))).resolves.toStrictEqual({ id, name: 'Big' });
-      expect(repository.insert.mock.calls[0][0].id).toBe(id);
+      expect(runner.query.mock.calls[0][1][1]).toBe(id);
     });
 
     it.each([
@@ -73,7 +78,7 @@ describe(PlantsService.name, () => {
         new QueryFailedError('INSERT', [], Object.assign(new Error('UNIQUE'), { code: 'SQLITE_CONSTRAINT_PRIMARYKEY' })),
       ],
     ])('turns a unique violation (%s) into a ConflictException', async (_label, error) => {
-      repository.insert.mockRejectedValue(error);
+      runner.query.mockRejectedValue(error);
       const attempt = service.create('alice', dto({ id: 7n, name: 'Fern' }));
       await expect(attempt).rejects.toBeInstanceOf(ConflictException);
       await expect(attempt).rejects.toThrow('A plant with id 7 already exists');
@@ -81,26 +86,30 @@ describe(PlantsService.name, () => {
 
     it('rethrows any other error unchanged', async () => {
       const error = Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' });
-      repository.insert.mockRejectedValue(error);
+      runner.query.mockRejectedValue(error);
       await expect(service.create('alice', dto({ id: 7n, name: 'Fern' }))).rejects.toBe(error);
+      expect(runner.release).toHaveBeenCalledTimes(1);
     });
   });
 
   describe('list', () => {
     it('reads one row more than the page, ordered by id, for the owner only', async () => {
-      repository.find.mockResolvedValue([]);
+      runner.query.mockResolvedValue(rows());
       await expect(service.list('alice', { limit: 2 })).resolves.toEqual({ plants: [], limit: 2, nextAfter: undefined });
-      expect(repository.find).toHaveBeenCalledWith({ where: { owner: 'alice' }, order: { id: 'ASC' }, take: 3 });
+      expect(runner.query).toHaveBeenCalledWith(PLANT_STATEMENTS.firstPage, ['alice', 3], true);
     });
 
-    it('starts after the cursor with MoreThan(after)', async () => {
-      repository.find.mockResolvedValue([]);
+    it('starts after the cursor, which it passes on exactly', async () => {
+      runner.query.mockResolvedValue(rows());
       await service.list('alice', { limit: 2, after: 9223372036854775806n });
-      expect(repository.find).toHaveBeenCalledWith({
-        where: { owner: 'alice', id: MoreThan(9223372036854775806n) },
-        order: { id: 'ASC' },
-        take: 3,
-      });
+      expect(runner.query).toHaveBeenCalledWith(PLANT_STATEMENTS.pageAfter, ['alice', 9223372036854775806n, 3], true);
+    });
+
+    it('releases the query runner when the statement fails', async () => {
+      const error = new Error('connection lost');
+      runner.query.mockRejectedValue(error);
+      await expect(service.list('alice', {})).rejects.toBe(error);
+      expect(runner.release).toHaveBeenCalledTimes(1);
     });
 
     it.each([
@@ -109,14 +118,14 @@ describe(PlantsService.name, () => {
       ['at the cap', MAX_PAGE, MAX_PAGE],
       ['under the cap', 1, 1],
     ])('applies a limit that is %s as %p -> %p', async (_label, limit, applied) => {
-      repository.find.mockResolvedValue([]);
+      runner.query.mockResolvedValue(rows());
       const page = await service.list('alice', { limit });
       expect(page.limit).toBe(applied);
-      expect(repository.find).toHaveBeenCalledWith(expect.objectContaining({ take: applied + 1 }));
+      expect(runner.query).toHaveBeenCalledWith(PLANT_STATEMENTS.firstPage, ['alice', applied + 1], true);
     });
 
     it('sets nextAfter to the last id on the page when more rows exist', async () => {
-      repository.find.mockResolvedValue(rows(1n, 2n, 3n));
+      runner.query.mockResolvedValue(rows(1n, 2n, 3n));
       await expect(service.list('alice', { limit: 2 })).resolves.toStrictEqual({
         plants: [
           { id: 1n, name: 'plant 1' },
@@ -132,14 +141,14 @@ describe(PlantsService.name, () => {
       ['less than a page', [1n]],
       ['nothing', []],
     ])('leaves nextAfter unset when the rows are %s', async (_label, ids) => {
-      repository.find.mockResolvedValue(rows(...ids));
+      runner.query.mockResolvedValue(rows(...ids));
       const page = await service.list('alice', { limit: 2 });
       expect(page.nextAfter).toBeUndefined();
       expect(page.plants.map((plant) => plant.id)).toEqual(ids);
     });
 
     it('keeps an int64 cursor exact', async () => {
-      repository.find.mockResolvedValue(rows(9223372036854775806n, 9223372036854775807n));
+      runner.query.mockResolvedValue(rows(9223372036854775806n, 9223372036854775807n));
       const page = await service.list('alice', { limit: 1 });
       expect(page.nextAfter).toBe(9223372036854775806n);
     });
@@ -147,14 +156,14 @@ describe(PlantsService.name, () => {
 
   describe('remove', () => {
     it('deletes the plant of that owner only', async () => {
-      repository.delete.mockResolvedValue({ affected: 1, raw: {} });
+      runner.query.mockResolvedValue(affected(1));
       await expect(service.remove('alice', 5n)).resolves.toBeUndefined();
-      expect(repository.delete).toHaveBeenCalledTimes(1);
-      expect(repository.delete).toHaveBeenCalledWith({ owner: 'alice', id: 5n });
+      expect(runner.query).toHaveBeenCalledTimes(1);
+      expect(runner.query).toHaveBeenCalledWith(PLANT_STATEMENTS.delete, ['alice', 5n], true);
     });
 
-    it.each([0, undefined, null])('answers affected=%p with a NotFoundException', async (affected) => {
-      repository.delete.mockResolvedValue({ affected, raw: {} });
+    it.each([0, undefined])('answers affected=%p with a NotFoundException', async (count) => {
+      runner.query.mockResolvedValue(affected(count));
       const attempt = service.remove('alice', 5n);
       await expect(attempt).rejects.toBeInstanceOf(NotFoundException);
       await expect(attempt).rejects.toThrow('Plant 5 not found');
@@ -162,7 +171,7 @@ describe(PlantsService.name, () => {
 
     it('rethrows database errors', async () => {
       const error = new Error('SQLITE_BUSY');
-      repository.delete.mockRejectedValue(error);
+      runner.query.mockRejectedValue(error);
       await expect(service.remove('alice', 5n)).rejects.toBe(error);
     });
   });

@@ -227,4 +227,23 @@ describe(loggerParams.name, () => {
     await request(app).get('/plants');
     expect(lines.map((line) => line.path)).toEqual(['/plants']);
   });
+
+  it.each([
+    ['warn', ['/boom']],
+    ['error', ['/boom']],
+    ['silent', []],
+  ] as Array<[LogLevel, string[]]>)('at %s writes only what that level allows, and builds no other line', async (level, paths) => {
+    const lines: Array<Record<string, unknown>> = [];
+    const app = appLoggingTo(lines, level);
+    await request(app).get('/health/live');
+    await request(app).get('/plants');
+    await request(app).get('/boom');
+    expect(lines.map((line) => line.path)).toEqual(paths);
+
+    const { pinoHttp: options } = loggerParams(configWith(level)) as { pinoHttp: PinoHttpOptions };
+    const decide = options.customLogLevel as (req: IncomingMessage, res: ServerResponse, error?: Error) => string;
+    const ok = { statusCode: 200 } as ServerResponse;
+    expect(decide({ url: '/plants' } as IncomingMessage, ok)).toBe('silent');
+    expect(decide({ url: '/plants' } as IncomingMessage, ok, new Error('x'))).toBe(level === 'silent' ? 'silent' : 'error');
+  });
 });

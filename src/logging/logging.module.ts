@@ -4,7 +4,7 @@ import { Request, Response } from 'express';
 import { IncomingMessage, ServerResponse } from 'node:http';
 import { randomUUID } from 'node:crypto';
 import { LoggerModule, Params } from 'nestjs-pino';
-import { stdSerializers, stdTimeFunctions } from 'pino';
+import { levels, stdSerializers, stdTimeFunctions } from 'pino';
 import { Principal } from '../auth/principal';
 import { routeTemplate } from '../common/http/route-template';
 import { AppConfig } from '../config/configuration';
@@ -57,6 +57,7 @@ const omitted = (): undefined => undefined;
 
 export function loggerParams(config: ConfigService<AppConfig, true>): Params {
   const { level, pretty } = config.get('log', { infer: true });
+  const threshold = level === 'silent' ? Infinity : levels.values[level];
   return {
     pinoHttp: {
       level,
@@ -75,8 +76,10 @@ export function loggerParams(config: ConfigService<AppConfig, true>): Params {
       // Defence in depth: nothing above logs headers, but no future field may carry a credential.
       redact: { paths: ['req.headers.authorization', 'req.headers.cookie', '*.authorization', '*.token', '*.secret'], censor: '[redacted]' },
       customLogLevel: (req, res, error) => {
-        if (error || res.statusCode >= 500) return 'error';
-        return PROBE_PATHS.test(req.url ?? '') ? 'debug' : 'info';
+        const wanted = error || res.statusCode >= 500 ? 'error' : PROBE_PATHS.test(req.url ?? '') ? 'debug' : 'info';
+        // pino-http builds a line's fields before the logger checks its level; 'silent' skips that
+        // work for lines the configured level would drop anyway (every request line at warn).
+        return levels.values[wanted] >= threshold ? wanted : 'silent';
       },
       customSuccessObject: (req, res, value: { responseTime: number }) => requestLogFields(req, res, value.responseTime),
       customErrorObject: (req, res, _error, value: { responseTime: number }) =>

@@ -9,6 +9,7 @@ import { AppConfigModule } from './config/config.module';
 import { DatabaseModule } from './database/database.module';
 import { HealthModule } from './health/health.module';
 import { LoggingModule } from './logging/logging.module';
+import { RequestLogMiddleware } from './logging/request-log.middleware';
 import { HttpMetricsMiddleware } from './metrics/http-metrics.middleware';
 import { MetricsModule } from './metrics/metrics.module';
 import { PlantsModule } from './plants/plants.module';
@@ -36,6 +37,6 @@ import { RateLimitModule } from './rate-limit/rate-limit.module';
 })
 export class AppModule implements NestModule {
   configure(consumer: MiddlewareConsumer): void {
-    consumer.apply(HttpMetricsMiddleware, JsonBodyMiddleware).forRoutes('*path');
+    consumer.apply(RequestLogMiddleware, HttpMetricsMiddleware, JsonBodyMiddleware).forRoutes('*path');
   }
 }

@@ -26,7 +26,7 @@ describe(AllExceptionsFilter.name, () => {
   let logWarn: jest.SpyInstance;
   let dataSource: { isInitialized: boolean };
 
-  const request = { method: 'POST', path: '/plants', url: '/plants?access_token=pst_secret' };
+  const request = { method: 'POST', path: '/plants', url: '/plants?access_token=pst_secret', id: 'req-7' };
 
   function hostFor(res: FakeResponse): ArgumentsHost {
     return {
@@ -149,7 +149,7 @@ describe(AllExceptionsFilter.name, () => {
       const exception = Object.assign(new Error('connect ECONNREFUSED 10.0.0.5:3306'), { code: 'ECONNREFUSED' });
       answer(exception);
       expect(logError).not.toHaveBeenCalled();
-      expect(logWarn).toHaveBeenCalledWith('POST /plants -> 503: connect ECONNREFUSED 10.0.0.5:3306');
+      expect(logWarn).toHaveBeenCalledWith({ requestId: 'req-7', msg: 'POST /plants -> 503: connect ECONNREFUSED 10.0.0.5:3306' });
     });
 
     it('answers any unexpected error with 503 once the data source is closed', () => {
@@ -206,7 +206,8 @@ describe(AllExceptionsFilter.name, () => {
       expect(JSON.stringify(body)).not.toContain('SELECT');
       expect(JSON.stringify(body)).not.toContain('at ');
       expect(logError).toHaveBeenCalledTimes(1);
-      const [logged] = logError.mock.calls[0] as [string];
+      const [{ requestId, msg: logged }] = logError.mock.calls[0] as [{ requestId: string; msg: string }];
+      expect(requestId).toBe('req-7');
       expect(logged).toContain('POST /plants -> 500');
       expect(logged).toContain(exception.stack);
       expect(logged).not.toContain('access_token');
@@ -216,7 +217,7 @@ describe(AllExceptionsFilter.name, () => {
       'answers a thrown %s with 500',
       (_label, exception) => {
         expect(answer(exception)).toEqual({ status: 500, body: { error: 500, message: 'Internal server error' } });
-        expect(logError).toHaveBeenCalledWith(`POST /plants -> 500: ${String(exception)}`);
+        expect(logError).toHaveBeenCalledWith({ requestId: 'req-7', msg: `POST /plants -> 500: ${String(exception)}` });
       },
     );
   });

@@ -34,15 +34,17 @@ export class AllExceptionsFilter implements ExceptionFilter {
   catch(exception: unknown, host: ArgumentsHost): void {
     const http = host.switchToHttp();
     const response = http.getResponse<Response>();
-    const request = http.getRequest<Request>();
+    const request = http.getRequest<Request & { id?: string }>();
     const body = this.describe(exception, request);
 
+    // Lines carry the request id, so they join the request's own log line.
     if (body.error === 503) {
       // Expected while the database is down: one line each, no stack, so the log stays readable.
-      this.logger.warn(`${request.method} ${request.path} -> 503: ${String((exception as Error)?.message ?? exception)}`);
+      const reason = String((exception as Error)?.message ?? exception);
+      this.logger.warn({ requestId: request.id, msg: `${request.method} ${request.path} -> 503: ${reason}` });
     } else if (body.error >= 500) {
       const stack = exception instanceof Error ? exception.stack : String(exception);
-      this.logger.error(`${request.method} ${request.path} -> ${body.error}: ${stack}`);
+      this.logger.error({ requestId: request.id, msg: `${request.method} ${request.path} -> ${body.error}: ${stack}` });
     }
     if (response.headersSent) {
       // Part of a response is already on the wire; all that is left is to end it.

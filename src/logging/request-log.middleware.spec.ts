@@ -1,12 +1,14 @@
 import { ConfigService } from '@nestjs/config';
 import express from 'express';
+import { PinoLogger } from 'nestjs-pino';
 import { IncomingMessage, ServerResponse } from 'node:http';
 import { Writable } from 'node:stream';
-import pinoHttp, { Options as PinoHttpOptions } from 'pino-http';
+import pino from 'pino';
 import request from 'supertest';
 import { Principal } from '../auth/principal';
 import { AppConfig, LogLevel } from '../config/configuration';
-import { REQUEST_ID_HEADER, loggerParams, requestIdFor, requestLogFields } from './logging.module';
+import { loggerOptions } from './logging.module';
+import { REQUEST_ID_HEADER, RequestLogMiddleware, requestIdFor, requestLogFields } from './request-log.middleware';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 const SECRET = `pst_${'S'.repeat(43)}`;
@@ -82,7 +84,8 @@ describe(requestLogFields.name, () => {
       user: alice,
       ip: '203.0.113.9',
     };
-    expect(requestLogFields(asIncoming(req), fakeResponse(204), 12.5)).toEqual({
+    expect(requestLogFields(asIncoming({ ...req, id: 'trace-9' } as FakeRequest), fakeResponse(204), 12.5)).toEqual({
+      requestId: 'trace-9',
       method: 'DELETE',
       route: '/plants/{id}',
       path: '/plants/123',
@@ -105,7 +108,7 @@ describe(requestLogFields.name, () => {
       user: alice,
     };
     const fields = requestLogFields(asIncoming(req), fakeResponse(200), 3) as Record<string, unknown>;
-    expect(Object.keys(fields).sort()).toEqual(['client', 'durationMs', 'method', 'path', 'route', 'status', 'subject']);
+    expect(Object.keys(fields).sort()).toEqual(['client', 'durationMs', 'method', 'path', 'requestId', 'route', 'status', 'subject']);
     const text = JSON.stringify(fields);
     for (const leak of [SECRET, 'access_token', 'after=5', '?', 'secret-cookie', 'secret body', 'Bearer']) {
       expect(text).not.toContain(leak);
@@ -148,7 +151,7 @@ describe(requestLogFields.name, () => {
   });
 });
 
-describe(loggerParams.name, () => {
+describe(RequestLogMiddleware.name, () => {
   function configWith(level: LogLevel): ConfigService<AppConfig, true> {
     return { get: (key: string) => (key === 'log' ? { level, pretty: false } : undefined) } as unknown as ConfigService<
       AppConfig,
@@ -156,17 +159,18 @@ describe(loggerParams.name, () => {
     >;
   }
 
-  /** An Express app logging through the service's pino-http options into memory. */
+  /** An Express app with the middleware in front, logging through the service's pino options into memory. */
   function appLoggingTo(lines: Array<Record<string, unknown>>, level: LogLevel = 'debug') {
-    const { pinoHttp: options } = loggerParams(configWith(level)) as { pinoHttp: PinoHttpOptions };
     const stream = new Writable({
       write(chunk: Buffer, _encoding, done) {
         for (const line of chunk.toString('utf8').split('\n').filter(Boolean)) lines.push(JSON.parse(line));
         done();
       },
     });
+    const logger = pino({ ...loggerOptions(configWith(level)), transport: undefined }, stream);
+    const middleware = new RequestLogMiddleware({ logger } as PinoLogger);
     const app = express();
-    app.use(pinoHttp({ ...options, transport: undefined }, stream));
+    app.all('/{*path}', (req, res, next) => middleware.use(req, res, next));
     app.use((req, _res, next) => {
       (req as unknown as { user: Principal }).user = { subject: 'alice', scopes: [], tokenId: 't' };
       next();
@@ -180,8 +184,14 @@ describe(loggerParams.name, () => {
     app.get('/boom', (_req, res) => {
       res.status(503).json({ error: 503, message: 'down' });
     });
+    app.get('/slow', (_req, res) => {
+      setTimeout(() => res.status(200).json([]), 300).unref();
+    });
     return app;
   }
+
+  /** Lines are written when the response is over, just after the client has it. */
+  const settle = () => new Promise((resolve) => setTimeout(resolve, 20));
 
   it('writes one line per request with the request id and the fields, and no credential', async () => {
     const lines: Array<Record<string, unknown>> = [];
@@ -190,6 +200,7 @@ describe(loggerParams.name, () => {
       .set('Authorization', `Bearer ${SECRET}`)
       .set('Cookie', 'session=secret-cookie')
       .set('X-Request-Id', 'trace-1');
+    await settle();
     expect(res.headers['x-request-id']).toBe('trace-1');
     expect(lines).toHaveLength(1);
     expect(lines[0]).toMatchObject({
@@ -201,6 +212,7 @@ describe(loggerParams.name, () => {
       status: 200,
       subject: 'alice',
       msg: 'GET /plants 200',
+      time: expect.stringMatching(/^\d{4}-\d\d-\d\dT/),
     });
     expect(typeof lines[0].durationMs).toBe('number');
     expect(lines[0]).not.toHaveProperty('req');
@@ -209,11 +221,24 @@ describe(loggerParams.name, () => {
     for (const leak of [SECRET, 'access_token', 'secret-cookie']) expect(text).not.toContain(leak);
   });
 
+  it('gives each request its own id and answers it', async () => {
+    const lines: Array<Record<string, unknown>> = [];
+    const app = appLoggingTo(lines);
+    const first = await request(app).get('/plants');
+    const second = await request(app).get('/plants');
+    await settle();
+    const ids = [first.headers['x-request-id'], second.headers['x-request-id']];
+    for (const id of ids) expect(id).toMatch(UUID);
+    expect(ids[0]).not.toBe(ids[1]);
+    expect(lines.map((line) => line.requestId)).toEqual(ids);
+  });
+
   it('logs probes at debug and server errors at error', async () => {
     const lines: Array<Record<string, unknown>> = [];
     const app = appLoggingTo(lines);
     await request(app).get('/health/live');
     await request(app).get('/boom');
+    await settle();
     expect(lines.map((line) => [line.path, line.level])).toEqual([
       ['/health/live', 'debug'],
       ['/boom', 'error'],
@@ -225,6 +250,7 @@ describe(loggerParams.name, () => {
     const app = appLoggingTo(lines, 'info');
     await request(app).get('/health/live');
     await request(app).get('/plants');
+    await settle();
     expect(lines.map((line) => line.path)).toEqual(['/plants']);
   });
 
@@ -232,18 +258,31 @@ describe(loggerParams.name, () => {
     ['warn', ['/boom']],
     ['error', ['/boom']],
     ['silent', []],
-  ] as Array<[LogLevel, string[]]>)('at %s writes only what that level allows, and builds no other line', async (level, paths) => {
+  ] as Array<[LogLevel, string[]]>)('at %s writes only what that level allows', async (level, paths) => {
     const lines: Array<Record<string, unknown>> = [];
     const app = appLoggingTo(lines, level);
     await request(app).get('/health/live');
     await request(app).get('/plants');
     await request(app).get('/boom');
+    await settle();
     expect(lines.map((line) => line.path)).toEqual(paths);
+  });
 
-    const { pinoHttp: options } = loggerParams(configWith(level)) as { pinoHttp: PinoHttpOptions };
-    const decide = options.customLogLevel as (req: IncomingMessage, res: ServerResponse, error?: Error) => string;
-    const ok = { statusCode: 200 } as ServerResponse;
-    expect(decide({ url: '/plants' } as IncomingMessage, ok)).toBe('silent');
-    expect(decide({ url: '/plants' } as IncomingMessage, ok, new Error('x'))).toBe(level === 'silent' ? 'silent' : 'error');
+  it('logs a request whose client left before the answer at warn, as aborted', async () => {
+    const lines: Array<Record<string, unknown>> = [];
+    const server = appLoggingTo(lines).listen(0, '127.0.0.1');
+    try {
+      await new Promise((resolve) => server.once('listening', resolve));
+      const { port } = server.address() as { port: number };
+      const client = new AbortController();
+      const sent = fetch(`http://127.0.0.1:${port}/slow`, { headers: { 'X-Request-Id': 'gone-1' }, signal: client.signal });
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      client.abort();
+      await expect(sent).rejects.toThrow();
+      for (let i = 0; i < 50 && lines.length === 0; i++) await settle();
+      expect(lines).toEqual([expect.objectContaining({ level: 'warn', requestId: 'gone-1', msg: 'GET /slow aborted' })]);
+    } finally {
+      server.close();
+    }
   });
 });

@@ -1,10 +1,11 @@
 import { INestApplication, NestApplicationOptions } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
-import { NestExpressApplication } from '@nestjs/platform-express';
+import { ExpressAdapter, NestExpressApplication } from '@nestjs/platform-express';
 import { Express } from 'express';
 import { DocumentBuilder, OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
 import helmet from 'helmet';
 import { IssuedToken, TokensService } from './auth/tokens.service';
+import { ExpressAdapterWithStableShapes } from './common/http/express-adapter';
 import { writeJsonExactly } from './common/json/exact-json';
 import { AppConfig } from './config/configuration';
 
@@ -18,6 +19,10 @@ export const APP_OPTIONS: NestApplicationOptions = {
 };
 
 export const DOCS_PATH = 'docs';
+
+export function createHttpAdapter(): ExpressAdapter {
+  return new ExpressAdapterWithStableShapes();
+}
 
 export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
   const config = new DocumentBuilder()

@@ -4,13 +4,16 @@ import { NestExpressApplication } from '@nestjs/platform-express';
 import { Logger } from 'nestjs-pino';
 import { AddressInfo } from 'node:net';
 import { AppModule } from './app.module';
-import { APP_OPTIONS, DOCS_PATH, configureApp, issueFirstRunToken } from './app.setup';
+import { APP_OPTIONS, DOCS_PATH, configureApp, createHttpAdapter, issueFirstRunToken } from './app.setup';
 import { ConfigService } from '@nestjs/config';
 import { AppConfig } from './config/configuration';
 import { exitGracefullyOnSignals } from './shutdown';
 
 async function bootstrap(): Promise<void> {
-  const app = await NestFactory.create<NestExpressApplication>(AppModule, { ...APP_OPTIONS, bufferLogs: true });
+  const app = await NestFactory.create<NestExpressApplication>(AppModule, createHttpAdapter(), {
+    ...APP_OPTIONS,
+    bufferLogs: true,
+  });
   const logger = app.get(Logger);
   app.useLogger(logger);
   configureApp(app);

@@ -5,7 +5,7 @@ import { isInteger, parse, stringify } from 'lossless-json';
 import request from 'supertest';
 import { DataSource } from 'typeorm';
 import { AppModule } from '../../src/app.module';
-import { APP_OPTIONS, configureApp } from '../../src/app.setup';
+import { APP_OPTIONS, configureApp, createHttpAdapter } from '../../src/app.setup';
 import { CreateTokenInput, TokensService } from '../../src/auth/tokens.service';
 import { TestDatabase, prepareDatabase } from './databases';
 import { recordResponses } from './openapi-contract';
@@ -45,7 +45,7 @@ export async function startTestApp(
   Object.assign(process.env, TEST_ENV, db.env, extraEnv);
 
   const moduleRef = await Test.createTestingModule({ imports: [AppModule] }).compile();
-  const app = moduleRef.createNestApplication<NestExpressApplication>(APP_OPTIONS);
+  const app = moduleRef.createNestApplication<NestExpressApplication>(createHttpAdapter(), APP_OPTIONS);
   app.useLogger(['error']);
   // First, before anything can answer: every response is checked against openapi.json (contract-setup.ts).
   app.use(recordResponses());

@@ -1,0 +1,47 @@
+import { NestApplicationOptions } from '@nestjs/common';
+import { ExpressAdapter } from '@nestjs/platform-express';
+import { Express } from 'express';
+import { IncomingMessage, ServerResponse, createServer } from 'node:http';
+
+type Constructor = abstract new (...args: never[]) => object;
+
+/**
+ * A constructor that builds objects as `base` does but gives them `prototype` from the start.
+ * Node's IncomingMessage and ServerResponse are plain constructor functions, meant to be extended.
+ */
+function constructingWith<T extends Constructor>(base: T, prototype: object): T {
+  const construct = base as unknown as (this: object, ...args: unknown[]) => void;
+  function Constructed(this: object, ...args: unknown[]): void {
+    construct.apply(this, args);
+  }
+  Constructed.prototype = prototype;
+  return Constructed as unknown as T;
+}
+
+/**
+ * Nest's Express adapter, except that the HTTP server creates every request and response with the
+ * app's own Express prototypes (`app.request`, `app.response`).
+ *
+ * Express gives them those prototypes itself at the start of every request, with
+ * `Object.setPrototypeOf`. V8 cannot share the hidden class of an object whose prototype was
+ * swapped: every property added to it afterwards (Express, Nest, Passport and the service add some
+ * twenty per request) builds a new hidden class, and every property read of the request or the
+ * response misses its inline cache, in every layer of the stack. Created with the right prototypes,
+ * requests and responses keep shared hidden classes, and Express's swap, finding the prototype
+ * already in place, changes nothing. Behaviour is the same; the cost per request falls
+ * (bench/RESULTS.md).
+ */
+export class ExpressAdapterWithStableShapes extends ExpressAdapter {
+  override initHttpServer(options: NestApplicationOptions): void {
+    // TLS is ended in front of the service; those options keep Nest's own server.
+    if (options?.httpsOptions || options?.forceCloseConnections) return super.initHttpServer(options);
+    const app = this.getInstance<Express>();
+    this.httpServer = createServer(
+      {
+        IncomingMessage: constructingWith<typeof IncomingMessage>(IncomingMessage, app.request),
+        ServerResponse: constructingWith<typeof ServerResponse>(ServerResponse, app.response),
+      },
+      app,
+    );
+  }
+}

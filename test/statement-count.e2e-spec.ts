@@ -70,6 +70,11 @@ describe.each(testDatabases())('SQL statements per request on %s', (database) =>
     expect(statements).toHaveLength(3);
   });
 
+  (database === 'mysql' ? it : it.skip)("leaves mysql2's per-statement stack capture off", () => {
+    const pool = (t.dataSource.driver as unknown as { pool: { config: { connectionConfig: { trace: boolean } } } }).pool;
+    expect(pool.config.connectionConfig.trace).toBe(false);
+  });
+
   (database === 'mysql' ? it : it.skip)('reads a list page as a range of the primary key, with no filesort', async () => {
     for (let id = 1; id <= 50; id++) await create(1000 + id);
     statements.length = 0;

@@ -1,4 +1,4 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { hash, randomBytes } from 'node:crypto';
 
 export const TOKEN_PREFIX = 'pst_';
 const SECRET_BYTES = 32; // 256 bits of randomness
@@ -8,8 +8,9 @@ export function generateTokenSecret(): string {
   return TOKEN_PREFIX + randomBytes(SECRET_BYTES).toString('base64url');
 }
 
+/** SHA-256, hex. Runs twice per request (rate limit, authentication): the one-shot form costs least. */
 export function hashTokenSecret(secret: string): string {
-  return createHash('sha256').update(secret, 'utf8').digest('hex');
+  return hash('sha256', secret, 'hex');
 }
 
 /** Shape check before any lookup, so garbage never costs a database round trip. */

@@ -2,8 +2,10 @@ import { Controller, Get, HttpCode, INestApplication, Module, NotFoundException 
 import { NestFactory } from '@nestjs/core';
 import { ExpressAdapter } from '@nestjs/platform-express';
 import express from 'express';
+import fc from 'fast-check';
+import { isInteger, parse } from 'lossless-json';
 import request from 'supertest';
-import { writeJsonExactly } from './exact-json';
+import { toExactJson, writeJsonExactly } from './exact-json';
 
 @Controller()
 class SampleController {
@@ -72,5 +74,48 @@ describe(writeJsonExactly.name, () => {
   it('changes only this application, not every Express app in the process', async () => {
     expect(other.response.json).not.toBe((app.getHttpAdapter().getInstance() as express.Express).response.json);
     await expect(request(other).get('/').then((res) => res.text)).resolves.toBe('{"n":1}');
+  });
+});
+
+describe(toExactJson.name, () => {
+  it('writes what JSON.stringify writes for any value without a bigint', () => {
+    const values = fc.oneof(
+      fc.jsonValue(),
+      fc.anything({ withDate: true, withBoxedValues: true, withNullPrototype: true, withSparseArray: true, withObjectString: true }),
+    );
+    fc.assert(
+      fc.property(values, (value) => {
+        expect(toExactJson(value)).toBe(JSON.stringify(value));
+      }),
+      { numRuns: 1000 },
+    );
+  });
+
+  it('writes every bigint as the exact integer it is', () => {
+    const int64 = fc.bigInt({ min: -(2n ** 63n), max: 2n ** 63n - 1n });
+    const plants = fc.array(fc.record({ id: int64, name: fc.string(), tag: fc.option(fc.string(), { nil: undefined }) }));
+    fc.assert(
+      fc.property(plants, (list) => {
+        const back = parse(toExactJson(list) as string, null, (n) => (isInteger(n) ? BigInt(n) : Number(n)));
+        // An absent tag is left out, as JSON.stringify leaves out an undefined member.
+        expect(back).toEqual(list.map(({ tag, ...rest }) => (tag === undefined ? rest : { ...rest, tag })));
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it('leaves out what has no JSON text and calls toJSON with the key, as JSON.stringify does', () => {
+    expect(toExactJson(undefined)).toBeUndefined();
+    expect(toExactJson(() => 1)).toBeUndefined();
+    expect(toExactJson({ a: undefined, b: () => 1, c: Symbol('s'), d: 1n })).toBe('{"d":1}');
+    expect(toExactJson([undefined, () => 1, 2n])).toBe('[null,null,2]');
+    expect(toExactJson({ at: { toJSON: (key: string) => `key:${key}` } })).toBe('{"at":"key:at"}');
+    expect(toExactJson([{ toJSON: (key: string) => `key:${key}` }])).toBe('["key:0"]');
+  });
+
+  it('writes keys that need escaping, however many different keys it has seen', () => {
+    const many = Object.fromEntries(Array.from({ length: 1500 }, (_, i) => [`k"${i}\\\n`, i]));
+    expect(toExactJson(many)).toBe(JSON.stringify(many));
+    expect(toExactJson(many)).toBe(JSON.stringify(many));
   });
 });

@@ -23,6 +23,17 @@ class SampleController {
   @HttpCode(204)
   empty(): void {}
 
+  @Get('empty-object')
+  @HttpCode(204)
+  emptyObject(): unknown {
+    return { ignored: true };
+  }
+
+  @Get('text')
+  text(): unknown {
+    return { name: 'Monstera 🌿 déliciosa' };
+  }
+
   @Get('missing')
   missing(): never {
     throw new NotFoundException('no such plant');
@@ -62,6 +73,28 @@ describe(writeJsonExactly.name, () => {
     const res = await request(app.getHttpServer()).get('/empty');
     expect(res.status).toBe(204);
     expect(res.text).toBe('');
+  });
+
+  it('counts Content-Length in bytes, not characters', async () => {
+    const res = await request(app.getHttpServer()).get('/text');
+    expect(res.text).toBe('{"name":"Monstera 🌿 déliciosa"}');
+    expect(Number(res.headers['content-length'])).toBe(Buffer.byteLength(res.text));
+  });
+
+  it('answers HEAD with the headers of GET and no body', async () => {
+    const get = await request(app.getHttpServer()).get('/plants');
+    const head = await request(app.getHttpServer()).head('/plants');
+    expect(head.status).toBe(200);
+    expect(head.headers['content-type']).toBe('application/json; charset=utf-8');
+    expect(head.headers['content-length']).toBe(get.headers['content-length']);
+    expect(head.text ?? '').toBe('');
+  });
+
+  it('sends no body and no Content-Type with a 204, whatever the handler returned', async () => {
+    const res = await request(app.getHttpServer()).get('/empty-object');
+    expect(res.status).toBe(204);
+    expect(res.text).toBe('');
+    expect(res.headers['content-type']).toBeUndefined();
   });
 
   it('also writes the error bodies of Nest\'s own exception handling', async () => {

@@ -73,11 +73,24 @@ function objectJson(object: Record<string, unknown>): string {
  * values as plain JSON numbers, so int64 ids leave the service exactly as they were stored, which
  * `JSON.stringify` cannot do. One mechanism on the response itself costs nothing per request,
  * where an interceptor would add an Observable pipeline to every call.
+ *
+ * The text is written as Express's `send` would write it for this app, which answers without
+ * ETags or conditional 304s (app.setup.ts): Content-Type and Content-Length, no body for HEAD, 204
+ * or 304. Skipping `send` saves parsing the Content-Type twice, and handing Node the body as a
+ * string lets it go out with the headers in one write.
  */
 export function writeJsonExactly(app: INestApplication): void {
   const express = app.getHttpAdapter().getInstance() as Express;
   express.response.json = function json(this: Response, body: unknown): Response {
-    if (!this.get('Content-Type')) this.set('Content-Type', 'application/json; charset=utf-8');
-    return this.send(toExactJson(body) ?? '');
+    if (this.statusCode === 204 || this.statusCode === 304) {
+      this.removeHeader('Content-Type');
+      this.end();
+      return this;
+    }
+    const text = toExactJson(body) ?? '';
+    if (!this.hasHeader('Content-Type')) this.setHeader('Content-Type', 'application/json; charset=utf-8');
+    this.setHeader('Content-Length', Buffer.byteLength(text));
+    this.end(this.req.method === 'HEAD' ? undefined : text);
+    return this;
   };
 }

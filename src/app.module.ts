@@ -37,6 +37,8 @@ import { RateLimitModule } from './rate-limit/rate-limit.module';
 })
 export class AppModule implements NestModule {
   configure(consumer: MiddlewareConsumer): void {
-    consumer.apply(RequestLogMiddleware, HttpMetricsMiddleware, JsonBodyMiddleware).forRoutes('*path');
+    // Mounted at '/', which Express matches as the prefix of every path, known or not; a wildcard
+    // route ('*path') would be matched as a pattern, with its parameters decoded, on every request.
+    consumer.apply(RequestLogMiddleware, HttpMetricsMiddleware, JsonBodyMiddleware).forRoutes('/');
   }
 }

@@ -170,7 +170,7 @@ describe(RequestLogMiddleware.name, () => {
     const logger = pino({ ...loggerOptions(configWith(level)), transport: undefined }, stream);
     const middleware = new RequestLogMiddleware({ logger } as PinoLogger);
     const app = express();
-    app.all('/{*path}', (req, res, next) => middleware.use(req, res, next));
+    app.use('/', (req, res, next) => middleware.use(req, res, next));
     app.use((req, _res, next) => {
       (req as unknown as { user: Principal }).user = { subject: 'alice', scopes: [], tokenId: 't' };
       next();

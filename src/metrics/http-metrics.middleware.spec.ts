@@ -39,11 +39,11 @@ describe(HttpMetricsMiddleware.name, () => {
 
   /**
    * An Express app with the middleware in front, mounted as Nest mounts a middleware that AppModule
-   * applies with forRoutes('*path'): as the catch-all route `/{*path}`.
+   * applies with forRoutes('/'): on the prefix of every path.
    */
   function app() {
     const server = express();
-    server.all('/{*path}', (req: Request, res: Response, next: NextFunction) => middleware.use(req, res, next));
+    server.use('/', (req: Request, res: Response, next: NextFunction) => middleware.use(req, res, next));
     server.post('/plants', (_req, res) => {
       res.status(200).json({ id: 1, name: 'x' });
     });

@@ -48,7 +48,7 @@ const tokensService = { authenticate: jest.fn() };
 })
 class PlantsHttpTestModule implements NestModule {
   configure(consumer: MiddlewareConsumer): void {
-    consumer.apply(JsonBodyMiddleware).forRoutes('*path');
+    consumer.apply(JsonBodyMiddleware).forRoutes('/');
   }
 }
 

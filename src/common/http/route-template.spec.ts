@@ -41,9 +41,9 @@ describe(routeTemplate.name, () => {
     expect(seen).toEqual(['/plants/{id}', undefined]);
   });
 
-  it('is undefined for an unknown path behind a middleware applied to every path, as AppModule applies it', async () => {
-    // Nest registers a middleware applied with forRoutes('*path') as the Express route `/{*path}`,
-    // so that route is the request's route until (and unless) a handler's route matches.
+  it('is undefined for an unknown path behind a middleware mounted as a wildcard route', async () => {
+    // A middleware applied with forRoutes('*path') is the Express route `/{*path}`, so that route
+    // is the request's route until (and unless) a handler's route matches.
     const app = express();
     const seen: Array<string | undefined> = [];
     app.all('/{*path}', (req, res, next) => {

@@ -11,8 +11,8 @@ const MAX_TEMPLATES = 1000;
  */
 export function routeTemplate(req: Request): string | undefined {
   const path: unknown = (req.route as { path?: unknown } | undefined)?.path;
-  // Middleware applied to every path is mounted as the wildcard route `/{*path}`; a request that
-  // got no further than it matched no route of the API.
+  // A middleware mounted as a wildcard route (`/{*path}`) sets that route until a handler's route
+  // matches; a request that got no further than it matched no route of the API.
   if (typeof path !== 'string' || path.includes('*')) return undefined;
   let template = templates.get(path);
   if (template === undefined) {

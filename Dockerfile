@@ -32,4 +32,7 @@ EXPOSE 3000 9464
 # No curl in the slim image: node's built-in fetch probes liveness on the configured port.
 HEALTHCHECK --interval=10s --timeout=3s --start-period=30s --retries=3 \
   CMD ["node", "-e", "fetch('http://127.0.0.1:' + (process.env.PORT || 3000) + '/health/live').then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
-CMD ["node", "dist/main.js"]
+# The command of `npm run start:prod`. V8 would otherwise move the objects of in-flight requests
+# straight into the old generation, where only full collections free them: resident memory under
+# load about 260 MB instead of about 190 MB, and more CPU per request (bench/RESULTS.md).
+CMD ["node", "--no-allocation-site-pretenuring", "dist/main.js"]

@@ -103,6 +103,21 @@ const POOL_BASE = 10n ** 12n;
 
 const log = (message: string) => process.stderr.write(`[${new Date().toISOString().slice(11, 19)}] ${message}\n`);
 
+/**
+ * The service runs as it ships: the command line of `npm run start:prod` (the Dockerfile's CMD),
+ * `node <flags> dist/main.js`. Its Node flags are the runtime's, not the framework's, so the peers
+ * run with them too: the distance between the targets stays what the code costs.
+ */
+function startProdCommand(): { nodeFlags: string[]; script: string } {
+  const script = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> }).scripts['start:prod'];
+  const words = script.trim().split(/\s+/);
+  if (words[0] !== 'node' || words.length < 2 || words.slice(1, -1).some((word) => !word.startsWith('-'))) {
+    throw new Error(`npm run start:prod is not "node [flags] <script>": ${script}`);
+  }
+  return { nodeFlags: words.slice(1, -1), script: words[words.length - 1] };
+}
+const START_PROD = startProdCommand();
+
 // ---------------------------------------------------------------------------------------------
 // The load generator, a child process spoken to over IPC
 
@@ -458,7 +473,7 @@ async function profileService(ctx: Context, serviceEnv: NodeJS.ProcessEnv, spec:
   const port = S.portBase + 10;
   const proc = startProcess(
     `profiled service (${spec.name})`,
-    [process.execPath, '-r', join(HERE, 'profile-hook.js'), 'dist/main.js'],
+    [process.execPath, ...START_PROD.nodeFlags, '-r', join(HERE, 'profile-hook.js'), START_PROD.script],
     { env: { ...serviceEnv, PORT: String(port), BENCH_PROFILE_OUT: file }, cwd: ROOT, cpus, logPath: join(OUT, `profile-${spec.name}.log`) },
   );
   ctx.extraPids.add(proc.pid);
@@ -515,7 +530,7 @@ async function main(): Promise<void> {
         throw new Error(`npm run build failed; fix the build (or set BENCH_SKIP_BUILD=1 to use dist/ as it is):\n${e.stdout ?? ''}${e.stderr ?? ''}`, { cause: error });
       }
     }
-    if (!existsSync(join(ROOT, 'dist', 'main.js'))) throw new Error('dist/main.js is missing: npm run build');
+    if (!existsSync(join(ROOT, START_PROD.script))) throw new Error(`${START_PROD.script} is missing: npm run build`);
 
     // Database server, versions, pinning
     const conn = await connectServer(db);
@@ -568,7 +583,7 @@ async function main(): Promise<void> {
       DB_POOL_SIZE: String(S.poolSize),
     });
     log(`starting the service on :${S.portBase} (runs its migrations)`);
-    const service = startProcess('service', [process.execPath, 'dist/main.js'], { env: serviceEnv, cwd: ROOT, cpus: cpusService, logPath: join(OUT, 'service.log') });
+    const service = startProcess('service', [process.execPath, ...START_PROD.nodeFlags, START_PROD.script], { env: serviceEnv, cwd: ROOT, cpus: cpusService, logPath: join(OUT, 'service.log') });
     cleanups.push(() => stopProcess(service));
     await waitForHttp(`http://127.0.0.1:${S.portBase}/plants`, service);
     await sleep(1000);
@@ -600,14 +615,14 @@ async function main(): Promise<void> {
       TOKEN_CACHE_TTL_MS: String(S.peerTokenTtlMs),
       NODE_ENV: 'production',
     });
-    const express = startProcess('express peer', [process.execPath, join(HERE, 'reference', 'express-peer.js')], {
+    const express = startProcess('express peer', [process.execPath, ...START_PROD.nodeFlags, join(HERE, 'reference', 'express-peer.js')], {
       env: peerEnv(S.portBase + 1),
       cwd: ROOT,
       cpus: cpusService,
       logPath: join(OUT, 'express-peer.log'),
     });
     cleanups.push(() => stopProcess(express));
-    const nodehttp = startProcess('node:http peer', [process.execPath, join(HERE, 'reference', 'node-http-peer.js')], {
+    const nodehttp = startProcess('node:http peer', [process.execPath, ...START_PROD.nodeFlags, join(HERE, 'reference', 'node-http-peer.js')], {
       env: peerEnv(S.portBase + 2),
       cwd: ROOT,
       cpus: cpusService,
@@ -741,7 +756,8 @@ async function main(): Promise<void> {
         Kernel: `${os.type()} ${os.release()}`,
         'Node.js': process.version,
         Database: `${info.version} (${info.comment}), InnoDB buffer pool ${(Number(info.bp) / 1024 ** 2).toFixed(0)} MiB`,
-        Service: `commit ${commit}${dirty ? ' + uncommitted changes in src/' : ''}, \`node dist/main.js\`, NODE_ENV=production, LOG_LEVEL=warn, RATE_LIMIT_PER_MINUTE=1000000000, METRICS_PORT=0`,
+        Service: `commit ${commit}${dirty ? ' + uncommitted changes in src/' : ''}, \`node ${[...START_PROD.nodeFlags, START_PROD.script].join(' ')}\` (npm run start:prod), NODE_ENV=production, LOG_LEVEL=warn, RATE_LIMIT_PER_MINUTE=1000000000, METRICS_PORT=0`,
+        'Peers': `\`node ${[...START_PROD.nodeFlags, '<peer>.js'].join(' ')}\`: the service's Node flags, so that they do not count for either side`,
         Pinning: pin
           ? `service and peers on CPU 0; ${dbPid ? 'database server, ' : ''}load generator and bench driver on CPU 1 (taskset)`
           : 'none',

@@ -234,6 +234,13 @@ describe('Dockerfile', () => {
     expect(runs.some((run) => /\bnpm (prune|ci)\b[^&;|]*--omit=dev\b/.test(run))).toBe(true);
   });
 
+  it('starts the service with the command of npm run start:prod', () => {
+    const startProd = (JSON.parse(read('package.json')) as { scripts: Record<string, string> }).scripts['start:prod'];
+    const cmd = JSON.parse(argsOf(final, 'CMD').at(-1) ?? '[]') as string[];
+    expect(cmd).toEqual(startProd.split(/\s+/));
+    expect(cmd).toContain('--no-allocation-site-pretenuring');
+  });
+
   it('exposes the API port and the metrics port', () => {
     const exposed = argsOf(final, 'EXPOSE').flatMap((args) => args.split(/\s+/).map((port) => Number(port.replace(/\/\w+$/, ''))));
     const { port, metrics } = finalConfig();

@@ -1,9 +1,10 @@
 import { MiddlewareConsumer, Module, NestModule } from '@nestjs/common';
-import { APP_FILTER, APP_GUARD, APP_PIPE } from '@nestjs/core';
+import { APP_FILTER, APP_GUARD, APP_PIPE, Reflector } from '@nestjs/core';
 import { AuthModule } from './auth/auth.module';
 import { BearerAuthGuard } from './auth/bearer-auth.guard';
 import { AllExceptionsFilter } from './common/filters/all-exceptions.filter';
 import { JsonBodyMiddleware } from './common/json/json-body.middleware';
+import { MemoizedReflector } from './common/metadata/memoized-reflector';
 import { createValidationPipe } from './common/validation/validation.pipe';
 import { AppConfigModule } from './config/config.module';
 import { DatabaseModule } from './database/database.module';
@@ -28,6 +29,8 @@ import { RateLimitModule } from './rate-limit/rate-limit.module';
     PlantsModule,
   ],
   providers: [
+    // The global guards read route metadata on every request; it never changes once built.
+    { provide: Reflector, useClass: MemoizedReflector },
     { provide: APP_FILTER, useClass: AllExceptionsFilter },
     // Guards run in this order: the rate limit first, so failed authentications are limited too.
     { provide: APP_GUARD, useClass: RateLimitGuard },

@@ -70,6 +70,17 @@ describe.each(testDatabases())('SQL statements per request on %s', (database) =>
     expect(statements).toHaveLength(3);
   });
 
+  it('reads no route metadata per request in steady state: the guards remember it', async () => {
+    const read = jest.spyOn(Reflect, 'getMetadata');
+    try {
+      expect((await t.http().get('/plants?limit=5').set(bearer(token))).status).toBe(200);
+      expect((await create(500)).status).toBe(200);
+      expect(read.mock.calls.map(([key]) => String(key))).toEqual([]);
+    } finally {
+      read.mockRestore();
+    }
+  });
+
   (database === 'mysql' ? it : it.skip)("leaves mysql2's per-statement stack capture off", () => {
     const pool = (t.dataSource.driver as unknown as { pool: { config: { connectionConfig: { trace: boolean } } } }).pool;
     expect(pool.config.connectionConfig.trace).toBe(false);

@@ -74,14 +74,13 @@ export class PlantsService {
     const { records } = await (query.after === undefined
       ? this.run(PLANT_STATEMENTS.firstPage, [owner, limit + 1])
       : this.run(PLANT_STATEMENTS.pageAfter, [owner, query.after, limit + 1]));
-    const rows = (records as PlantRow[]).map((row) => ({
-      id: int64Transformer.from(row.id) as bigint,
-      name: row.name,
-      tag: row.tag,
-    }));
-    const page = rows.slice(0, limit);
-    const nextAfter = rows.length > limit ? page[page.length - 1].id : undefined;
-    return { plants: page.map(toPlantDto), limit, nextAfter };
+    const rows = records as PlantRow[];
+    // One row more than the page was asked for: its presence says another page follows.
+    const plants = rows
+      .slice(0, limit)
+      .map((row) => toPlantDto({ id: int64Transformer.from(row.id) as bigint, name: row.name, tag: row.tag }));
+    const nextAfter = rows.length > limit ? plants[plants.length - 1].id : undefined;
+    return { plants, limit, nextAfter };
   }
 
   /** One DELETE scoped to the owner: another user's plant is as absent as a missing one. */

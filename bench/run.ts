@@ -68,7 +68,7 @@ function integer(text: string | undefined, fallback: number): number {
 
 const S = {
   databaseUrl: env.BENCH_DATABASE_URL || 'mysql://root@127.0.0.1:3306/plantstore_bench',
-  rounds: integer(env.BENCH_ROUNDS, QUICK ? 2 : 5),
+  rounds: integer(env.BENCH_ROUNDS, QUICK ? 2 : 7),
   durationSec: seconds(env.BENCH_DURATION, QUICK ? 3 : 10),
   warmupSec: seconds(env.BENCH_WARMUP, QUICK ? 1 : 3),
   connections: integer(env.BENCH_CONNECTIONS, 32),
@@ -329,7 +329,7 @@ function describe(r: RoundResult): string {
   const l = r.load.latencyMs;
   const statuses = Object.entries(r.load.status).map(([c, n]) => `${c}×${n}`).join(' ');
   return (
-    `${TARGET_LABEL[r.target].padEnd(16)} ${Math.round(r.load.rps).toString().padStart(6)} req/s  p50 ${l.p50.toFixed(2)} ms  p99 ${l.p99.toFixed(2)} ms  ` +
+    `${TARGET_LABEL[r.target].padEnd(22)} ${Math.round(r.load.rps).toString().padStart(6)} req/s  p50 ${l.p50.toFixed(2)} ms  p99 ${l.p99.toFixed(2)} ms  ` +
     `${r.sqlPerRequest.Questions.toFixed(3)} SQL/req  RSS ${r.rssMaxMb.toFixed(0)} MB  CPU ${(r.cpu.target * 100).toFixed(0)}%  others ${(r.cpu.others * 100).toFixed(0)}%  [${statuses}${r.load.errors ? ` errors×${r.load.errors}` : ''}]`
   );
 }
@@ -622,6 +622,12 @@ async function main(): Promise<void> {
       logPath: join(OUT, 'express-peer.log'),
     });
     cleanups.push(() => stopProcess(express));
+    const expressShapes = startProcess(
+      'express peer, stable shapes',
+      [process.execPath, ...START_PROD.nodeFlags, join(HERE, 'reference', 'express-peer.js')],
+      { env: { ...peerEnv(S.portBase + 3), STABLE_SHAPES: '1' }, cwd: ROOT, cpus: cpusService, logPath: join(OUT, 'express-peer-shapes.log') },
+    );
+    cleanups.push(() => stopProcess(expressShapes));
     const nodehttp = startProcess('node:http peer', [process.execPath, ...START_PROD.nodeFlags, join(HERE, 'reference', 'node-http-peer.js')], {
       env: peerEnv(S.portBase + 2),
       cwd: ROOT,
@@ -632,6 +638,7 @@ async function main(): Promise<void> {
     const targets: Target[] = [
       { name: 'service', proc: service, url: `http://127.0.0.1:${S.portBase}` },
       { name: 'express', proc: express, url: `http://127.0.0.1:${S.portBase + 1}` },
+      { name: 'expressShapes', proc: expressShapes, url: `http://127.0.0.1:${S.portBase + 3}` },
       { name: 'nodehttp', proc: nodehttp, url: `http://127.0.0.1:${S.portBase + 2}` },
     ];
     for (const t of targets) await waitForHttp(`${t.url}/plants`, t.proc);
@@ -771,7 +778,7 @@ async function main(): Promise<void> {
         'database pool': `${S.poolSize} connections per process`,
         'peer token cache TTL': `${S.peerTokenTtlMs} ms`,
         'scale rounds': String(S.scaleRounds),
-        'round order': 'service, Express, node:http in odd rounds; reversed in even rounds',
+        'round order': `${TARGETS.map((t) => TARGET_LABEL[t]).join(', ')} in odd rounds; reversed in even rounds`,
         'quiet gate': S.quiet
           ? `wait until other processes use < ${(S.quietThreshold * 100).toFixed(0)}% of a core (at most ${S.quietMaxWaitSec} s per run, ${S.quietBudgetSec} s in all)`
           : 'off',
@@ -804,10 +811,12 @@ async function main(): Promise<void> {
     writeFileSync(join(ROOT, 'bench', 'results.svg'), renderSvg(results));
     log('wrote bench/RESULTS.md and bench/results.svg');
     for (const s of scenarios) {
-      const ratio = spread(
-        s.rounds.filter((r) => r.target === 'express').map((r) => s.rounds.find((x) => x.target === 'service' && x.round === r.round)!.load.rps / r.load.rps),
-      );
-      log(`${s.name}: service/Express throughput ${ratio.median.toFixed(2)}x [${ratio.min.toFixed(2)}–${ratio.max.toFixed(2)}]`);
+      for (const peer of ['express', 'expressShapes'] as const) {
+        const ratio = spread(
+          s.rounds.filter((r) => r.target === peer).map((r) => s.rounds.find((x) => x.target === 'service' && x.round === r.round)!.load.rps / r.load.rps),
+        );
+        log(`${s.name}: service ÷ ${TARGET_LABEL[peer]} throughput ${ratio.median.toFixed(2)}x [${ratio.min.toFixed(2)}–${ratio.max.toFixed(2)}]`);
+      }
     }
   } finally {
     if (!interrupted) for (const c of cleanups.reverse()) await c().catch((e: unknown) => log(`cleanup: ${String(e)}`));

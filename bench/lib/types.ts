@@ -2,12 +2,13 @@ import type { LoadResult } from '../loadgen';
 import type { Counter, Counters, ExplainResult } from './db';
 import type { ProfileSummary } from './profile';
 
-export const TARGETS = ['service', 'express', 'nodehttp'] as const;
+export const TARGETS = ['service', 'express', 'expressShapes', 'nodehttp'] as const;
 export type TargetName = (typeof TARGETS)[number];
 
 export const TARGET_LABEL: Record<TargetName, string> = {
   service: 'service (NestJS)',
   express: 'Express peer',
+  expressShapes: 'Express, stable shapes',
   nodehttp: 'node:http floor',
 };
 

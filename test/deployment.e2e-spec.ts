@@ -239,6 +239,7 @@ describe('Dockerfile', () => {
     const cmd = JSON.parse(argsOf(final, 'CMD').at(-1) ?? '[]') as string[];
     expect(cmd).toEqual(startProd.split(/\s+/));
     expect(cmd).toContain('--no-allocation-site-pretenuring');
+    expect(cmd).toContain('--max-old-space-size=512');
   });
 
   it('exposes the API port and the metrics port', () => {

@@ -71,10 +71,13 @@ describe.each(testDatabases())('SQL statements per request on %s', (database) =>
   });
 
   it('reads no route metadata per request in steady state: the guards remember it', async () => {
+    // Each route once first, so this test stands alone: the first call of a route reads it.
+    expect((await t.http().get('/plants?limit=5').set(bearer(token))).status).toBe(200);
+    expect((await create(500)).status).toBe(200);
     const read = jest.spyOn(Reflect, 'getMetadata');
     try {
       expect((await t.http().get('/plants?limit=5').set(bearer(token))).status).toBe(200);
-      expect((await create(500)).status).toBe(200);
+      expect((await create(501)).status).toBe(200);
       expect(read.mock.calls.map(([key]) => String(key))).toEqual([]);
     } finally {
       read.mockRestore();

@@ -7,7 +7,7 @@ import { AppModule } from './app.module';
 import { APP_OPTIONS, DOCS_PATH, configureApp, createHttpAdapter, issueFirstRunToken } from './app.setup';
 import { ConfigService } from '@nestjs/config';
 import { AppConfig } from './config/configuration';
-import { exitGracefullyOnSignals } from './shutdown';
+import { exitGracefullyOnSignals } from './lifecycle/shutdown';
 
 async function bootstrap(): Promise<void> {
   const app = await NestFactory.create<NestExpressApplication>(AppModule, createHttpAdapter(), {

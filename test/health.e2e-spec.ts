@@ -1,4 +1,4 @@
-import { ShutdownState } from '../src/health/shutdown-state';
+import { ShutdownState } from '../src/lifecycle/shutdown-state';
 import { testDatabases } from './utils/databases';
 import { TestApp, expectErrorBody, startTestApp } from './utils/test-app';
 

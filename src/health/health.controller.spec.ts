@@ -2,7 +2,7 @@ import { ServiceUnavailableException } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
 import { HealthIndicatorResult, TerminusModule, TypeOrmHealthIndicator } from '@nestjs/terminus';
 import { DATABASE_PING_TIMEOUT_MS, HealthController } from './health.controller';
-import { ShutdownState } from './shutdown-state';
+import { ShutdownState } from '../lifecycle/shutdown-state';
 
 const DRIVER_MESSAGE = "connect ECONNREFUSED 10.20.30.40:3306 (Access denied for user 'plantstore'@'10.0.0.7')";
 
@@ -96,18 +96,5 @@ describe(HealthController.name, () => {
       database.pingCheck.mockRejectedValue(bug);
       await expect(controller.ready()).rejects.toBe(bug);
     });
-  });
-});
-
-describe(ShutdownState.name, () => {
-  it('starts serving, and turns to shutting down on begin() or before the application shuts down', () => {
-    const direct = new ShutdownState();
-    expect(direct.isShuttingDown).toBe(false);
-    direct.begin();
-    expect(direct.isShuttingDown).toBe(true);
-
-    const hooked = new ShutdownState();
-    hooked.beforeApplicationShutdown();
-    expect(hooked.isShuttingDown).toBe(true);
   });
 });

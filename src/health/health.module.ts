@@ -1,14 +1,12 @@
 import { Global, Module } from '@nestjs/common';
 import { TerminusModule } from '@nestjs/terminus';
+import { LifecycleModule } from '../lifecycle/lifecycle.module';
 import { HealthController } from './health.controller';
-import { ShutdownState } from './shutdown-state';
 
 @Global()
 @Module({
   // Failures are answered as 503 and counted in metrics; terminus's own error log would repeat each probe.
-  imports: [TerminusModule.forRoot({ logger: false })],
+  imports: [TerminusModule.forRoot({ logger: false }), LifecycleModule],
   controllers: [HealthController],
-  providers: [ShutdownState],
-  exports: [ShutdownState],
 })
 export class HealthModule {}

@@ -2,10 +2,10 @@ import { Injectable, NestMiddleware } from '@nestjs/common';
 import { NextFunction, Request, Response } from 'express';
 import { randomUUID } from 'node:crypto';
 import { IncomingMessage, ServerResponse } from 'node:http';
-import { performance } from 'node:perf_hooks';
 import { PinoLogger } from 'nestjs-pino';
 import { Level, Logger } from 'pino';
 import { Principal } from '../auth/principal';
+import { requestElapsedMs, startRequestClock } from '../common/http/request-clock';
 import { routeTemplate } from '../common/http/route-template';
 
 export const REQUEST_ID_HEADER = 'X-Request-Id';
@@ -17,10 +17,7 @@ const MAX_LOGGED_PATH = 200;
 /** Requests from probes are logged at debug, so the default level is not flooded by them. */
 const PROBE_PATHS = /^\/health\//;
 
-const STARTED_AT = Symbol('startedAt');
-
 type LoggedRequest = IncomingMessage & Partial<Pick<Request, 'path' | 'ip' | 'route'>> & { id?: string; user?: Principal };
-type TimedResponse = ServerResponse & { [STARTED_AT]?: number };
 
 export function requestIdFor(req: IncomingMessage, res: ServerResponse): string {
   const incoming = req.headers['x-request-id'];
@@ -61,8 +58,7 @@ export function logRequest(logger: Logger, req: IncomingMessage, res: ServerResp
   // Nothing is built for a line the level drops: at warn, the level operators run under load,
   // that is every successful request.
   if (!logger.isLevelEnabled(level)) return;
-  const startedAt = (res as TimedResponse)[STARTED_AT] ?? performance.now();
-  const durationMs = Math.round((performance.now() - startedAt) * 1000) / 1000;
+  const durationMs = Math.round(requestElapsedMs(res) * 1000) / 1000;
   const route = routeTemplate(req as Request) ?? '-';
   const outcome = res.writableFinished ? String(res.statusCode) : 'aborted';
   logger[level](requestLogFields(req, res, durationMs), `${req.method} ${route} ${outcome}`);
@@ -93,7 +89,7 @@ export class RequestLogMiddleware implements NestMiddleware {
 
   use(req: Request, res: Response, next: NextFunction): void {
     (req as LoggedRequest).id = requestIdFor(req, res);
-    (res as TimedResponse)[STARTED_AT] = performance.now();
+    startRequestClock(res);
     // 'close' follows 'finish' for every answered response, and comes alone when the client left.
     res.on('close', this.onClose);
     next();

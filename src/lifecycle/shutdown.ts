@@ -2,8 +2,8 @@ import { INestApplication, Logger } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import { Server } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { AppConfig } from './config/configuration';
-import { ShutdownState } from './health/shutdown-state';
+import { AppConfig } from '../config/configuration';
+import { ShutdownState } from './shutdown-state';
 
 export const EXIT_CLEAN = 0;
 /** In-flight requests outlived SHUTDOWN_TIMEOUT_MS and were cut. */

@@ -7,7 +7,7 @@ import pino from 'pino';
 import request from 'supertest';
 import { Principal } from '../auth/principal';
 import { AppConfig, LogLevel } from '../config/configuration';
-import { loggerOptions } from './logging.module';
+import { loggerOptions } from './logger-options';
 import { REQUEST_ID_HEADER, RequestLogMiddleware, requestIdFor, requestLogFields } from './request-log.middleware';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;

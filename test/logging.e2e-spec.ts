@@ -86,6 +86,29 @@ describe('Request logs', () => {
     expect(output).not.toContain('query-secret-value');
   });
 
+  it('redacts a token pasted into the path, in the line and in the answer', async () => {
+    const jwt = 'eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJsb2ctcmVhZGVyIn0.c2lnbmF0dXJlLXBhcnQ';
+    const sent = [
+      ['trace-0101', `/plants/${token}`],
+      ['trace-0102', `/plants/${token}%zz`],
+      ['trace-0103', `/plants/${jwt}`],
+    ];
+    for (const [id, path] of sent) {
+      const res = await fetch(`${service.url}${path}`, { method: 'DELETE', headers: { Authorization: `Bearer ${token}`, 'X-Request-Id': id } });
+      expect(res.status).toBe(400);
+      const text = await res.text();
+      expect(text).not.toContain(token.slice(4, 24));
+      expect(text).not.toContain(jwt.slice(0, 20));
+    }
+    for (const [id] of sent) {
+      const [line] = await waitForLine(id);
+      expect(String(line.path)).toMatch(/^\/plants\/\[redacted\]/);
+    }
+    const output = service.output();
+    expect(output).not.toContain(token.slice(4, 24));
+    expect(output).not.toContain(jwt.slice(0, 20));
+  });
+
   it('writes every line as JSON with a level and a time', () => {
     const lines = service.output().split('\n').filter((line) => line.trim() !== '');
     expect(lines.length).toBeGreaterThan(5);

@@ -144,6 +144,30 @@ describe(requestLogFields.name, () => {
     expect(fields.path.endsWith('…')).toBe(true);
   });
 
+  it.each([
+    ['a token', `/plants/${SECRET}`, '/plants/[redacted]'],
+    ['a token with text around it', `/x/a${SECRET}b/y`, '/x/a[redacted]/y'],
+    ['a token cut short', '/plants/pst_abc-_9', '/plants/[redacted]'],
+    ['a JWT', '/plants/eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJhbGljZSJ9.c2lnbmF0dXJl/x', '/plants/[redacted]/x'],
+    ['a JWT without a signature', '/eyJhbGciOiJub25lIn0.eyJzdWIiOiJhbGljZSJ9.', '/[redacted]'],
+    ['two tokens', `/${SECRET}/${SECRET}`, '/[redacted]/[redacted]'],
+  ])('redacts %s in the path', (_label, path, logged) => {
+    const fields = requestLogFields(asIncoming({ method: 'DELETE', url: path, path, headers: {} }), fakeResponse(404), 1);
+    expect(fields).toMatchObject({ path: logged });
+    expect(JSON.stringify(fields)).not.toContain(SECRET.slice(4));
+  });
+
+  it('redacts a token before truncating a long path', () => {
+    const path = `/${'a'.repeat(195)}${SECRET}`;
+    const fields = requestLogFields(asIncoming({ method: 'GET', url: path, path, headers: {} }), fakeResponse(404), 1) as { path: string };
+    expect(fields.path).not.toContain('pst_');
+    expect(fields.path).not.toContain(SECRET.slice(4, 10));
+  });
+
+  it.each(['/plants/123', '/docs/swagger-ui.min.css', '/a.b.c', '/plants/eyJ', '/pst'])('keeps %s as it is', (path) => {
+    expect(requestLogFields(asIncoming({ method: 'GET', url: path, path, headers: {} }), fakeResponse(404), 1)).toMatchObject({ path });
+  });
+
   it('keeps a path of ordinary length whole', () => {
     const path = `/plants/${'9'.repeat(19)}`;
     const fields = requestLogFields(asIncoming({ method: 'DELETE', url: path, path, headers: {} }), fakeResponse(404), 1);

@@ -14,6 +14,14 @@ export const REQUEST_ID_HEADER = 'X-Request-Id';
 const ACCEPTED_REQUEST_ID = /^[\x21-\x7e]{1,128}$/;
 const MAX_LOGGED_PATH = 200;
 
+/**
+ * Path segments shaped like a credential: this service's tokens (`pst_` and base64url) and JWTs
+ * (three base64url parts, the first a JSON header, so `eyJ`). A token pasted into a path must not
+ * reach the log.
+ */
+const TOKEN_SHAPED = /pst_[A-Za-z0-9_-]*|eyJ[A-Za-z0-9_-]*\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*/gi;
+const REDACTED = '[redacted]';
+
 /** Requests from probes are logged at debug, so the default level is not flooded by them. */
 const PROBE_PATHS = /^\/health\//;
 
@@ -32,7 +40,7 @@ export function requestIdFor(req: IncomingMessage, res: ServerResponse): string 
  */
 export function requestLogFields(req: IncomingMessage, res: ServerResponse, durationMs: number): object {
   const request = req as LoggedRequest;
-  const path = (request.path ?? request.url ?? '').split('?')[0];
+  const path = redactTokens((request.path ?? request.url ?? '').split('?')[0]);
   return {
     requestId: request.id,
     method: request.method,
@@ -43,6 +51,12 @@ export function requestLogFields(req: IncomingMessage, res: ServerResponse, dura
     subject: request.user?.subject ?? null,
     client: request.ip,
   };
+}
+
+/** The path with whatever looks like a token replaced; ordinary paths are returned as they are. */
+export function redactTokens(path: string): string {
+  TOKEN_SHAPED.lastIndex = 0;
+  return TOKEN_SHAPED.test(path) ? path.replace(TOKEN_SHAPED, REDACTED) : path;
 }
 
 /** Server errors at error, a response the client did not wait for at warn, probes at debug. */

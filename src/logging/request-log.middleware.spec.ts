@@ -2,6 +2,7 @@ import { ConfigService } from '@nestjs/config';
 import express from 'express';
 import { PinoLogger } from 'nestjs-pino';
 import { IncomingMessage, ServerResponse } from 'node:http';
+import { connect } from 'node:net';
 import { Writable } from 'node:stream';
 import pino from 'pino';
 import request from 'supertest';
@@ -24,7 +25,7 @@ interface FakeRequest {
 }
 
 function fakeResponse(statusCode = 200): ServerResponse & { setHeader: jest.Mock } {
-  return { statusCode, setHeader: jest.fn() } as unknown as ServerResponse & { setHeader: jest.Mock };
+  return { statusCode, writableFinished: true, setHeader: jest.fn() } as unknown as ServerResponse & { setHeader: jest.Mock };
 }
 
 const asIncoming = (req: FakeRequest) => req as unknown as IncomingMessage;
@@ -133,6 +134,11 @@ describe(requestLogFields.name, () => {
     });
   });
 
+  it('logs 499 for a response that never finished: the client closed the connection', () => {
+    const res = { ...fakeResponse(200), writableFinished: false } as unknown as ServerResponse;
+    expect(requestLogFields(asIncoming({ method: 'POST', url: '/plants', path: '/plants', headers: {} }), res, 1)).toMatchObject({ status: 499 });
+  });
+
   it('truncates a very long path', () => {
     const long = `/${'a'.repeat(10_000)}`;
     const fields = requestLogFields(asIncoming({ method: 'GET', url: long, path: long, headers: {} }), fakeResponse(404), 1) as {
@@ -183,6 +189,9 @@ describe(RequestLogMiddleware.name, () => {
     >;
   }
 
+  /** Request ids of the requests whose body began to arrive at the app. */
+  const bodiesStarted: string[] = [];
+
   /** An Express app with the middleware in front, logging through the service's pino options into memory. */
   function appLoggingTo(lines: Array<Record<string, unknown>>, level: LogLevel = 'debug') {
     const stream = new Writable({
@@ -207,6 +216,11 @@ describe(RequestLogMiddleware.name, () => {
     });
     app.get('/boom', (_req, res) => {
       res.status(503).json({ error: 503, message: 'down' });
+    });
+    app.post('/plants', (req, res, next) => {
+      // A body reader that never gets the whole body: the client leaves first.
+      req.once('data', () => bodiesStarted.push(String(req.headers['x-request-id'])));
+      req.on('end', () => next());
     });
     app.get('/slow', (_req, res) => {
       setTimeout(() => res.status(200).json([]), 300).unref();
@@ -304,7 +318,37 @@ describe(RequestLogMiddleware.name, () => {
       client.abort();
       await expect(sent).rejects.toThrow();
       for (let i = 0; i < 50 && lines.length === 0; i++) await settle();
-      expect(lines).toEqual([expect.objectContaining({ level: 'warn', requestId: 'gone-1', msg: 'GET /slow aborted' })]);
+      expect(lines).toEqual([
+        expect.objectContaining({
+          level: 'warn',
+          requestId: 'gone-1',
+          msg: 'GET /slow aborted',
+          status: 499,
+          route: '/slow',
+          path: '/slow',
+          client: '127.0.0.1',
+        }),
+      ]);
+    } finally {
+      server.close();
+    }
+  });
+
+  it('logs a request abandoned while its body was being sent as 499, with the client', async () => {
+    const lines: Array<Record<string, unknown>> = [];
+    const server = appLoggingTo(lines).listen(0, '127.0.0.1');
+    try {
+      await new Promise((resolve) => server.once('listening', resolve));
+      const { port } = server.address() as { port: number };
+      const socket = connect(port, '127.0.0.1');
+      await new Promise((resolve) => socket.once('connect', resolve));
+      socket.write('POST /plants HTTP/1.1\r\nHost: x\r\nX-Request-Id: gone-2\r\nContent-Length: 100\r\n\r\n{"id":');
+      for (let i = 0; i < 100 && !bodiesStarted.includes('gone-2'); i++) await settle();
+      socket.destroy();
+      for (let i = 0; i < 50 && lines.length === 0; i++) await settle();
+      expect(lines).toEqual([
+        expect.objectContaining({ level: 'warn', requestId: 'gone-2', method: 'POST', status: 499, path: '/plants', client: '127.0.0.1' }),
+      ]);
     } finally {
       server.close();
     }

@@ -22,6 +22,9 @@ const MAX_LOGGED_PATH = 200;
 const TOKEN_SHAPED = /pst_[A-Za-z0-9_-]*|eyJ[A-Za-z0-9_-]*\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*/gi;
 const REDACTED = '[redacted]';
 
+/** Logged for a request whose client closed the connection before the answer was complete, as nginx does. */
+export const CLIENT_CLOSED_REQUEST = 499;
+
 /** Requests from probes are logged at debug, so the default level is not flooded by them. */
 const PROBE_PATHS = /^\/health\//;
 
@@ -46,7 +49,7 @@ export function requestLogFields(req: IncomingMessage, res: ServerResponse, dura
     method: request.method,
     route: routeTemplate(request as Request) ?? null,
     path: path.length > MAX_LOGGED_PATH ? `${path.slice(0, MAX_LOGGED_PATH)}…` : path,
-    status: res.statusCode,
+    status: res.writableFinished ? res.statusCode : CLIENT_CLOSED_REQUEST,
     durationMs,
     subject: request.user?.subject ?? null,
     client: request.ip,
@@ -104,6 +107,9 @@ export class RequestLogMiddleware implements NestMiddleware {
   use(req: Request, res: Response, next: NextFunction): void {
     (req as LoggedRequest).id = requestIdFor(req, res);
     startRequestClock(res);
+    // The client's address is read from the socket, which has none once the client has gone; read
+    // now, the socket keeps it for the line of a request that ends aborted.
+    void req.socket.remoteAddress;
     // 'close' follows 'finish' for every answered response, and comes alone when the client left.
     res.on('close', this.onClose);
     next();

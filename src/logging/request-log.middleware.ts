@@ -97,8 +97,10 @@ export class RequestLogMiddleware implements NestMiddleware {
   private readonly onClose: (this: ServerResponse) => void;
 
   constructor(pino: PinoLogger) {
-    // Outside a request's context (and nestjs-pino binds none here) this is the root logger.
-    const logger = pino.logger;
+    // Outside a request's context (and nestjs-pino binds none here) this is the root logger. The
+    // line's fields are fixed and checked (requestLogFields), so the root logger's key-based
+    // redaction, which passes every field of every line through a redactor, finds nothing here.
+    const logger = pino.logger.child({}, { redact: [] });
     this.onClose = function onClose(this: ServerResponse) {
       logRequest(logger, this.req, this);
     };

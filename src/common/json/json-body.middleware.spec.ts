@@ -207,7 +207,6 @@ describe(JsonBodyMiddleware.name, () => {
   it('takes a body of exactly the limit and refuses one byte more with 413', async () => {
     const json = '{"a":1}';
     const atLimit = json + ' '.repeat(BODY_LIMIT_BYTES - json.length);
-    expect(BODY_LIMIT_BYTES).toBe(16 * 1024);
 
     await request(handler).post('/').set('Content-Type', 'application/json').send(atLimit).expect(200);
     expect(received).toEqual({ body: { a: 1n } });

@@ -4,7 +4,6 @@ import { ExpressAdapter, NestExpressApplication } from '@nestjs/platform-express
 import { Express } from 'express';
 import { DocumentBuilder, OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
 import helmet from 'helmet';
-import { IssuedToken, TokensService } from './auth/tokens.service';
 import { ExpressAdapterWithStableShapes } from './common/http/express-adapter';
 import { writeJsonExactly } from './common/json/exact-json';
 import { AppConfig } from './config/configuration';
@@ -92,15 +91,4 @@ export function configureApp(app: NestExpressApplication): void {
     jsonDocumentUrl: `${DOCS_PATH}-json`,
     swaggerOptions: { persistAuthorization: true },
   });
-}
-
-/**
- * A newcomer on a fresh machine gets a token to try the API with at once: only outside production,
- * only on the embedded database (never on a shared MySQL), and only while it holds no token at all.
- */
-export async function issueFirstRunToken(app: INestApplication): Promise<IssuedToken | null> {
-  const config = app.get(ConfigService<AppConfig, true>);
-  if (config.get('env', { infer: true }) === 'production') return null;
-  if (config.get('database.type', { infer: true }) !== 'sqlite') return null;
-  return app.get(TokensService).createFirstRunToken();
 }

@@ -4,7 +4,6 @@ import { PassportModule } from '@nestjs/passport';
 import { Test } from '@nestjs/testing';
 import { gzipSync } from 'node:zlib';
 import request from 'supertest';
-import { DataSource } from 'typeorm';
 import { APP_OPTIONS } from '../app.setup';
 import { BearerAuthGuard } from '../auth/bearer-auth.guard';
 import { BearerStrategy } from '../auth/bearer.strategy';
@@ -39,7 +38,6 @@ const tokensService = { authenticate: jest.fn() };
   providers: [
     { provide: PlantsService, useValue: plantsService },
     { provide: TokensService, useValue: tokensService },
-    { provide: DataSource, useValue: { isInitialized: true } },
     BearerStrategy,
     { provide: APP_FILTER, useClass: AllExceptionsFilter },
     { provide: APP_GUARD, useClass: BearerAuthGuard },

@@ -1,7 +1,6 @@
 import { INestApplication, NestApplicationOptions } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import { ExpressAdapter, NestExpressApplication } from '@nestjs/platform-express';
-import { Express } from 'express';
 import { DocumentBuilder, OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
 import helmet from 'helmet';
 import { ExpressAdapterWithStableShapes } from './common/http/express-adapter';
@@ -54,10 +53,6 @@ export function configureApp(app: NestExpressApplication): void {
 
   writeJsonExactly(app);
   app.disable('x-powered-by');
-  // Answers are per user and change with every write: no ETag (no hash of every body on the way out)
-  // and no conditional 304, not even for `If-None-Match: *`, which Express would otherwise honour.
-  app.set('etag', false);
-  Object.defineProperty((app.getHttpAdapter().getInstance() as Express).request, 'fresh', { get: () => false });
   // Client addresses (rate limits, logs) come from X-Forwarded-For only through the proxies listed here.
   app.set('trust proxy', http.trustProxy);
   app.use(

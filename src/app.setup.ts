@@ -1,11 +1,10 @@
 import { INestApplication, NestApplicationOptions } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import { ExpressAdapter, NestExpressApplication } from '@nestjs/platform-express';
-import { Express } from 'express';
 import { DocumentBuilder, OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
+import type { Express } from 'express';
 import helmet from 'helmet';
 import { IncomingMessage, Server, ServerResponse } from 'node:http';
-import { IssuedToken, TokensService } from './auth/tokens.service';
 import { ExpressAdapterWithStableShapes } from './common/http/express-adapter';
 import { writeJsonExactly } from './common/json/exact-json';
 import { closeWhenBodyUnread } from './common/json/json-body';
@@ -62,10 +61,6 @@ export function configureApp(app: NestExpressApplication): void {
   const server = app.getHttpServer() as Server;
   server.on('checkContinue', (req: IncomingMessage, res: ServerResponse) => server.emit('request', req, res));
   app.disable('x-powered-by');
-  // Answers are per user and change with every write: no ETag (no hash of every body on the way out)
-  // and no conditional 304, not even for `If-None-Match: *`, which Express would otherwise honour.
-  app.set('etag', false);
-  Object.defineProperty((app.getHttpAdapter().getInstance() as Express).request, 'fresh', { get: () => false });
   // Client addresses (rate limits, logs) come from X-Forwarded-For only through the proxies listed here.
   app.set('trust proxy', http.trustProxy);
   app.use(
@@ -99,15 +94,4 @@ export function configureApp(app: NestExpressApplication): void {
     jsonDocumentUrl: `${DOCS_PATH}-json`,
     swaggerOptions: { persistAuthorization: true },
   });
-}
-
-/**
- * A newcomer on a fresh machine gets a token to try the API with at once: only outside production,
- * only on the embedded database (never on a shared MySQL), and only while it holds no token at all.
- */
-export async function issueFirstRunToken(app: INestApplication): Promise<IssuedToken | null> {
-  const config = app.get(ConfigService<AppConfig, true>);
-  if (config.get('env', { infer: true }) === 'production') return null;
-  if (config.get('database.type', { infer: true }) !== 'sqlite') return null;
-  return app.get(TokensService).createFirstRunToken();
 }

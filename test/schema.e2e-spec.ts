@@ -1,4 +1,4 @@
-import { issueFirstRunToken } from '../src/app.setup';
+import { issueFirstRunToken } from '../src/auth/first-run-token';
 import { TokensService } from '../src/auth/tokens.service';
 import { testDatabases } from './utils/databases';
 import { TestApp, startTestApp } from './utils/test-app';

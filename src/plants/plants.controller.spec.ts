@@ -1,18 +1,15 @@
 import { ConflictException, INestApplication, Logger, Module, NotFoundException } from '@nestjs/common';
-import { APP_FILTER, APP_GUARD, APP_PIPE } from '@nestjs/core';
 import { PassportModule } from '@nestjs/passport';
 import { Test } from '@nestjs/testing';
+import { ThrottlerModule } from '@nestjs/throttler';
 import { gzipSync } from 'node:zlib';
 import request from 'supertest';
-import { DataSource } from 'typeorm';
+import { GLOBAL_PROVIDERS } from '../app.providers';
 import { APP_OPTIONS } from '../app.setup';
-import { BearerAuthGuard } from '../auth/bearer-auth.guard';
 import { BearerStrategy } from '../auth/bearer.strategy';
 import { Principal } from '../auth/principal';
 import { TokensService } from '../auth/tokens.service';
-import { AllExceptionsFilter } from '../common/filters/all-exceptions.filter';
 import { writeJsonExactly } from '../common/json/exact-json';
-import { createValidationPipe } from '../common/validation/validation.pipe';
 import { CreatePlantDto } from './dto/create-plant.dto';
 import { PlantsController } from './plants.controller';
 import { PlantsService } from './plants.service';
@@ -31,18 +28,15 @@ const INT64_MESSAGE = 'must be an integer from -9223372036854775808 to 922337203
 const plantsService = { create: jest.fn(), list: jest.fn(), remove: jest.fn() };
 const tokensService = { authenticate: jest.fn() };
 
-/** The controller with the global pieces wired exactly as AppModule wires them, and no database. */
+/** The controller with AppModule's global providers, a rate limit no test reaches, and no database. */
 @Module({
-  imports: [PassportModule],
+  imports: [PassportModule, ThrottlerModule.forRoot({ throttlers: [{ ttl: 60_000, limit: 1_000_000 }] })],
   controllers: [PlantsController],
   providers: [
+    ...GLOBAL_PROVIDERS,
     { provide: PlantsService, useValue: plantsService },
     { provide: TokensService, useValue: tokensService },
-    { provide: DataSource, useValue: { isInitialized: true } },
     BearerStrategy,
-    { provide: APP_FILTER, useClass: AllExceptionsFilter },
-    { provide: APP_GUARD, useClass: BearerAuthGuard },
-    { provide: APP_PIPE, useFactory: createValidationPipe },
   ],
 })
 class PlantsHttpTestModule {}
@@ -272,6 +266,12 @@ describe(PlantsController.name, () => {
       const res = await postJson('{"id":7,"name":"Fern"}');
       expectError(res, 503, 'The database is unavailable; try again shortly');
     });
+  });
+
+  it('runs behind the same global providers as the service, the rate limit included', async () => {
+    const res = await http().get('/plants').set(bearer(READER_TOKEN));
+    expect(res.status).toBe(200);
+    expect(res.headers['ratelimit-policy']).toBe('"default";q=1000000;w=60');
   });
 
   describe('authentication', () => {

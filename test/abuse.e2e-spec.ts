@@ -233,6 +233,11 @@ describe.each(testDatabases())('Abusive requests on %s', (database) => {
       ['constructor.prototype', '{"id":2,"name":"x","constructor":{"prototype":{"polluted":true}}}'],
       ['prototype', '{"id":2,"name":"x","prototype":{"polluted":true}}'],
       ['constructor as a string', '{"id":2,"name":"x","constructor":"x"}'],
+      ['valueOf', '{"id":2,"name":"x","valueOf":1}'],
+      ['toString', '{"id":2,"name":"x","toString":"x"}'],
+      ['hasOwnProperty', '{"id":2,"name":"x","hasOwnProperty":null}'],
+      ['__defineGetter__', '{"id":2,"name":"x","__defineGetter__":{}}'],
+      ['isPrototypeOf', '{"id":2,"name":"x","isPrototypeOf":[]}'],
     ])('answers 400 for %s in the body (an unknown field), writing nothing', async (_label, body) => {
       await expectRefused(await post(body), [400]);
     });
@@ -244,6 +249,8 @@ describe.each(testDatabases())('Abusive requests on %s', (database) => {
       'constructor=1',
       'prototype=1',
       '__proto__=1',
+      'toString=1',
+      'valueOf=1',
     ])('answers 400 for ?%s', async (query) => {
       expectCleanError(await get(`/plants?${query}`), [400]);
     });

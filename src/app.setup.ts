@@ -6,8 +6,10 @@ import { DocumentBuilder, OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
 import helmet from 'helmet';
 import { IssuedToken, TokensService } from './auth/tokens.service';
 import { ExpressAdapterWithStableShapes } from './common/http/express-adapter';
+import { answerHttpLayerErrors } from './common/http/http-layer-errors';
 import { writeJsonExactly } from './common/json/exact-json';
 import { AppConfig } from './config/configuration';
+import { MetricsService } from './metrics/metrics.service';
 
 /**
  * Options and set-up shared by main.ts, the e2e tests and the OpenAPI export, so what is tested
@@ -54,6 +56,8 @@ export function configureApp(app: NestExpressApplication): void {
   const http = config.get('http', { infer: true });
 
   writeJsonExactly(app);
+  const metrics = app.get(MetricsService);
+  answerHttpLayerErrors(app.getHttpServer(), (status, method) => metrics.countRefusedByHttpLayer(status, method));
   app.disable('x-powered-by');
   // Answers are per user and change with every write: no ETag (no hash of every body on the way out)
   // and no conditional 304, not even for `If-None-Match: *`, which Express would otherwise honour.

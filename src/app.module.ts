@@ -8,6 +8,7 @@ import { MemoizedReflector } from './common/metadata/memoized-reflector';
 import { createValidationPipe } from './common/validation/validation.pipe';
 import { AppConfigModule } from './config/config.module';
 import { DatabaseModule } from './database/database.module';
+import { DocsModule } from './docs/docs.module';
 import { HealthModule } from './health/health.module';
 import { LoggingModule } from './logging/logging.module';
 import { RequestLogMiddleware } from './logging/request-log.middleware';
@@ -27,6 +28,7 @@ import { RateLimitModule } from './rate-limit/rate-limit.module';
     RateLimitModule,
     HealthModule,
     PlantsModule,
+    DocsModule,
   ],
   providers: [
     // The global guards read route metadata on every request; it never changes once built.

@@ -9,6 +9,7 @@ import { ExpressAdapterWithStableShapes } from './common/http/express-adapter';
 import { answerHttpLayerErrors } from './common/http/http-layer-errors';
 import { writeJsonExactly } from './common/json/exact-json';
 import { AppConfig } from './config/configuration';
+import { DocsService } from './docs/docs.service';
 import { MetricsService } from './metrics/metrics.service';
 
 /**
@@ -20,7 +21,7 @@ export const APP_OPTIONS: NestApplicationOptions = {
   bodyParser: false,
 };
 
-export const DOCS_PATH = 'docs';
+export { DOCS_PATH } from './docs/docs.service';
 
 export function createHttpAdapter(): ExpressAdapter {
   return new ExpressAdapterWithStableShapes();
@@ -92,10 +93,8 @@ export function configureApp(app: NestExpressApplication): void {
       maxAge: 600,
     });
   }
-  SwaggerModule.setup(DOCS_PATH, app, buildOpenApiDocument(app), {
-    jsonDocumentUrl: `${DOCS_PATH}-json`,
-    swaggerOptions: { persistAuthorization: true },
-  });
+  // Served by DocsModule, through the same middleware, guards and filter as the API.
+  app.get(DocsService).publish(buildOpenApiDocument(app));
 }
 
 /**

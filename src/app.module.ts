@@ -3,7 +3,6 @@ import { APP_FILTER, APP_GUARD, APP_PIPE, Reflector } from '@nestjs/core';
 import { AuthModule } from './auth/auth.module';
 import { BearerAuthGuard } from './auth/bearer-auth.guard';
 import { AllExceptionsFilter } from './common/filters/all-exceptions.filter';
-import { JsonBodyMiddleware } from './common/json/json-body.middleware';
 import { MemoizedReflector } from './common/metadata/memoized-reflector';
 import { createValidationPipe } from './common/validation/validation.pipe';
 import { AppConfigModule } from './config/config.module';
@@ -44,6 +43,6 @@ export class AppModule implements NestModule {
   configure(consumer: MiddlewareConsumer): void {
     // Mounted at '/', which Express matches as the prefix of every path, known or not; a wildcard
     // route ('*path') would be matched as a pattern, with its parameters decoded, on every request.
-    consumer.apply(RequestLogMiddleware, HttpMetricsMiddleware, JsonBodyMiddleware).forRoutes('/');
+    consumer.apply(RequestLogMiddleware, HttpMetricsMiddleware).forRoutes('/');
   }
 }

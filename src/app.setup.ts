@@ -4,10 +4,12 @@ import { ExpressAdapter, NestExpressApplication } from '@nestjs/platform-express
 import { Express } from 'express';
 import { DocumentBuilder, OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
 import helmet from 'helmet';
+import { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { IssuedToken, TokensService } from './auth/tokens.service';
 import { ExpressAdapterWithStableShapes } from './common/http/express-adapter';
 import { answerHttpLayerErrors } from './common/http/http-layer-errors';
 import { writeJsonExactly } from './common/json/exact-json';
+import { closeWhenBodyUnread } from './common/json/json-body';
 import { AppConfig } from './config/configuration';
 import { DocsService } from './docs/docs.service';
 import { MetricsService } from './metrics/metrics.service';
@@ -17,7 +19,7 @@ import { MetricsService } from './metrics/metrics.service';
  * and documented is what runs.
  */
 export const APP_OPTIONS: NestApplicationOptions = {
-  // Bodies are read by JsonBodyMiddleware, which keeps int64 values exact.
+  // Bodies are read after the guards, by the routes that take one (TakesJsonBody), keeping int64 exact.
   bodyParser: false,
 };
 
@@ -57,8 +59,13 @@ export function configureApp(app: NestExpressApplication): void {
   const http = config.get('http', { infer: true });
 
   writeJsonExactly(app);
+  closeWhenBodyUnread((app.getHttpAdapter().getInstance() as Express).response);
+  // `Expect: 100-continue` is answered by the body reader when it wants the body, so a request
+  // refused first (limits, authentication, a declared length over the cap) never gets it.
+  const server = app.getHttpServer() as Server;
+  server.on('checkContinue', (req: IncomingMessage, res: ServerResponse) => server.emit('request', req, res));
   const metrics = app.get(MetricsService);
-  answerHttpLayerErrors(app.getHttpServer(), (status, method) => metrics.countRefusedByHttpLayer(status, method));
+  answerHttpLayerErrors(server, (status, method) => metrics.countRefusedByHttpLayer(status, method));
   app.disable('x-powered-by');
   // Answers are per user and change with every write: no ETag (no hash of every body on the way out)
   // and no conditional 304, not even for `If-None-Match: *`, which Express would otherwise honour.

@@ -3,6 +3,7 @@ import { GLOBAL_PROVIDERS } from './app.providers';
 import { AuthModule } from './auth/auth.module';
 import { AppConfigModule } from './config/config.module';
 import { DatabaseModule } from './database/database.module';
+import { DocsModule } from './docs/docs.module';
 import { HealthModule } from './health/health.module';
 import { LoggingModule } from './logging/logging.module';
 import { RequestLogMiddleware } from './logging/request-log.middleware';
@@ -21,6 +22,7 @@ import { RateLimitModule } from './rate-limit/rate-limit.module';
     RateLimitModule,
     HealthModule,
     PlantsModule,
+    DocsModule,
   ],
   providers: GLOBAL_PROVIDERS,
 })

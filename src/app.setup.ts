@@ -6,9 +6,12 @@ import type { Express } from 'express';
 import helmet from 'helmet';
 import { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { ExpressAdapterWithStableShapes } from './common/http/express-adapter';
+import { answerHttpLayerErrors } from './common/http/http-layer-errors';
 import { writeJsonExactly } from './common/json/exact-json';
 import { closeWhenBodyUnread } from './common/json/json-body';
 import { AppConfig } from './config/configuration';
+import { DocsService } from './docs/docs.service';
+import { MetricsService } from './metrics/metrics.service';
 
 /**
  * Options and set-up shared by main.ts, the e2e tests and the OpenAPI export, so what is tested
@@ -19,7 +22,7 @@ export const APP_OPTIONS: NestApplicationOptions = {
   bodyParser: false,
 };
 
-export const DOCS_PATH = 'docs';
+export { DOCS_PATH } from './docs/docs.service';
 
 export function createHttpAdapter(): ExpressAdapter {
   return new ExpressAdapterWithStableShapes();
@@ -60,6 +63,8 @@ export function configureApp(app: NestExpressApplication): void {
   // refused first (limits, authentication, a declared length over the cap) never gets it.
   const server = app.getHttpServer() as Server;
   server.on('checkContinue', (req: IncomingMessage, res: ServerResponse) => server.emit('request', req, res));
+  const metrics = app.get(MetricsService);
+  answerHttpLayerErrors(server, (status, method) => metrics.countRefusedByHttpLayer(status, method));
   app.disable('x-powered-by');
   // Client addresses (rate limits, logs) come from X-Forwarded-For only through the proxies listed here.
   app.set('trust proxy', http.trustProxy);
@@ -90,8 +95,6 @@ export function configureApp(app: NestExpressApplication): void {
       maxAge: 600,
     });
   }
-  SwaggerModule.setup(DOCS_PATH, app, buildOpenApiDocument(app), {
-    jsonDocumentUrl: `${DOCS_PATH}-json`,
-    swaggerOptions: { persistAuthorization: true },
-  });
+  // Served by DocsModule, through the same middleware, guards and filter as the API.
+  app.get(DocsService).publish(buildOpenApiDocument(app));
 }

@@ -134,6 +134,11 @@ describe(PlantsController.name, () => {
 
     it.each([
       ['an unknown field', '{"id":1,"name":"a","color":"red"}', 'property color should not exist'],
+      ...['valueOf', 'toString', 'hasOwnProperty', '__defineGetter__', 'isPrototypeOf', 'constructor'].map((key) => [
+        `an unknown field named like the Object.prototype member ${key}`,
+        `{"id":1,"name":"a","${key}":1}`,
+        `property ${key} should not exist`,
+      ]),
       ['id as the string "5"', '{"id":"5","name":"a"}', `id ${INT64_MESSAGE}`],
       ['id 1.5', '{"id":1.5,"name":"a"}', `id ${INT64_MESSAGE}`],
       ['id 1e3', '{"id":1e3,"name":"a"}', `id ${INT64_MESSAGE}`],
@@ -403,6 +408,8 @@ describe(PlantsController.name, () => {
       ['after=9223372036854775808', `after ${INT64_MESSAGE}`],
       ['after=%2B5', `after ${INT64_MESSAGE}`],
       ['sort=name', 'property sort should not exist'],
+      ['toString=1', 'property toString should not exist'],
+      ['valueOf=1&hasOwnProperty=1', 'property valueOf should not exist; property hasOwnProperty should not exist'],
     ])('answers ?%s with 400', async (query, message) => {
       const res = await http().get(`/plants?${query}`).set(bearer(READER_TOKEN));
       expectError(res, 400, message);

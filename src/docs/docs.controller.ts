@@ -1,6 +1,6 @@
 import { Controller, Get, NotFoundException, Param, Res } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
-import { Response } from 'express';
+import type { Response } from 'express';
 import { Public } from '../auth/decorators/public.decorator';
 import { DOCS_JSON_PATH, DOCS_PATH, DocsFile, DocsService } from './docs.service';
 

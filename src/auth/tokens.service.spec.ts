@@ -217,10 +217,6 @@ describe(TokensService.name, () => {
       expect(repository.setLastUsed).not.toHaveBeenCalled();
     });
 
-    it('uses a resolution of 60 s', () => {
-      expect(LAST_USED_RESOLUTION_MS).toBe(60_000);
-    });
-
     it('passes on database errors', async () => {
       const error = Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' });
       repository.findByHash.mockRejectedValue(error);

@@ -1,7 +1,7 @@
 # syntax=docker/dockerfile:1
 
 # Build stage: dev dependencies and a compiler toolchain, none of which reach the runtime image.
-FROM node:20-bookworm-slim AS build
+FROM node:22-bookworm-slim AS build
 WORKDIR /app
 # better-sqlite3 compiles from source when no prebuilt binary fits.
 RUN apt-get update \
@@ -17,7 +17,7 @@ RUN npm run build
 RUN npm prune --omit=dev --no-audit --no-fund
 
 # Runtime stage: production dependencies and the compiled service only.
-FROM node:20-bookworm-slim AS runtime
+FROM node:22-bookworm-slim AS runtime
 ENV NODE_ENV=production
 WORKDIR /app
 # Code stays owned by root, so the service cannot rewrite itself; only data/ is writable.

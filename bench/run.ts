@@ -114,9 +114,22 @@ function startProdCommand(): { nodeFlags: string[]; script: string } {
   if (words[0] !== 'node' || words.length < 2 || words.slice(1, -1).some((word) => !word.startsWith('-'))) {
     throw new Error(`npm run start:prod is not "node [flags] <script>": ${script}`);
   }
-  return { nodeFlags: words.slice(1, -1), script: words[words.length - 1] };
+  // BENCH_NODE_FLAGS replaces the flags for every target, to measure what a runtime flag is worth.
+  const override = process.env.BENCH_NODE_FLAGS;
+  const nodeFlags = override === undefined ? words.slice(1, -1) : override.split(/\s+/).filter(Boolean);
+  return { nodeFlags, script: words[words.length - 1] };
 }
 const START_PROD = startProdCommand();
+
+/**
+ * Sections of RESULTS.md between `<!-- recorded -->` and `<!-- /recorded -->` hold measurements made
+ * by other runs (another Node.js line, a flag turned off); a new run keeps them, at the end.
+ */
+function keepRecordedSections(file: string, report: string): string {
+  const previous = existsSync(file) ? readFileSync(file, 'utf8') : '';
+  const kept = previous.match(/<!-- recorded -->[\s\S]*?<!-- \/recorded -->/g) ?? [];
+  return kept.length === 0 ? report : `${report.trimEnd()}\n\n${kept.join('\n\n')}\n`;
+}
 
 // ---------------------------------------------------------------------------------------------
 // The load generator, a child process spoken to over IPC
@@ -807,9 +820,13 @@ async function main(): Promise<void> {
       notes.push('Other clients were using the database server during the run: the SQL statements per request carry their noise.');
     }
     writeFileSync(join(OUT, 'results.json'), JSON.stringify(results, (_k, v: unknown) => (typeof v === 'bigint' ? String(v) : v), 2));
-    writeFileSync(join(ROOT, 'bench', 'RESULTS.md'), renderMarkdown(results));
-    writeFileSync(join(ROOT, 'bench', 'results.svg'), renderSvg(results));
-    log('wrote bench/RESULTS.md and bench/results.svg');
+    // A partial run (BENCH_REPORT_DIR) reports beside the full one instead of replacing it.
+    const reportDir = process.env.BENCH_REPORT_DIR ? join(ROOT, process.env.BENCH_REPORT_DIR) : join(ROOT, 'bench');
+    mkdirSync(reportDir, { recursive: true });
+    const resultsFile = join(reportDir, 'RESULTS.md');
+    writeFileSync(resultsFile, keepRecordedSections(resultsFile, renderMarkdown(results)));
+    writeFileSync(join(reportDir, 'results.svg'), renderSvg(results));
+    log(`wrote ${resultsFile} and results.svg beside it`);
     for (const s of scenarios) {
       for (const peer of ['express', 'expressShapes'] as const) {
         const ratio = spread(

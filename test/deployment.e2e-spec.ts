@@ -210,9 +210,11 @@ describe('Dockerfile', () => {
     stage.filter((instruction) => instruction.keyword === keyword).map((instruction) => instruction.args);
   const finalConfig = (): AppConfig => loadConfig(envOf(final));
 
-  it('builds in more than one stage, each on node:20-bookworm-slim', () => {
+  it('builds in more than one stage, each on the Node.js LTS line that CI tests the image with', () => {
+    const ciLine = /scripts\/ci\/node-line\.sh (\d+)/.exec(read('.ci/run'))?.[1];
+    expect(ciLine).toBe('22');
     expect(stages.length).toBeGreaterThan(1);
-    for (const stage of stages) expect(argsOf(stage, 'FROM')[0]).toMatch(/^node:20-bookworm-slim(\s|$)/);
+    for (const stage of stages) expect(argsOf(stage, 'FROM')[0]).toMatch(new RegExp(`^node:${ciLine}-bookworm-slim(\\s|$)`));
   });
 
   it('runs the final stage as a user other than root, with NODE_ENV=production', () => {

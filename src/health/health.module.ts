@@ -1,12 +1,13 @@
-import { Global, Module } from '@nestjs/common';
+import { Module } from '@nestjs/common';
 import { TerminusModule } from '@nestjs/terminus';
 import { LifecycleModule } from '../lifecycle/lifecycle.module';
 import { HealthController } from './health.controller';
+import { SchemaHealthIndicator } from './schema.health';
 
-@Global()
 @Module({
   // Failures are answered as 503 and counted in metrics; terminus's own error log would repeat each probe.
   imports: [TerminusModule.forRoot({ logger: false }), LifecycleModule],
   controllers: [HealthController],
+  providers: [SchemaHealthIndicator],
 })
 export class HealthModule {}

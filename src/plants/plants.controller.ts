@@ -7,10 +7,11 @@ import {
   ApiParam,
   ApiTags,
 } from '@nestjs/swagger';
-import { Response } from 'express';
+import type { Response } from 'express';
 import { CurrentPrincipal } from '../auth/decorators/current-principal.decorator';
 import { RequireScopes } from '../auth/decorators/require-scopes.decorator';
 import { Principal } from '../auth/principal';
+import { TakesJsonBody } from '../common/json/json-body.interceptor';
 import { ApiErrors } from '../common/openapi/api-errors.decorator';
 import { ParseInt64Pipe } from '../common/validation/parse-int64.pipe';
 import { CreatePlantDto } from './dto/create-plant.dto';
@@ -30,7 +31,8 @@ export class PlantsController {
   @RequireScopes('plants:write')
   @ApiOperation({ operationId: 'createPlant', summary: 'Create a plant', description: 'Creates a new plant in the store. Needs the scope plants:write.' })
   @ApiOkResponse({ type: PlantDto, description: 'The plant as stored' })
-  @ApiErrors(400, 409, 413, 415)
+  @ApiErrors(400, 409)
+  @TakesJsonBody()
   create(@CurrentPrincipal() caller: Principal, @Body() dto: CreatePlantDto): Promise<PlantDto> {
     return this.plants.create(caller.subject, dto);
   }

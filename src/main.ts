@@ -8,7 +8,7 @@ import { APP_OPTIONS, DOCS_PATH, configureApp, createHttpAdapter } from './app.s
 import { issueFirstRunToken } from './auth/first-run-token';
 import { ConfigService } from '@nestjs/config';
 import { AppConfig } from './config/configuration';
-import { exitGracefullyOnSignals } from './shutdown';
+import { exitGracefullyOnSignals } from './lifecycle/shutdown';
 
 async function bootstrap(): Promise<void> {
   const app = await NestFactory.create<NestExpressApplication>(AppModule, createHttpAdapter(), {

@@ -1,4 +1,4 @@
-import { ShutdownState } from '../src/health/shutdown-state';
+import { ShutdownState } from '../src/lifecycle/shutdown-state';
 import { mysqlConnection, testDatabases } from './utils/databases';
 import { TestApp, bearer, expectErrorBody, startTestApp } from './utils/test-app';
 

@@ -1,3 +1,4 @@
+import { connect } from 'node:net';
 import { prepareDatabase } from './utils/databases';
 import { ServiceProcess, createTokenWithCli, startServiceProcess } from './utils/service-process';
 import { waitFor } from './utils/wait-for';
@@ -92,6 +93,46 @@ describe('Request logs', () => {
     expect(output).not.toContain(wrong);
     expect(output).not.toMatch(/bearer/i);
     expect(output).not.toContain('query-secret-value');
+  });
+
+  it('redacts a token pasted into the path, in the line and in the answer', async () => {
+    const jwt = 'eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJsb2ctcmVhZGVyIn0.c2lnbmF0dXJlLXBhcnQ';
+    const sent = [
+      ['trace-0101', `/plants/${token}`],
+      ['trace-0102', `/plants/${token}%zz`],
+      ['trace-0103', `/plants/${jwt}`],
+    ];
+    for (const [id, path] of sent) {
+      const res = await fetch(`${service.url}${path}`, { method: 'DELETE', headers: { Authorization: `Bearer ${token}`, 'X-Request-Id': id } });
+      expect(res.status).toBe(400);
+      const text = await res.text();
+      expect(text).not.toContain(token.slice(4, 24));
+      expect(text).not.toContain(jwt.slice(0, 20));
+    }
+    for (const [id] of sent) {
+      const [line] = await waitForLine(id);
+      expect(String(line.path)).toMatch(/^\/plants\/\[redacted\]/);
+    }
+    const output = service.output();
+    expect(output).not.toContain(token.slice(4, 24));
+    expect(output).not.toContain(jwt.slice(0, 20));
+  });
+
+  it('logs a request whose client left before the answer as 499, with the client address', async () => {
+    const { hostname, port } = new URL(service.url);
+    const socket = connect(Number(port), hostname);
+    await new Promise((resolve) => socket.once('connect', resolve));
+    const continued = new Promise((resolve) => socket.once('data', resolve));
+    socket.write(
+      `POST /plants HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${token}\r\nX-Request-Id: trace-0201\r\n` +
+        'Content-Type: application/json\r\nContent-Length: 100\r\nExpect: 100-continue\r\n\r\n',
+    );
+    // 100 Continue: the service has the request and waits for its body; half of it comes, then nothing.
+    expect(String(await continued)).toMatch(/^HTTP\/1.1 100 /);
+    socket.write('{"id":');
+    socket.destroy();
+    const [line] = await waitForLine('trace-0201');
+    expect(line).toMatchObject({ level: 'warn', method: 'POST', path: '/plants', status: 499, client: '127.0.0.1', msg: expect.stringContaining('aborted') });
   });
 
   it('writes every line as JSON with a level and a time', () => {

@@ -2,8 +2,8 @@ import { ServiceUnavailableException } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
 import { HealthIndicatorResult, TerminusModule, TypeOrmHealthIndicator } from '@nestjs/terminus';
 import { DATABASE_PING_TIMEOUT_MS, HealthController } from './health.controller';
+import { ShutdownState } from '../lifecycle/shutdown-state';
 import { SchemaHealthIndicator } from './schema.health';
-import { ShutdownState } from './shutdown-state';
 
 const DRIVER_MESSAGE = "connect ECONNREFUSED 10.20.30.40:3306 (Access denied for user 'plantstore'@'10.0.0.7')";
 
@@ -114,18 +114,5 @@ describe(HealthController.name, () => {
       database.pingCheck.mockRejectedValue(bug);
       await expect(controller.ready()).rejects.toBe(bug);
     });
-  });
-});
-
-describe(ShutdownState.name, () => {
-  it('starts serving, and turns to shutting down on begin() or before the application shuts down', () => {
-    const direct = new ShutdownState();
-    expect(direct.isShuttingDown).toBe(false);
-    direct.begin();
-    expect(direct.isShuttingDown).toBe(true);
-
-    const hooked = new ShutdownState();
-    hooked.beforeApplicationShutdown();
-    expect(hooked.isShuttingDown).toBe(true);
   });
 });

@@ -9,8 +9,8 @@ import {
 import { SkipThrottle } from '@nestjs/throttler';
 import { Public } from '../auth/decorators/public.decorator';
 import { ErrorDto } from '../common/openapi/error.dto';
+import { ShutdownState } from '../lifecycle/shutdown-state';
 import { SchemaHealthIndicator } from './schema.health';
-import { ShutdownState } from './shutdown-state';
 
 /** How long readiness waits for the database before calling it down. */
 export const DATABASE_PING_TIMEOUT_MS = 1000;

@@ -1,14 +1,13 @@
 import { Module } from '@nestjs/common';
 import { TerminusModule } from '@nestjs/terminus';
+import { LifecycleModule } from '../lifecycle/lifecycle.module';
 import { HealthController } from './health.controller';
 import { SchemaHealthIndicator } from './schema.health';
-import { ShutdownState } from './shutdown-state';
 
 @Module({
   // Failures are answered as 503 and counted in metrics; terminus's own error log would repeat each probe.
-  imports: [TerminusModule.forRoot({ logger: false })],
+  imports: [TerminusModule.forRoot({ logger: false }), LifecycleModule],
   controllers: [HealthController],
-  providers: [ShutdownState, SchemaHealthIndicator],
-  exports: [ShutdownState],
+  providers: [SchemaHealthIndicator],
 })
 export class HealthModule {}

@@ -3,12 +3,13 @@ import express from 'express';
 import { PinoLogger } from 'nestjs-pino';
 import { EventEmitter, once } from 'node:events';
 import { IncomingMessage, ServerResponse } from 'node:http';
+import { connect } from 'node:net';
 import { Writable } from 'node:stream';
 import pino from 'pino';
 import request from 'supertest';
 import { Principal } from '../auth/principal';
 import { AppConfig, LogLevel } from '../config/configuration';
-import { loggerOptions } from './logging.module';
+import { loggerOptions } from './logger-options';
 import { REQUEST_ID_HEADER, RequestLogMiddleware, requestIdFor, requestLogFields } from './request-log.middleware';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
@@ -25,7 +26,7 @@ interface FakeRequest {
 }
 
 function fakeResponse(statusCode = 200): ServerResponse & { setHeader: jest.Mock } {
-  return { statusCode, setHeader: jest.fn() } as unknown as ServerResponse & { setHeader: jest.Mock };
+  return { statusCode, writableFinished: true, setHeader: jest.fn() } as unknown as ServerResponse & { setHeader: jest.Mock };
 }
 
 const asIncoming = (req: FakeRequest) => req as unknown as IncomingMessage;
@@ -134,6 +135,11 @@ describe(requestLogFields.name, () => {
     });
   });
 
+  it('logs 499 for a response that never finished: the client closed the connection', () => {
+    const res = { ...fakeResponse(200), writableFinished: false } as unknown as ServerResponse;
+    expect(requestLogFields(asIncoming({ method: 'POST', url: '/plants', path: '/plants', headers: {} }), res, 1)).toMatchObject({ status: 499 });
+  });
+
   it('truncates a very long path', () => {
     const long = `/${'a'.repeat(10_000)}`;
     const fields = requestLogFields(asIncoming({ method: 'GET', url: long, path: long, headers: {} }), fakeResponse(404), 1) as {
@@ -143,6 +149,30 @@ describe(requestLogFields.name, () => {
     expect(fields.path.length).toBeGreaterThanOrEqual(100);
     expect(long.startsWith(fields.path.replace(/…$/, ''))).toBe(true);
     expect(fields.path.endsWith('…')).toBe(true);
+  });
+
+  it.each([
+    ['a token', `/plants/${SECRET}`, '/plants/[redacted]'],
+    ['a token with text around it', `/x/a${SECRET}b/y`, '/x/a[redacted]/y'],
+    ['a token cut short', '/plants/pst_abc-_9', '/plants/[redacted]'],
+    ['a JWT', '/plants/eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJhbGljZSJ9.c2lnbmF0dXJl/x', '/plants/[redacted]/x'],
+    ['a JWT without a signature', '/eyJhbGciOiJub25lIn0.eyJzdWIiOiJhbGljZSJ9.', '/[redacted]'],
+    ['two tokens', `/${SECRET}/${SECRET}`, '/[redacted]/[redacted]'],
+  ])('redacts %s in the path', (_label, path, logged) => {
+    const fields = requestLogFields(asIncoming({ method: 'DELETE', url: path, path, headers: {} }), fakeResponse(404), 1);
+    expect(fields).toMatchObject({ path: logged });
+    expect(JSON.stringify(fields)).not.toContain(SECRET.slice(4));
+  });
+
+  it('redacts a token before truncating a long path', () => {
+    const path = `/${'a'.repeat(195)}${SECRET}`;
+    const fields = requestLogFields(asIncoming({ method: 'GET', url: path, path, headers: {} }), fakeResponse(404), 1) as { path: string };
+    expect(fields.path).not.toContain('pst_');
+    expect(fields.path).not.toContain(SECRET.slice(4, 10));
+  });
+
+  it.each(['/plants/123', '/docs/swagger-ui.min.css', '/a.b.c', '/plants/eyJ', '/pst'])('keeps %s as it is', (path) => {
+    expect(requestLogFields(asIncoming({ method: 'GET', url: path, path, headers: {} }), fakeResponse(404), 1)).toMatchObject({ path });
   });
 
   it('keeps a path of ordinary length whole', () => {
@@ -201,6 +231,10 @@ describe(RequestLogMiddleware.name, () => {
     });
     app.get('/boom', (_req, res) => {
       res.status(503).json({ error: 503, message: 'down' });
+    });
+    app.post('/plants', (req) => {
+      // A body reader that never gets the whole body: the client leaves first.
+      req.resume();
     });
     app.get('/slow', (_req, res) => {
       // Slower than the client who leaves: the delay is what the aborted-request test needs.
@@ -300,7 +334,38 @@ describe(RequestLogMiddleware.name, () => {
       client.abort();
       await expect(sent).rejects.toThrow();
       await settle();
-      expect(lines).toEqual([expect.objectContaining({ level: 'warn', requestId: 'gone-1', msg: 'GET /slow aborted' })]);
+      expect(lines).toEqual([
+        expect.objectContaining({
+          level: 'warn',
+          requestId: 'gone-1',
+          msg: 'GET /slow aborted',
+          status: 499,
+          route: '/slow',
+          path: '/slow',
+          client: '127.0.0.1',
+        }),
+      ]);
+    } finally {
+      server.close();
+    }
+  });
+
+  it('logs a request abandoned while its body was being sent as 499, with the client', async () => {
+    const lines: Array<Record<string, unknown>> = [];
+    const server = appLoggingTo(lines).listen(0, '127.0.0.1');
+    try {
+      await new Promise((resolve) => server.once('listening', resolve));
+      const { port } = server.address() as { port: number };
+      const socket = connect(port, '127.0.0.1');
+      await new Promise((resolve) => socket.once('connect', resolve));
+      const arrived = once(arrivals, 'arrived', { signal: AbortSignal.timeout(5000) });
+      socket.write('POST /plants HTTP/1.1\r\nHost: x\r\nX-Request-Id: gone-2\r\nContent-Length: 100\r\n\r\n{"id":');
+      await arrived;
+      socket.destroy();
+      await settle();
+      expect(lines).toEqual([
+        expect.objectContaining({ level: 'warn', requestId: 'gone-2', method: 'POST', status: 499, path: '/plants', client: '127.0.0.1' }),
+      ]);
     } finally {
       server.close();
     }

@@ -4,6 +4,7 @@ import express, { NextFunction, Request, Response } from 'express';
 import { EventEmitter } from 'node:events';
 import request from 'supertest';
 import { DataSource } from 'typeorm';
+import { LogOutput } from '../logging/log-output';
 import { HttpMetricsMiddleware } from './http-metrics.middleware';
 import { MetricsService } from './metrics.service';
 
@@ -23,6 +24,7 @@ describe(HttpMetricsMiddleware.name, () => {
         MetricsService,
         { provide: ConfigService, useValue: { get: () => undefined } },
         { provide: DataSource, useValue: { isInitialized: false } },
+        { provide: LogOutput, useValue: { droppedLines: 0 } },
       ],
     }).compile();
     metrics = moduleRef.get(MetricsService);

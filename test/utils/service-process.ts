@@ -121,3 +121,16 @@ function freePort(): Promise<number> {
     });
   });
 }
+
+/**
+ * The service's stdout as a log reader in a pipe sees it: it can stop reading (the pipe fills, as
+ * with `node dist/main.js | sleep 30`), read again, or go away (the service's writes fail with EPIPE).
+ */
+export function stdoutReader(service: ServiceProcess): { stall: () => void; resume: () => void; close: () => void } {
+  const stdout = service.child.stdout!;
+  return {
+    stall: () => stdout.pause(),
+    resume: () => stdout.resume(),
+    close: () => stdout.destroy(),
+  };
+}

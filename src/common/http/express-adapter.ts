@@ -5,6 +5,13 @@ import { IncomingMessage, ServerResponse, createServer } from 'node:http';
 import { serialisingUnsafePipelines } from './pipelined-requests';
 
 type Constructor = abstract new (...args: never[]) => object;
+type ErrorHandler = (err: unknown, req: unknown, res: unknown, next: unknown) => unknown;
+
+/**
+ * Said instead of Express's message for a path it cannot percent-decode, which quotes the path
+ * segment (and Nest answers it as is): a segment that may be a pasted token is not sent back.
+ */
+export const UNDECODABLE_PATH_MESSAGE = 'The path is not valid percent-encoding';
 
 /**
  * A constructor that builds objects as `base` does but gives them `prototype` from the start.
@@ -40,6 +47,14 @@ function constructingWith<T extends Constructor>(base: T, prototype: object): T 
  * (pipelined-requests.ts).
  */
 export class ExpressAdapterWithStableShapes extends ExpressAdapter {
+  override setErrorHandler(handler: ErrorHandler, prefix?: string): unknown {
+    // Express tells an error handler by its four parameters.
+    return super.setErrorHandler((err: unknown, req: unknown, res: unknown, next: unknown) => {
+      if (err instanceof URIError && (err as URIError & { status?: number }).status === 400) err.message = UNDECODABLE_PATH_MESSAGE;
+      return handler(err, req, res, next);
+    }, prefix);
+  }
+
   override initHttpServer(options: NestApplicationOptions): void {
     // TLS is ended in front of the service; those options keep Nest's own server.
     if (options?.httpsOptions || options?.forceCloseConnections) return super.initHttpServer(options);

@@ -112,7 +112,12 @@ export class RateLimitStorage implements ThrottlerStorage, OnModuleInit, OnAppli
   async onApplicationShutdown(): Promise<void> {
     this.memory.close();
     if (this.redis && this.redis.status !== 'end') {
-      await this.redis.quit().catch(() => this.redis?.disconnect());
+      const client = this.redis;
+      // QUIT can fail after the server closed the connection; disconnecting an ended client would
+      // only leave a 2 s timer behind.
+      await client.quit().catch(() => {
+        if (client.status !== 'end') client.disconnect();
+      });
     }
   }
 }

@@ -200,6 +200,6 @@ export async function startSentinelRig(timeoutMs = 30_000): Promise<SentinelRig>
       .filter((file) => file.endsWith('.log'))
       .map((file) => `--- ${file}\n${readFileSync(join(root, file), 'utf8').split('\n').slice(-15).join('\n')}`);
     await stop();
-    throw new Error(`${(error as Error).message}\n${logs.join('\n')}`);
+    throw new Error(`${(error as Error).message}\n${logs.join('\n')}`, { cause: error });
   }
 }

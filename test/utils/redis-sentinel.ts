@@ -18,6 +18,10 @@ export interface SentinelRig {
   sentinelPorts: number[];
   /** The primary's port as each sentinel reports it (undefined where a sentinel does not answer). */
   reportedPrimaries: () => Promise<(number | undefined)[]>;
+  /** Resolves once every sentinel agrees on the primary and sees the other sentinels and an in-sync replica. */
+  waitForHealthy: () => Promise<true>;
+  /** A planned failover (SENTINEL FAILOVER): the primary, still running, is demoted to a replica; resolves with its port. */
+  switchover: () => Promise<number>;
   /** Kills the current primary with SIGKILL, as a crash would; resolves with its port once it is gone. */
   killPrimary: () => Promise<number>;
   /** Waits until every sentinel reports a primary other than `oldPort`; resolves with its port. */
@@ -157,12 +161,6 @@ export async function startSentinelRig(timeoutMs = 30_000): Promise<SentinelRig>
       );
       start('sentinel', port, sentinel.command, [conf, ...sentinel.args]);
     }
-    // A failover needs the sentinels to know each other and the replica (they learn it in a few seconds).
-    await until('the sentinels to see the replica and each other', async () => {
-      const views = await Promise.all(sentinelPorts.map((port) => ask<string[]>(port, 'SENTINEL', 'MASTER', GROUP).then(fields)));
-      return views.every((view) => view['num-slaves'] === '1' && view['num-other-sentinels'] === '2') ? true : undefined;
-    }, timeoutMs);
-
     const reportedPrimaries = () =>
       Promise.all(
         sentinelPorts.map((port) =>
@@ -172,12 +170,33 @@ export async function startSentinelRig(timeoutMs = 30_000): Promise<SentinelRig>
           ),
         ),
       );
+    // A failover needs every sentinel to agree on the primary, know the others, and see a replica
+    // that is in sync (they learn it all within a few seconds).
+    const waitForHealthy = (waitMs = timeoutMs) =>
+      until('the sentinels to agree on the primary and see a healthy replica and each other', async () => {
+        const primaries = await reportedPrimaries();
+        if (primaries.some((port) => port === undefined || port !== primaries[0])) return undefined;
+        for (const port of sentinelPorts) {
+          const view = fields(await ask<string[]>(port, 'SENTINEL', 'MASTER', GROUP));
+          if (view['num-slaves'] !== '1' || view['num-other-sentinels'] !== '2' || view.flags !== 'master') return undefined;
+          const [replica] = (await ask<string[][]>(port, 'SENTINEL', 'REPLICAS', GROUP)).map(fields);
+          if (replica.flags !== 'slave' || replica['master-link-status'] !== 'ok') return undefined;
+        }
+        return true;
+      }, waitMs);
+    await waitForHealthy();
 
     return {
       name: GROUP,
       url: `redis+sentinel://${sentinelPorts.map((port) => `127.0.0.1:${port}`).join(',')}/${GROUP}`,
       sentinelPorts,
       reportedPrimaries,
+      waitForHealthy: () => waitForHealthy(),
+      switchover: async () => {
+        const [port] = await reportedPrimaries();
+        await ask(sentinelPorts[0], 'SENTINEL', 'FAILOVER', GROUP);
+        return port as number;
+      },
       killPrimary: async () => {
         const [port] = await reportedPrimaries();
         const node = nodes.find((candidate) => candidate.role === 'redis' && candidate.port === port);

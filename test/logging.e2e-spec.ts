@@ -1,5 +1,6 @@
 import { prepareDatabase } from './utils/databases';
 import { ServiceProcess, createTokenWithCli, startServiceProcess } from './utils/service-process';
+import { waitFor } from './utils/wait-for';
 
 /**
  * The request log as an operator reads it: the service's own process, JSON lines on stdout, one per
@@ -19,9 +20,16 @@ describe('Request logs', () => {
 
   const linesOf = (requestId: string) => service.logLines().filter((line) => line.requestId === requestId);
 
+  let barriers = 0;
+  /**
+   * The lines of one request once all are written: when the line of a later request (an
+   * unauthenticated call, logged at info) has come out, any second line for this one would have too.
+   */
   async function waitForLine(requestId: string): Promise<Record<string, unknown>[]> {
-    for (let i = 0; i < 100 && linesOf(requestId).length === 0; i++) await new Promise((r) => setTimeout(r, 20));
-    await new Promise((r) => setTimeout(r, 50));
+    await waitFor(() => linesOf(requestId).length > 0, { timeoutMs: 5000, what: `a log line for ${requestId}` });
+    const barrier = `barrier-${++barriers}`;
+    await fetch(`${service.url}/plants`, { headers: { 'X-Request-Id': barrier } });
+    await waitFor(() => linesOf(barrier).length > 0, { timeoutMs: 5000, what: `a log line for ${barrier}` });
     return linesOf(requestId);
   }
 
@@ -103,21 +111,18 @@ describe('Log settings', () => {
 
     const quiet = await startServiceProcess({ ...env, LOG_LEVEL: 'warn' });
     try {
-      await fetch(`${quiet.url}/plants`, { headers: { Authorization: `Bearer ${token}`, 'X-Request-Id': 'quiet-1' } });
-      await new Promise((r) => setTimeout(r, 200));
-      expect(quiet.output()).not.toContain('quiet-1');
+      expect((await fetch(`${quiet.url}/plants`, { headers: { Authorization: `Bearer ${token}`, 'X-Request-Id': 'quiet-1' } })).status).toBe(200);
     } finally {
       await quiet.stop();
     }
+    // The process has exited and its output is drained: a line for the request would be there.
+    expect(quiet.output()).not.toContain('quiet-1');
 
     const pretty = await startServiceProcess({ ...env, LOG_FORMAT: 'pretty' });
     try {
       await fetch(`${pretty.url}/plants`, { headers: { Authorization: `Bearer ${token}`, 'X-Request-Id': 'pretty-1' } });
-      let text = '';
-      for (let i = 0; i < 100 && !text.includes('pretty-1'); i++) {
-        await new Promise((r) => setTimeout(r, 20));
-        text = pretty.output();
-      }
+      await waitFor(() => pretty.output().includes('pretty-1'), { timeoutMs: 5000, what: 'a pretty line for pretty-1' });
+      const text = pretty.output();
       const line = text.split('\n').find((l) => l.includes('pretty-1')) ?? '';
       expect(line).toContain('GET /plants 200');
       expect(line.startsWith('{')).toBe(false);

@@ -2,6 +2,7 @@ import { ServiceUnavailableException } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
 import { HealthIndicatorResult, TerminusModule, TypeOrmHealthIndicator } from '@nestjs/terminus';
 import { DATABASE_PING_TIMEOUT_MS, HealthController } from './health.controller';
+import { SchemaHealthIndicator } from './schema.health';
 import { ShutdownState } from './shutdown-state';
 
 const DRIVER_MESSAGE = "connect ECONNREFUSED 10.20.30.40:3306 (Access denied for user 'plantstore'@'10.0.0.7')";
@@ -22,13 +23,15 @@ describe(HealthController.name, () => {
   let controller: HealthController;
   let shutdown: ShutdownState;
   let database: { pingCheck: jest.Mock };
+  let schema: { check: jest.Mock };
 
   beforeEach(async () => {
     database = { pingCheck: jest.fn(async (key: string) => up(key)) };
+    schema = { check: jest.fn(async (key: string) => up(key)) };
     const moduleRef = await Test.createTestingModule({
       imports: [TerminusModule.forRoot({ logger: false })],
       controllers: [HealthController],
-      providers: [ShutdownState],
+      providers: [ShutdownState, { provide: SchemaHealthIndicator, useValue: schema }],
     })
       .overrideProvider(TypeOrmHealthIndicator)
       .useValue(database)
@@ -41,6 +44,7 @@ describe(HealthController.name, () => {
     it('is ok without checking the database', async () => {
       await expect(controller.live()).resolves.toEqual({ status: 'ok', info: {} });
       expect(database.pingCheck).not.toHaveBeenCalled();
+      expect(schema.check).not.toHaveBeenCalled();
     });
 
     it('stays ok while the instance shuts down, and when the database is down', async () => {
@@ -54,9 +58,23 @@ describe(HealthController.name, () => {
     it('is ok, naming each dependency up, when the database answers', async () => {
       await expect(controller.ready()).resolves.toEqual({
         status: 'ok',
-        info: { lifecycle: { status: 'up' }, database: { status: 'up' } },
+        info: { lifecycle: { status: 'up' }, database: { status: 'up' }, schema: { status: 'up' } },
       });
       expect(database.pingCheck).toHaveBeenCalledWith('database', { timeout: DATABASE_PING_TIMEOUT_MS });
+      expect(schema.check).toHaveBeenCalledWith('schema', DATABASE_PING_TIMEOUT_MS);
+    });
+
+    it('answers 503 naming the schema when the database answers but its tables do not', async () => {
+      schema.check.mockResolvedValue(down('schema', "Table 'plantstore.plants' doesn't exist"));
+      const error = await rejectionOf(controller.ready());
+      expect(error).toBeInstanceOf(ServiceUnavailableException);
+      expect((error as Error).message).toBe('Not ready: the database schema is missing tables or columns the service uses');
+    });
+
+    it('names only the database when it does not answer at all', async () => {
+      database.pingCheck.mockResolvedValue(down('database', DRIVER_MESSAGE));
+      schema.check.mockResolvedValue(down('schema', DRIVER_MESSAGE));
+      await expect(controller.ready()).rejects.toThrow(/^Not ready: database is down$/);
     });
 
     it('answers 503 naming the database, never the driver message, when the database is down', async () => {

@@ -9,10 +9,16 @@ import {
 import { SkipThrottle } from '@nestjs/throttler';
 import { Public } from '../auth/decorators/public.decorator';
 import { ErrorDto } from '../common/openapi/error.dto';
+import { SchemaHealthIndicator } from './schema.health';
 import { ShutdownState } from './shutdown-state';
 
 /** How long readiness waits for the database before calling it down. */
 export const DATABASE_PING_TIMEOUT_MS = 1000;
+
+const NOT_READY_REASONS: Record<string, string> = {
+  lifecycle: 'the instance is shutting down',
+  schema: 'the database schema is missing tables or columns the service uses',
+};
 
 @ApiSchema({ name: 'Health' })
 class HealthDto {
@@ -21,7 +27,7 @@ class HealthDto {
 
   @ApiProperty({
     description: 'Each checked dependency and its state',
-    example: { database: { status: 'up' } },
+    example: { lifecycle: { status: 'up' }, database: { status: 'up' }, schema: { status: 'up' } },
     type: 'object',
     additionalProperties: { type: 'object', properties: { status: { type: 'string', enum: ['up'] } } },
   })
@@ -41,6 +47,7 @@ export class HealthController {
     private readonly health: HealthCheckService,
     private readonly database: TypeOrmHealthIndicator,
     private readonly indicators: HealthIndicatorService,
+    private readonly schema: SchemaHealthIndicator,
     private readonly shutdown: ShutdownState,
   ) {}
 
@@ -55,7 +62,8 @@ export class HealthController {
   @ApiOperation({
     operationId: 'ready',
     summary: 'Readiness',
-    description: 'The instance can serve: its database answers and it is not shutting down.',
+    description:
+      'The instance can serve: its database answers, the tables and columns it uses are there, and it is not shutting down.',
   })
   @ApiOkResponse({ type: HealthDto, description: 'Ready for traffic' })
   @ApiServiceUnavailableResponse({ type: ErrorDto, description: 'Not ready: the message names what is down' })
@@ -66,6 +74,7 @@ export class HealthController {
         return this.shutdown.isShuttingDown ? indicator.down({ message: 'shutting down' }) : indicator.up();
       },
       () => this.database.pingCheck('database', { timeout: DATABASE_PING_TIMEOUT_MS }),
+      () => this.schema.check('schema', DATABASE_PING_TIMEOUT_MS),
     ]);
   }
 
@@ -77,7 +86,10 @@ export class HealthController {
       if (!(error instanceof ServiceUnavailableException)) throw error;
       // Name what is down, never the driver's own message (it may quote hosts or SQL).
       const failed = Object.keys((error.getResponse() as HealthCheckResult).error ?? {});
-      const reasons = failed.map((key) => (key === 'lifecycle' ? 'the instance is shutting down' : `${key} is down`));
+      // A database that does not answer has no usable schema either; saying so once is enough.
+      const reasons = failed
+        .filter((key) => !(key === 'schema' && failed.includes('database')))
+        .map((key) => NOT_READY_REASONS[key] ?? `${key} is down`);
       throw new ServiceUnavailableException(`Not ready: ${reasons.join('; ') || 'a check failed'}`);
     }
   }

@@ -1,6 +1,7 @@
 import { ConfigService } from '@nestjs/config';
 import express from 'express';
 import { PinoLogger } from 'nestjs-pino';
+import { EventEmitter, once } from 'node:events';
 import { IncomingMessage, ServerResponse } from 'node:http';
 import { Writable } from 'node:stream';
 import pino from 'pino';
@@ -159,8 +160,15 @@ describe(RequestLogMiddleware.name, () => {
     >;
   }
 
+  // Responses of the current app not yet closed; a line is written when its response closes.
+  let inFlight = 0;
+  let whenIdle: Array<() => void> = [];
+  const arrivals = new EventEmitter();
+
   /** An Express app with the middleware in front, logging through the service's pino options into memory. */
   function appLoggingTo(lines: Array<Record<string, unknown>>, level: LogLevel = 'debug') {
+    inFlight = 0;
+    whenIdle = [];
     const stream = new Writable({
       write(chunk: Buffer, _encoding, done) {
         for (const line of chunk.toString('utf8').split('\n').filter(Boolean)) lines.push(JSON.parse(line));
@@ -171,6 +179,16 @@ describe(RequestLogMiddleware.name, () => {
     const middleware = new RequestLogMiddleware({ logger } as PinoLogger);
     const app = express();
     app.use('/', (req, res, next) => middleware.use(req, res, next));
+    // After the middleware, so its 'close' listener has written the line when this one runs.
+    app.use((_req, res, next) => {
+      inFlight += 1;
+      arrivals.emit('arrived');
+      res.on('close', () => {
+        inFlight -= 1;
+        if (inFlight === 0) whenIdle.splice(0).forEach((done) => done());
+      });
+      next();
+    });
     app.use((req, _res, next) => {
       (req as unknown as { user: Principal }).user = { subject: 'alice', scopes: [], tokenId: 't' };
       next();
@@ -185,13 +203,14 @@ describe(RequestLogMiddleware.name, () => {
       res.status(503).json({ error: 503, message: 'down' });
     });
     app.get('/slow', (_req, res) => {
+      // Slower than the client who leaves: the delay is what the aborted-request test needs.
       setTimeout(() => res.status(200).json([]), 300).unref();
     });
     return app;
   }
 
-  /** Lines are written when the response is over, just after the client has it. */
-  const settle = () => new Promise((resolve) => setTimeout(resolve, 20));
+  /** Lines are written when the response closes, just after the client has it: until every one has. */
+  const settle = () => (inFlight === 0 ? Promise.resolve() : new Promise<void>((resolve) => whenIdle.push(resolve)));
 
   it('writes one line per request with the request id and the fields, and no credential', async () => {
     const lines: Array<Record<string, unknown>> = [];
@@ -275,11 +294,12 @@ describe(RequestLogMiddleware.name, () => {
       await new Promise((resolve) => server.once('listening', resolve));
       const { port } = server.address() as { port: number };
       const client = new AbortController();
+      const arrived = once(arrivals, 'arrived', { signal: AbortSignal.timeout(5000) });
       const sent = fetch(`http://127.0.0.1:${port}/slow`, { headers: { 'X-Request-Id': 'gone-1' }, signal: client.signal });
-      await new Promise((resolve) => setTimeout(resolve, 100));
+      await arrived;
       client.abort();
       await expect(sent).rejects.toThrow();
-      for (let i = 0; i < 50 && lines.length === 0; i++) await settle();
+      await settle();
       expect(lines).toEqual([expect.objectContaining({ level: 'warn', requestId: 'gone-1', msg: 'GET /slow aborted' })]);
     } finally {
       server.close();

@@ -1,9 +1,8 @@
 import { Module } from '@nestjs/common';
-import { HttpMetricsMiddleware } from './http-metrics.middleware';
 import { MetricsService } from './metrics.service';
 
 @Module({
-  providers: [MetricsService, HttpMetricsMiddleware],
-  exports: [MetricsService, HttpMetricsMiddleware],
+  providers: [MetricsService],
+  exports: [MetricsService],
 })
 export class MetricsModule {}

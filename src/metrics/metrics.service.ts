@@ -45,6 +45,14 @@ export class MetricsService implements OnApplicationBootstrap, OnApplicationShut
     if (config.get('database.type', { infer: true }) !== 'sqlite') this.registerPoolGauges();
   }
 
+  /**
+   * Counts a request Node's HTTP layer refused before any middleware saw it (malformed, headers too
+   * large, unknown Expect), as an unmatched request answered at once.
+   */
+  countRefusedByHttpLayer(status: number, method: string | undefined): void {
+    this.requestDuration.observe({ method: method ?? 'unknown', route: 'unmatched', status: String(status) }, 0);
+  }
+
   /** The port metrics are served on (useful when METRICS_PORT=0 picked a free one). */
   get port(): number | undefined {
     return (this.server?.address() as AddressInfo | null)?.port;

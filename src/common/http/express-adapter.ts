@@ -2,6 +2,7 @@ import { NestApplicationOptions } from '@nestjs/common';
 import { ExpressAdapter } from '@nestjs/platform-express';
 import { Express } from 'express';
 import { IncomingMessage, ServerResponse, createServer } from 'node:http';
+import { serialisingUnsafePipelines } from './pipelined-requests';
 
 type Constructor = abstract new (...args: never[]) => object;
 
@@ -34,6 +35,9 @@ function constructingWith<T extends Constructor>(base: T, prototype: object): T 
  * requests and responses keep shared hidden classes, and Express's swap, finding the prototype
  * already in place, changes nothing. Behaviour is the same; the cost per request falls
  * (bench/RESULTS.md).
+ *
+ * Pipelined requests on one connection run one at a time while one of them is unsafe
+ * (pipelined-requests.ts).
  */
 export class ExpressAdapterWithStableShapes extends ExpressAdapter {
   override initHttpServer(options: NestApplicationOptions): void {
@@ -45,7 +49,7 @@ export class ExpressAdapterWithStableShapes extends ExpressAdapter {
         IncomingMessage: constructingWith<typeof IncomingMessage>(IncomingMessage, app.request),
         ServerResponse: constructingWith<typeof ServerResponse>(ServerResponse, app.response),
       },
-      app,
+      serialisingUnsafePipelines(app),
     );
   }
 }

@@ -40,9 +40,10 @@ function remaining(res: request.Response): number {
 describeWithSentinel()('Shared rate limits through Redis Sentinel', () => {
   let rig: SentinelRig | undefined;
   const apps: TestApp[] = [];
-  const dataDir = mkdtempSync(join(tmpdir(), 'plant-store-sentinel-e2e-'));
+  let dataDir: string | undefined;
 
   beforeAll(async () => {
+    dataDir = mkdtempSync(join(tmpdir(), 'plant-store-sentinel-e2e-'));
     rig = await startSentinelRig();
     // One database for both, as a deployment's instances have; the Redis behind Sentinel is the point.
     const env = { REDIS_URL: rig.url, RATE_LIMIT_PER_MINUTE: String(LIMIT), SQLITE_PATH: join(dataDir, 'shared.sqlite') };
@@ -51,7 +52,7 @@ describeWithSentinel()('Shared rate limits through Redis Sentinel', () => {
   afterAll(async () => {
     await Promise.allSettled(apps.map((app) => app.close()));
     await rig?.stop();
-    rmSync(dataDir, { recursive: true, force: true });
+    if (dataDir) rmSync(dataDir, { recursive: true, force: true });
   });
 
   /** A token for a user of its own: a fresh budget, whatever ran before. */

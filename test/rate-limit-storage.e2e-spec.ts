@@ -5,7 +5,8 @@ import Redis from 'ioredis';
 import { spawnSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { once } from 'node:events';
-import { RateLimitStorage } from '../src/rate-limit/rate-limit.storage';
+import { AddressInfo, Socket, createServer } from 'node:net';
+import { RateLimitStorage, createRedisClient } from '../src/rate-limit/rate-limit.storage';
 import { TcpProxy } from './utils/tcp-proxy';
 import { waitFor } from './utils/wait-for';
 
@@ -68,6 +69,58 @@ function reconnectScheduled(client: Redis, timeoutMs = 5000): Promise<void> {
       resolve();
     });
   });
+}
+
+/**
+ * A server that speaks enough of Redis's protocol to pass ioredis's ready check and answers every
+ * script as a demoted primary does: READONLY. Counts the connections made to it.
+ */
+async function startReadOnlyServer(): Promise<{ url: string; connections: () => number; close: () => Promise<void> }> {
+  let connections = 0;
+  const sockets = new Set<Socket>();
+  const server = createServer((socket) => {
+    connections += 1;
+    sockets.add(socket);
+    socket.on('close', () => sockets.delete(socket));
+    socket.on('error', () => socket.destroy());
+    let pending = '';
+    socket.on('data', (chunk: Buffer) => {
+      pending += chunk.toString('latin1');
+      for (;;) {
+        const command = /^\*(\d+)\r\n/.exec(pending);
+        if (!command) return;
+        let at = command[0].length;
+        const args: string[] = [];
+        for (let i = 0; i < Number(command[1]); i += 1) {
+          const header = /^\$(\d+)\r\n/.exec(pending.slice(at));
+          if (!header || pending.length < at + header[0].length + Number(header[1]) + 2) return;
+          at += header[0].length;
+          args.push(pending.slice(at, at + Number(header[1])));
+          at += Number(header[1]) + 2;
+        }
+        pending = pending.slice(at);
+        const name = args[0].toUpperCase();
+        if (name === 'INFO') {
+          const info = '# Replication\r\nrole:master\r\nloading:0\r\n';
+          socket.write(`$${info.length}\r\n${info}\r\n`);
+        } else if (name === 'EVAL' || name === 'EVALSHA') {
+          socket.write("-READONLY You can't write against a read only replica.\r\n");
+        } else {
+          socket.write('+OK\r\n');
+        }
+      }
+    });
+  });
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  return {
+    url: `redis://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    connections: () => connections,
+    close: async () => {
+      for (const socket of sockets) socket.destroy();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
 }
 
 const hit = (storage: RateLimitStorage, key: string) => storage.increment(key, TTL_MS, LIMIT, TTL_MS, 'default');
@@ -196,6 +249,62 @@ describe(RateLimitStorage.name, () => {
       clearInterval(watch);
       expect(attempts).not.toHaveBeenCalled();
       expect(statuses.has('connecting')).toBe(false);
+    });
+  });
+
+  describe('with a Sentinel REDIS_URL', () => {
+    it('gives ioredis the sentinels, the group and the Redis password, and asks for the primary', () => {
+      const client = createRedisClient('redis+sentinel://:pw@127.0.0.1:1,127.0.0.1:2/mymaster/3?sentinelPassword=spw');
+      client.on('error', () => undefined);
+      try {
+        expect(client.options).toMatchObject({
+          sentinels: [
+            { host: '127.0.0.1', port: 1 },
+            { host: '127.0.0.1', port: 2 },
+          ],
+          name: 'mymaster',
+          db: 3,
+          password: 'pw',
+          sentinelPassword: 'spw',
+          role: 'master',
+          enableOfflineQueue: false,
+          maxRetriesPerRequest: 0,
+        });
+      } finally {
+        client.disconnect();
+      }
+    });
+
+    it('answers from memory, fast, with one warning, while no sentinel answers', async () => {
+      const storage = await open('redis+sentinel://127.0.0.1:1,127.0.0.1:2/mymaster');
+      const key = `sentinels-down:${randomUUID()}`;
+      const started = Date.now();
+      const records = [];
+      for (let i = 0; i < LIMIT + 1; i += 1) records.push(await hit(storage, key));
+      expect(Date.now() - started).toBeLessThan(1000);
+      expect(records.map((r) => r.isBlocked)).toEqual([false, false, false, true]);
+      expect(storage.sharedInRedis).toBe(false);
+      expect(warn).toHaveBeenCalledTimes(1);
+    });
+  });
+
+  describe('with a primary that was demoted to a replica', () => {
+    let server: Awaited<ReturnType<typeof startReadOnlyServer>> | undefined;
+    afterEach(async () => server?.close());
+
+    it('counts READONLY as unavailable and reconnects, so Sentinel can name the new primary', async () => {
+      server = await startReadOnlyServer();
+      const storage = await open(server.url);
+      await ready(storage);
+      expect(server.connections()).toBe(1);
+
+      const record = await hit(storage, `demoted:${randomUUID()}`);
+      expect(record.totalHits).toBe(1);
+      expect(storage.sharedInRedis).toBe(false);
+      expect(warn).toHaveBeenCalledTimes(1);
+      expect(warn.mock.calls[0][0]).toMatch(/Redis is unreachable \(READONLY/);
+      const current = server;
+      await waitFor(() => current.connections() > 1, { timeoutMs: 5000, what: 'a reconnection' });
     });
   });
 

@@ -193,6 +193,31 @@ describe(loadConfig.name, () => {
     expect(error.message).toContain('PLANTS_MAX_PAGE');
   });
 
+  it('accepts a Redis Sentinel REDIS_URL', () => {
+    const url = 'redis+sentinel://:pw@10.0.0.1:26379,10.0.0.2:26379,10.0.0.3:26379/mymaster/2';
+    expect(loadConfig({ REDIS_URL: url }).rateLimit.redisUrl).toBe(url);
+  });
+
+  it.each([
+    ['redis+sentinel://10.0.0.1:26379,10.0.0.2:26379', 'it does not read as redis+sentinel://'],
+    ['redis+sentinel://10.0.0.1:263790/mymaster', 'sentinel address "10.0.0.1:263790"'],
+    ['redis+sentinel://10.0.0.1/mymaster?sentinel_password=x', 'parameter "sentinel_password"'],
+    ['memcached://cache:11211', 'its scheme is not redis, rediss or redis+sentinel'],
+  ])('refuses REDIS_URL=%p, naming the variable, both forms and what is wrong', (url, why) => {
+    const { message } = configError({ REDIS_URL: url });
+    expect(message).toContain('REDIS_URL must be a URL of the form redis://[:password@]host:6379[/db] (rediss:// for TLS)');
+    expect(message).toContain('redis+sentinel://[:password@]host1:26379,host2:26379,host3:26379/mymaster[/db]');
+    expect(message).toContain(why);
+  });
+
+  it('masks passwords in the value it quotes back', () => {
+    const redis = configError({ REDIS_URL: 'redis+sentinel://:hunter2@h1:26379/mymaster/x?sentinelPassword=swordfish' }).message;
+    expect(redis).toContain('(got "redis+sentinel://***@h1:26379/mymaster/x?sentinelPassword=***")');
+    expect(redis).not.toMatch(/hunter2|swordfish/);
+    const database = configError({ DATABASE_URL: 'postgres://app:hunter2@db/plants' }).message;
+    expect(database).toContain('(got "postgres://***@db/plants")');
+  });
+
   it('describes the expected DATABASE_URL form', () => {
     expect(configError({ DATABASE_URL: 'sqlite://x' }).message).toContain(
       'DATABASE_URL must be a URL of the form mysql://user:password@host:3306/database',

@@ -9,8 +9,13 @@ import {
   Max,
   Min,
   MinLength,
+  Validate,
+  ValidationArguments,
+  ValidatorConstraint,
+  ValidatorConstraintInterface,
   validateSync,
 } from 'class-validator';
+import { REDIS_URL_FORMS, RedisUrlError, parseRedisUrl } from './redis-url';
 
 /** The validated, typed configuration the rest of the service reads. */
 export interface AppConfig {
@@ -35,6 +40,28 @@ export type DatabaseConfig =
   | { type: 'sqlite'; path: string };
 
 export const DEFAULT_SQLITE_PATH = 'data/plant-store.sqlite';
+
+@ValidatorConstraint({ name: 'redisUrl' })
+class IsRedisUrl implements ValidatorConstraintInterface {
+  validate(value: unknown): boolean {
+    return typeof value === 'string' && this.problem(value) === undefined;
+  }
+
+  defaultMessage(args: ValidationArguments): string {
+    const problem = typeof args.value === 'string' ? this.problem(args.value) : 'it is not a string';
+    return `${args.property} must be a URL of the form ${REDIS_URL_FORMS}; ${problem}`;
+  }
+
+  private problem(value: string): string | undefined {
+    try {
+      parseRedisUrl(value);
+      return undefined;
+    } catch (error) {
+      if (error instanceof RedisUrlError) return error.message;
+      throw error;
+    }
+  }
+}
 
 /**
  * The environment variables the service understands. Every one of them is listed in the README's
@@ -119,9 +146,7 @@ class EnvironmentVariables {
   RATE_LIMIT_PER_MINUTE?: number;
 
   @IsOptional()
-  @Matches(/^rediss?:\/\/[^\s]+$/, {
-    message: 'REDIS_URL must be a URL of the form redis://[:password@]host:6379[/db] (rediss:// for TLS)',
-  })
+  @Validate(IsRedisUrl)
   REDIS_URL?: string;
 
   @IsOptional()
@@ -205,6 +230,14 @@ function parseCorsOrigins(value: string | undefined): string[] | '*' | null {
   return value.split(',').map((origin) => origin.trim());
 }
 
+/** A wrong URL is echoed in the error, so the password it may carry is masked first. */
+function redactSecrets(value: unknown): unknown {
+  if (typeof value !== 'string') return value;
+  return value
+    .replace(/^([a-z][a-z0-9+.-]*:\/\/).*@/i, '$1***@')
+    .replace(/([?&][a-z]*password=)[^&#]*/gi, '$1***');
+}
+
 export function loadConfig(rawEnv: Record<string, unknown>): AppConfig {
   const env = plainToInstance(
     EnvironmentVariables,
@@ -214,7 +247,7 @@ export function loadConfig(rawEnv: Record<string, unknown>): AppConfig {
   if (errors.length > 0) {
     const lines = errors.flatMap((error) =>
       Object.values(error.constraints ?? {}).map(
-        (message) => `  - ${message} (got ${JSON.stringify(rawEnv[error.property])})`,
+        (message) => `  - ${message} (got ${JSON.stringify(redactSecrets(rawEnv[error.property]))})`,
       ),
     );
     throw new ConfigValidationError(`Invalid configuration:\n${lines.join('\n')}`);

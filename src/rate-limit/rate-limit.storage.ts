@@ -2,13 +2,43 @@ import { Injectable, Logger, OnApplicationShutdown, OnModuleInit } from '@nestjs
 import { ConfigService } from '@nestjs/config';
 import { ThrottlerStorage } from '@nestjs/throttler';
 import { ThrottlerStorageRedisService } from '@nest-lab/throttler-storage-redis';
-import Redis from 'ioredis';
+import Redis, { RedisOptions } from 'ioredis';
 import { once } from 'node:events';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { AppConfig } from '../config/configuration';
+import { parseRedisUrl } from '../config/redis-url';
 import { MemoryCounter } from './memory-counter';
 
 const STARTUP_WAIT_MS = 1000;
+
+/** A primary that was demoted to a replica answers writes with READONLY. */
+const READONLY = /^READONLY\b/;
+
+/** Fail fast instead of queueing: a request must never wait for Redis to come back. */
+const CLIENT_OPTIONS: RedisOptions = {
+  enableOfflineQueue: false,
+  maxRetriesPerRequest: 0,
+  commandTimeout: 500,
+  connectTimeout: 2000,
+  retryStrategy: (attempt) => Math.min(attempt * 200, 2000),
+  // Leave a demoted primary at once: through Sentinel the reconnection finds the new one.
+  reconnectOnError: (error) => READONLY.test(error.message),
+};
+
+/**
+ * The client for REDIS_URL (validated at start-up): one server, or a Sentinel group, where ioredis
+ * asks the sentinels for the current primary on every (re)connection and refuses a replica.
+ */
+export function createRedisClient(url: string): Redis {
+  const target = parseRedisUrl(url);
+  if (target.kind === 'server') return new Redis(url, CLIENT_OPTIONS);
+  return new Redis({
+    ...CLIENT_OPTIONS,
+    ...target.group,
+    role: 'master',
+    sentinelCommandTimeout: 500,
+  });
+}
 
 /**
  * Where request counts live. With REDIS_URL every instance counts in one Redis, so a caller has
@@ -28,14 +58,7 @@ export class RateLimitStorage implements ThrottlerStorage, OnModuleInit, OnAppli
   constructor(config: ConfigService<AppConfig, true>) {
     const url = config.get('rateLimit.redisUrl', { infer: true });
     if (!url) return;
-    this.redis = new Redis(url, {
-      // Fail fast instead of queueing: a request must never wait for Redis to come back.
-      enableOfflineQueue: false,
-      maxRetriesPerRequest: 0,
-      commandTimeout: 500,
-      connectTimeout: 2000,
-      retryStrategy: (attempt) => Math.min(attempt * 200, 2000),
-    });
+    this.redis = createRedisClient(url);
     // Connection errors are reported once per outage by increment(); this keeps ioredis quiet.
     this.redis.on('error', () => undefined);
     this.shared = new ThrottlerStorageRedisService(this.redis);
@@ -89,7 +112,12 @@ export class RateLimitStorage implements ThrottlerStorage, OnModuleInit, OnAppli
   async onApplicationShutdown(): Promise<void> {
     this.memory.close();
     if (this.redis && this.redis.status !== 'end') {
-      await this.redis.quit().catch(() => this.redis?.disconnect());
+      const client = this.redis;
+      // QUIT can fail after the server closed the connection; disconnecting an ended client would
+      // only leave a 2 s timer behind.
+      await client.quit().catch(() => {
+        if (client.status !== 'end') client.disconnect();
+      });
     }
   }
 }

@@ -1,0 +1,87 @@
+import { HttpException, HttpStatus, Injectable, NestMiddleware } from '@nestjs/common';
+import { ConfigService } from '@nestjs/config';
+import { normalizeIp } from '@nestjs/throttler';
+import { NextFunction, Request, Response } from 'express';
+import typeis from 'type-is';
+import { readAuthorization } from '../auth/authorization';
+import { TokensService } from '../auth/tokens.service';
+import { AppConfig } from '../config/configuration';
+import { RateLimitStorage } from './rate-limit.storage';
+
+export const RATE_LIMIT_WINDOW_MS = 60_000;
+const POLICY_NAME = 'default';
+
+/** Health probes are never limited: a load balancer must always learn the truth. */
+const PROBE = /^\/health\/(?:live|ready)\/?$/i;
+
+/**
+ * The global rate limit, the first thing a request meets after its id, log line and metrics are set
+ * up: before routing (unknown paths and the docs are limited too), authentication and the body.
+ *
+ * The bucket is chosen before any lookup. A token this instance already knows as valid (its lookup
+ * is in TokensService's cache) counts against its user; every other call (no token, an unknown one,
+ * one not looked up yet) counts against the client address (per /64 for IPv6; see TRUST_PROXY), so
+ * a refused caller costs no database query and no body work. A token that is looked up here, within
+ * its address's budget, and turns out valid then counts against its user as well: every call of a
+ * user, whatever the token, spends that user's one budget.
+ *
+ * Every limited response carries the IETF RateLimit-Policy and RateLimit fields
+ * (draft-ietf-httpapi-ratelimit-headers); a refused one is a 429 with Retry-After.
+ */
+@Injectable()
+export class RateLimitMiddleware implements NestMiddleware {
+  private readonly limit: number;
+  private readonly policy: string;
+
+  constructor(
+    private readonly storage: RateLimitStorage,
+    private readonly tokens: TokensService,
+    config: ConfigService<AppConfig, true>,
+  ) {
+    this.limit = config.get('rateLimit.perMinute', { infer: true });
+    this.policy = `"${POLICY_NAME}";q=${this.limit};w=${RATE_LIMIT_WINDOW_MS / 1000}`;
+  }
+
+  async use(req: Request, res: Response, next: NextFunction): Promise<void> {
+    if ((req.method === 'GET' || req.method === 'HEAD') && PROBE.test(req.path)) return next();
+
+    const authorization = readAuthorization(req);
+    const secret = authorization.kind === 'bearer' ? authorization.secret : null;
+    const known = secret === null ? null : this.tokens.cachedPrincipal(secret);
+    if (known) {
+      await this.count(`user:${known.subject}`, req, res);
+      return next();
+    }
+    await this.count(`ip:${normalizeIp(req.ip ?? 'unknown')}`, req, res);
+    if (secret !== null) {
+      // Shared with the bearer guard through the cache: no second query. A failing database is
+      // the guard's to report.
+      const principal = await this.tokens.authenticate(secret).catch(() => null);
+      if (principal) await this.count(`user:${principal.subject}`, req, res);
+    }
+    next();
+  }
+
+  private async count(tracker: string, req: Request, res: Response): Promise<void> {
+    const { totalHits, timeToExpire, isBlocked, timeToBlockExpire } = await this.storage.increment(
+      `plantstore:rate:${POLICY_NAME}:${tracker}`,
+      RATE_LIMIT_WINDOW_MS,
+      this.limit,
+      RATE_LIMIT_WINDOW_MS,
+      POLICY_NAME,
+    );
+    const resetSeconds = Math.max(0, isBlocked ? timeToBlockExpire : timeToExpire);
+    res.setHeader('RateLimit-Policy', this.policy);
+    res.setHeader('RateLimit', `"${POLICY_NAME}";r=${Math.max(0, this.limit - totalHits)};t=${resetSeconds}`);
+    if (!isBlocked) return;
+
+    const retryAfter = Math.max(1, timeToBlockExpire);
+    res.setHeader('Retry-After', String(retryAfter));
+    // A refused body is never read: the connection closes instead of draining it.
+    if (typeis.hasBody(req)) res.setHeader('Connection', 'close');
+    throw new HttpException(
+      `Too many requests: at most ${this.limit} per minute; retry in ${retryAfter} s`,
+      HttpStatus.TOO_MANY_REQUESTS,
+    );
+  }
+}

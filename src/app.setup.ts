@@ -1,10 +1,12 @@
 import { INestApplication, NestApplicationOptions } from '@nestjs/common';
+import { CorsOptions, CorsOptionsCallback } from '@nestjs/common/interfaces/external/cors-options.interface';
 import { ConfigService } from '@nestjs/config';
 import { ExpressAdapter, NestExpressApplication } from '@nestjs/platform-express';
 import { DocumentBuilder, OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
-import type { Express } from 'express';
+import type { Express, Request } from 'express';
 import helmet from 'helmet';
 import { IncomingMessage, Server, ServerResponse } from 'node:http';
+import { documentedPathMatcher } from './common/http/documented-paths';
 import { ExpressAdapterWithStableShapes } from './common/http/express-adapter';
 import { answerHttpLayerErrors } from './common/http/http-layer-errors';
 import { writeJsonExactly } from './common/json/exact-json';
@@ -86,15 +88,22 @@ export function configureApp(app: NestExpressApplication): void {
       },
     }),
   );
+  const document = buildOpenApiDocument(app);
   if (http.corsOrigins) {
-    app.enableCors({
+    const cors: CorsOptions = {
       origin: http.corsOrigins === '*' ? '*' : http.corsOrigins,
       methods: ['GET', 'POST', 'DELETE'],
       allowedHeaders: ['Authorization', 'Content-Type', 'X-Request-Id'],
       exposedHeaders: EXPOSED_HEADERS,
       maxAge: 600,
-    });
+    };
+    // Preflights are answered for the API's own routes only; an OPTIONS elsewhere goes on to the
+    // router (and the rate limit) like any request, and gets its 404.
+    const isApiPath = documentedPathMatcher(Object.keys(document.paths));
+    app.enableCors((req: Request, callback: CorsOptionsCallback) =>
+      callback(null, req.method === 'OPTIONS' && !isApiPath(req.path) ? { origin: false } : cors),
+    );
   }
   // Served by DocsModule, through the same middleware, guards and filter as the API.
-  app.get(DocsService).publish(buildOpenApiDocument(app));
+  app.get(DocsService).publish(document);
 }

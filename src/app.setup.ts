@@ -4,6 +4,7 @@ import { ConfigService } from '@nestjs/config';
 import { ExpressAdapter, NestExpressApplication } from '@nestjs/platform-express';
 import { DocumentBuilder, OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
 import type { Express, Request } from 'express';
+import { ResponseObject } from '@nestjs/swagger/dist/interfaces/open-api-spec.interface';
 import helmet from 'helmet';
 import { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { documentedPathMatcher } from './common/http/documented-paths';
@@ -11,9 +12,11 @@ import { ExpressAdapterWithStableShapes } from './common/http/express-adapter';
 import { answerHttpLayerErrors } from './common/http/http-layer-errors';
 import { writeJsonExactly } from './common/json/exact-json';
 import { closeWhenBodyUnread } from './common/json/json-body';
+import { RATE_LIMIT_FIELDS } from './common/openapi/api-errors.decorator';
 import { AppConfig } from './config/configuration';
 import { DocsService } from './docs/docs.service';
 import { MetricsService } from './metrics/metrics.service';
+import { isRateLimited } from './rate-limit/rate-limit.middleware';
 
 /**
  * Options and set-up shared by main.ts, the e2e tests and the OpenAPI export, so what is tested
@@ -38,9 +41,11 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
         '(`Authorization: Bearer pst_...`), issued with the `plantstore token create` command. ' +
         'Plants belong to the token\'s user; ids are chosen by the client, unique per user, and are ' +
         'exact signed 64-bit integers. Every error is `{ "error": <status>, "message": "..." }`.\n\n' +
-        'Each user (or, without a valid token, each client address) may send a limited number of ' +
-        'requests per minute; limited responses carry the `RateLimit-Policy` and `RateLimit` headers, ' +
-        'and a refused one (429) carries `Retry-After`. Every response carries `X-Request-Id` ' +
+        'Each user (or, without a token this instance already knows as valid, each client address) may ' +
+        'send a limited number of requests per minute. The limit comes before routing and ' +
+        'authentication: every response but the health probes\' carries the `RateLimit-Policy` and ' +
+        '`RateLimit` headers, unknown paths and the documentation included, and any call may be ' +
+        'refused with 429 and `Retry-After`. Every response carries `X-Request-Id` ' +
         '(the client\'s own, if it sent one of 1 to 128 visible ASCII characters), which the service logs.',
     )
     .setVersion('1.0.0')
@@ -49,7 +54,25 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
       'bearer',
     )
     .build();
-  return SwaggerModule.createDocument(app, config);
+  return withRateLimitFields(SwaggerModule.createDocument(app, config));
+}
+
+/** Every answer of a limited operation carries the RateLimit fields, successes and errors alike. */
+function withRateLimitFields(document: OpenAPIObject): OpenAPIObject {
+  document.components = { ...document.components, headers: { ...document.components?.headers, ...RATE_LIMIT_FIELDS } };
+  const references = Object.fromEntries(
+    Object.keys(RATE_LIMIT_FIELDS).map((name) => [name, { $ref: `#/components/headers/${name}` }]),
+  );
+  for (const [path, item] of Object.entries(document.paths)) {
+    for (const method of ['get', 'put', 'post', 'delete', 'patch', 'head', 'options', 'trace'] as const) {
+      const operation = item[method];
+      if (!operation || !isRateLimited(method.toUpperCase(), path)) continue;
+      for (const response of Object.values(operation.responses) as ResponseObject[]) {
+        response.headers = { ...response.headers, ...references };
+      }
+    }
+  }
+  return document;
 }
 
 /** Headers a browser client may read from a cross-origin response. */

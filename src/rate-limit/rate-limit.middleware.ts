@@ -14,6 +14,11 @@ const POLICY_NAME = 'default';
 /** Health probes are never limited: a load balancer must always learn the truth. */
 const PROBE = /^\/health\/(?:live|ready)\/?$/i;
 
+/** Whether a request is counted (and its answer carries the RateLimit fields): all but the probes. */
+export function isRateLimited(method: string, path: string): boolean {
+  return !((method === 'GET' || method === 'HEAD') && PROBE.test(path));
+}
+
 /**
  * The global rate limit, the first thing a request meets after its id, log line and metrics are set
  * up: before routing (unknown paths and the docs are limited too), authentication and the body.
@@ -43,7 +48,7 @@ export class RateLimitMiddleware implements NestMiddleware {
   }
 
   async use(req: Request, res: Response, next: NextFunction): Promise<void> {
-    if ((req.method === 'GET' || req.method === 'HEAD') && PROBE.test(req.path)) return next();
+    if (!isRateLimited(req.method, req.path)) return next();
 
     const authorization = readAuthorization(req);
     const secret = authorization.kind === 'bearer' ? authorization.secret : null;

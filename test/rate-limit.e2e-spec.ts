@@ -209,11 +209,7 @@ describe.each(testDatabases())('Rate limits on %s', (database) => {
         post('application/json', `{"id":1,"name":"${'x'.repeat(20_000)}"}`),
       ];
       for (const pending of withoutBody) expectLimited(await pending.set('X-Forwarded-For', address));
-      for (const pending of withBody) {
-        const res = await pending.set('X-Forwarded-For', address);
-        expectLimited(res);
-        expect(res.headers.connection).toBe('close');
-      }
+      for (const pending of withBody) expectLimited(await pending.set('X-Forwarded-For', address));
       expect(statements).toEqual([]);
     });
 

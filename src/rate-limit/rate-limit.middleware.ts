@@ -2,7 +2,6 @@ import { HttpException, HttpStatus, Injectable, NestMiddleware } from '@nestjs/c
 import { ConfigService } from '@nestjs/config';
 import { normalizeIp } from '@nestjs/throttler';
 import { NextFunction, Request, Response } from 'express';
-import typeis from 'type-is';
 import { readAuthorization } from '../auth/authorization';
 import { TokensService } from '../auth/tokens.service';
 import { AppConfig } from '../config/configuration';
@@ -54,20 +53,20 @@ export class RateLimitMiddleware implements NestMiddleware {
     const secret = authorization.kind === 'bearer' ? authorization.secret : null;
     const known = secret === null ? null : this.tokens.cachedPrincipal(secret);
     if (known) {
-      await this.count(`user:${known.subject}`, req, res);
+      await this.count(`user:${known.subject}`, res);
       return next();
     }
-    await this.count(`ip:${normalizeIp(req.ip ?? 'unknown')}`, req, res);
+    await this.count(`ip:${normalizeIp(req.ip ?? 'unknown')}`, res);
     if (secret !== null) {
       // Shared with the bearer guard through the cache: no second query. A failing database is
       // the guard's to report.
       const principal = await this.tokens.authenticate(secret).catch(() => null);
-      if (principal) await this.count(`user:${principal.subject}`, req, res);
+      if (principal) await this.count(`user:${principal.subject}`, res);
     }
     next();
   }
 
-  private async count(tracker: string, req: Request, res: Response): Promise<void> {
+  private async count(tracker: string, res: Response): Promise<void> {
     const { totalHits, timeToExpire, isBlocked, timeToBlockExpire } = await this.storage.increment(
       `plantstore:rate:${POLICY_NAME}:${tracker}`,
       RATE_LIMIT_WINDOW_MS,
@@ -82,8 +81,6 @@ export class RateLimitMiddleware implements NestMiddleware {
 
     const retryAfter = Math.max(1, timeToBlockExpire);
     res.setHeader('Retry-After', String(retryAfter));
-    // A refused body is never read: the connection closes instead of draining it.
-    if (typeis.hasBody(req)) res.setHeader('Connection', 'close');
     throw new HttpException(
       `Too many requests: at most ${this.limit} per minute; retry in ${retryAfter} s`,
       HttpStatus.TOO_MANY_REQUESTS,

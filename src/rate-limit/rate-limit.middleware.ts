@@ -13,6 +13,21 @@ const POLICY_NAME = 'default';
 /** Health probes are never limited: a load balancer must always learn the truth. */
 const PROBE = /^\/health\/(?:live|ready)\/?$/i;
 
+/**
+ * Requests that carried a token this instance did not know yet, so were counted against their
+ * address: once authentication has found the token valid, UserBudgetGuard counts them against the
+ * user as well (chargeUserOf).
+ */
+const userCharges = new WeakMap<object, (subject: string) => Promise<void>>();
+
+/** Counts an authenticated request against its user if the rate limit could not tell its user before. */
+export async function chargeUserOf(req: object & { user?: { subject: string } }): Promise<void> {
+  const charge = userCharges.get(req);
+  if (!charge || !req.user) return;
+  userCharges.delete(req);
+  await charge(req.user.subject);
+}
+
 /** Whether a request is counted (and its answer carries the RateLimit fields): all but the probes. */
 export function isRateLimited(method: string, path: string): boolean {
   return !((method === 'GET' || method === 'HEAD') && PROBE.test(path));
@@ -25,9 +40,10 @@ export function isRateLimited(method: string, path: string): boolean {
  * The bucket is chosen before any lookup. A token this instance already knows as valid (its lookup
  * is in TokensService's cache) counts against its user; every other call (no token, an unknown one,
  * one not looked up yet) counts against the client address (per /64 for IPv6; see TRUST_PROXY), so
- * a refused caller costs no database query and no body work. A token that is looked up here, within
- * its address's budget, and turns out valid then counts against its user as well: every call of a
- * user, whatever the token, spends that user's one budget.
+ * a refused caller costs no database query and no body work. A token not known yet is looked up by
+ * authentication, within its address's budget; if it is valid, the call then counts against its
+ * user as well (UserBudgetGuard), so every call of a user, whatever the token, spends that user's
+ * one budget.
  *
  * Every limited response carries the IETF RateLimit-Policy and RateLimit fields
  * (draft-ietf-httpapi-ratelimit-headers); a refused one is a 429 with Retry-After.
@@ -57,12 +73,7 @@ export class RateLimitMiddleware implements NestMiddleware {
       return next();
     }
     await this.count(`ip:${normalizeIp(req.ip ?? 'unknown')}`, res);
-    if (secret !== null) {
-      // Shared with the bearer guard through the cache: no second query. A failing database is
-      // the guard's to report.
-      const principal = await this.tokens.authenticate(secret).catch(() => null);
-      if (principal) await this.count(`user:${principal.subject}`, res);
-    }
+    if (secret !== null) userCharges.set(req, (subject) => this.count(`user:${subject}`, res));
     next();
   }
 

@@ -10,6 +10,7 @@ import { RequestLogMiddleware } from './logging/request-log.middleware';
 import { HttpMetricsMiddleware } from './metrics/http-metrics.middleware';
 import { MetricsModule } from './metrics/metrics.module';
 import { PlantsModule } from './plants/plants.module';
+import { RateLimitMiddleware } from './rate-limit/rate-limit.middleware';
 import { RateLimitModule } from './rate-limit/rate-limit.module';
 
 @Module({
@@ -30,6 +31,7 @@ export class AppModule implements NestModule {
   configure(consumer: MiddlewareConsumer): void {
     // Mounted at '/', which Express matches as the prefix of every path, known or not; a wildcard
     // route ('*path') would be matched as a pattern, with its parameters decoded, on every request.
-    consumer.apply(RequestLogMiddleware, HttpMetricsMiddleware).forRoutes('/');
+    // The rate limit comes before anything that costs: a token lookup, routing, the body.
+    consumer.apply(RequestLogMiddleware, HttpMetricsMiddleware, RateLimitMiddleware).forRoutes('/');
   }
 }

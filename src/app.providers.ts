@@ -4,7 +4,7 @@ import { BearerAuthGuard } from './auth/bearer-auth.guard';
 import { AllExceptionsFilter } from './common/filters/all-exceptions.filter';
 import { MemoizedReflector } from './common/metadata/memoized-reflector';
 import { createValidationPipe } from './common/validation/validation.pipe';
-import { RateLimitGuard } from './rate-limit/rate-limit.guard';
+import { UserBudgetGuard } from './rate-limit/user-budget.guard';
 
 /**
  * What applies to every route: declared once, for AppModule and for the controller specs, so a
@@ -14,8 +14,9 @@ export const GLOBAL_PROVIDERS: Provider[] = [
   // The global guards read route metadata on every request; it never changes once built.
   { provide: Reflector, useClass: MemoizedReflector },
   { provide: APP_FILTER, useClass: AllExceptionsFilter },
-  // Guards run in this order: the rate limit first, so failed authentications are limited too.
-  { provide: APP_GUARD, useClass: RateLimitGuard },
+  // In this order: authentication finds the token, then its user's budget is counted if the rate
+  // limit (a middleware, before routing) could not tell the user without a lookup.
   { provide: APP_GUARD, useClass: BearerAuthGuard },
+  { provide: APP_GUARD, useClass: UserBudgetGuard },
   { provide: APP_PIPE, useFactory: createValidationPipe },
 ];

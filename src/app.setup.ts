@@ -1,17 +1,21 @@
 import { INestApplication, NestApplicationOptions } from '@nestjs/common';
+import { CorsOptions, CorsOptionsCallback } from '@nestjs/common/interfaces/external/cors-options.interface';
 import { ConfigService } from '@nestjs/config';
 import { ExpressAdapter, NestExpressApplication } from '@nestjs/platform-express';
-import { DocumentBuilder, OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
-import type { Express } from 'express';
+import { DocumentBuilder, OpenAPIObject, ResponseObject, SwaggerModule } from '@nestjs/swagger';
+import type { Express, Request } from 'express';
 import helmet from 'helmet';
 import { IncomingMessage, Server, ServerResponse } from 'node:http';
+import { documentedPathMatcher } from './common/http/documented-paths';
 import { ExpressAdapterWithStableShapes } from './common/http/express-adapter';
 import { answerHttpLayerErrors } from './common/http/http-layer-errors';
 import { writeJsonExactly } from './common/json/exact-json';
 import { closeWhenBodyUnread } from './common/json/json-body';
+import { RATE_LIMIT_FIELDS } from './common/openapi/api-errors.decorator';
 import { AppConfig } from './config/configuration';
 import { DocsService } from './docs/docs.service';
 import { MetricsService } from './metrics/metrics.service';
+import { isRateLimited } from './rate-limit/rate-limit.middleware';
 
 /**
  * Options and set-up shared by main.ts, the e2e tests and the OpenAPI export, so what is tested
@@ -36,9 +40,11 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
         '(`Authorization: Bearer pst_...`), issued with the `plantstore token create` command. ' +
         'Plants belong to the token\'s user; ids are chosen by the client, unique per user, and are ' +
         'exact signed 64-bit integers. Every error is `{ "error": <status>, "message": "..." }`.\n\n' +
-        'Each user (or, without a valid token, each client address) may send a limited number of ' +
-        'requests per minute; limited responses carry the `RateLimit-Policy` and `RateLimit` headers, ' +
-        'and a refused one (429) carries `Retry-After`. Every response carries `X-Request-Id` ' +
+        'Each user (or, without a token this instance already knows as valid, each client address) may ' +
+        'send a limited number of requests per minute. The limit comes before routing and ' +
+        'authentication: every response but the health probes\' carries the `RateLimit-Policy` and ' +
+        '`RateLimit` headers, unknown paths and the documentation included, and any call may be ' +
+        'refused with 429 and `Retry-After`. Every response carries `X-Request-Id` ' +
         '(the client\'s own, if it sent one of 1 to 128 visible ASCII characters), which the service logs.',
     )
     .setVersion('1.0.0')
@@ -47,7 +53,25 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
       'bearer',
     )
     .build();
-  return SwaggerModule.createDocument(app, config);
+  return withRateLimitFields(SwaggerModule.createDocument(app, config));
+}
+
+/** Every answer of a limited operation carries the RateLimit fields, successes and errors alike. */
+function withRateLimitFields(document: OpenAPIObject): OpenAPIObject {
+  document.components = { ...document.components, headers: { ...document.components?.headers, ...RATE_LIMIT_FIELDS } };
+  const references = Object.fromEntries(
+    Object.keys(RATE_LIMIT_FIELDS).map((name) => [name, { $ref: `#/components/headers/${name}` }]),
+  );
+  for (const [path, item] of Object.entries(document.paths)) {
+    for (const method of ['get', 'put', 'post', 'delete', 'patch', 'head', 'options', 'trace'] as const) {
+      const operation = item[method];
+      if (!operation || !isRateLimited(method.toUpperCase(), path)) continue;
+      for (const response of Object.values(operation.responses) as ResponseObject[]) {
+        response.headers = { ...response.headers, ...references };
+      }
+    }
+  }
+  return document;
 }
 
 /** Headers a browser client may read from a cross-origin response. */
@@ -86,15 +110,22 @@ export function configureApp(app: NestExpressApplication): void {
       },
     }),
   );
+  const document = buildOpenApiDocument(app);
   if (http.corsOrigins) {
-    app.enableCors({
+    const cors: CorsOptions = {
       origin: http.corsOrigins === '*' ? '*' : http.corsOrigins,
       methods: ['GET', 'POST', 'DELETE'],
       allowedHeaders: ['Authorization', 'Content-Type', 'X-Request-Id'],
       exposedHeaders: EXPOSED_HEADERS,
       maxAge: 600,
-    });
+    };
+    // Preflights are answered for the API's own routes only; an OPTIONS elsewhere goes on to the
+    // router (and the rate limit) like any request, and gets its 404.
+    const isApiPath = documentedPathMatcher(Object.keys(document.paths));
+    app.enableCors((req: Request, callback: CorsOptionsCallback) =>
+      callback(null, req.method === 'OPTIONS' && !isApiPath(req.path) ? { origin: false } : cors),
+    );
   }
   // Served by DocsModule, through the same middleware, guards and filter as the API.
-  app.get(DocsService).publish(buildOpenApiDocument(app));
+  app.get(DocsService).publish(document);
 }

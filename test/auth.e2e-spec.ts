@@ -1,6 +1,7 @@
 import { hashTokenSecret } from '../src/auth/token-secret';
 import { TokensService } from '../src/auth/tokens.service';
 import { testDatabases } from './utils/databases';
+import { listenOnLoopback, rawRequest } from './utils/raw-http';
 import { TestApp, bearer, expectErrorBody, startTestApp } from './utils/test-app';
 
 const CHALLENGE = 'Bearer realm="plant-store"';
@@ -54,6 +55,39 @@ describe.each(testDatabases())('Authentication on %s', (database) => {
     const res = await t.http().get('/plants').set('Authorization', `Basic ${Buffer.from(`alice:${token}`).toString('base64')}`);
     expectErrorBody(res, 401);
     expect(res.headers['www-authenticate']).toBe(CHALLENGE);
+  });
+
+  it.each([2, 3])('accepts "Bearer" followed by %i spaces (RFC 6750: 1*SP)', async (spaces) => {
+    const res = await t.http().get('/plants').set('Authorization', `Bearer${' '.repeat(spaces)}${token}`);
+    expect(res.status).toBe(200);
+  });
+
+  it('answers two Authorization headers with 400, whether or not either token is valid, on every call', async () => {
+    const port = await listenOnLoopback(t.app);
+    const other = await t.token({ subject: 'bob' });
+    for (const [method, path] of calls) {
+      for (const pair of [
+        [token, other],
+        [token, token],
+        [`pst_${'A'.repeat(43)}`, token],
+      ]) {
+        const res = await rawRequest(port, {
+          method,
+          path,
+          headers: [
+            ['Host', `127.0.0.1:${port}`],
+            ['Authorization', `Bearer ${pair[0]}`],
+            ['Authorization', `Bearer ${pair[1]}`],
+            ['Content-Type', 'application/json'],
+          ],
+          body: method === 'POST' ? '{"id":7,"name":"x"}' : undefined,
+        });
+        expect({ method, status: res.status }).toEqual({ method, status: 400 });
+        expect(res.headers['content-type']).toMatch(/^application\/json/);
+        expect(JSON.parse(res.text)).toEqual({ error: 400, message: 'Send at most one Authorization header' });
+      }
+    }
+    expect(Number((await t.dataSource.query('SELECT COUNT(*) AS n FROM plants'))[0].n)).toBe(0);
   });
 
   it.each(['Bearer', 'bearer', 'BEARER', 'BeArEr'])('accepts the scheme written %s', async (scheme) => {

@@ -205,6 +205,27 @@ describe('HTTP headers on sqlite', () => {
       expect(res.headers['access-control-allow-origin']).toBeUndefined();
     });
 
+    it('answers a preflight for a path the API does not have 404 with the Error body, like any unknown route', async () => {
+      for (const path of ['/no/such/route', '/plants/1/extra', '/', '/docs-nothing']) {
+        const res = await t
+          .http()
+          .options(path)
+          .set('Origin', APP_ORIGIN)
+          .set('Access-Control-Request-Method', 'GET')
+          .set('Access-Control-Request-Headers', 'authorization');
+        expectErrorBody(res, 404);
+        expect(res.headers['access-control-allow-methods']).toBeUndefined();
+      }
+    });
+
+    it('answers preflights for every route of the API, whatever the case or a trailing slash', async () => {
+      for (const path of ['/plants', '/plants/', '/Plants/42', '/health/live', '/health/ready']) {
+        const res = await t.http().options(path).set('Origin', APP_ORIGIN).set('Access-Control-Request-Method', 'GET');
+        expect({ path, status: res.status }).toEqual({ path, status: 204 });
+        expect(res.headers['access-control-allow-origin']).toBe(APP_ORIGIN);
+      }
+    });
+
     it('never echoes a look-alike origin', async () => {
       for (const origin of [`${APP_ORIGIN}.evil.net`, 'http://app.example.com', 'https://app.example.com:8443', 'null']) {
         const res = await t.http().get('/plants').set(bearer(token)).set('Origin', origin);

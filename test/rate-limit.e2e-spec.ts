@@ -1,11 +1,14 @@
-import { randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import request from 'supertest';
-import { TokensService } from '../src/auth/tokens.service';
+import { EntitySubscriberInterface } from 'typeorm';
+import { BeforeQueryEvent } from 'typeorm/subscriber/event/QueryEvent';
+import { CreateTokenInput, TokensService } from '../src/auth/tokens.service';
 import { testDatabases } from './utils/databases';
 import { TestApp, bearer, expectErrorBody, startTestApp } from './utils/test-app';
 
 const LIMIT = 3;
-const LIMITED = { RATE_LIMIT_PER_MINUTE: String(LIMIT) };
+// A token cache longer than any test, so a token the instance has looked up stays known to it.
+const LIMITED = { RATE_LIMIT_PER_MINUTE: String(LIMIT), TOKEN_CACHE_TTL_MS: '300000' };
 const UNKNOWN_TOKEN = `pst_${'Z'.repeat(43)}`;
 const POLICY = `"default";q=${LIMIT};w=60`;
 
@@ -32,6 +35,19 @@ function expectLimited(res: request.Response): void {
   expect(rateLimitOf(res).reset).toBeGreaterThan(0);
 }
 
+/** A made-up token of the right shape, different every time. */
+const randomToken = () => `pst_${randomBytes(32).toString('base64url')}`;
+
+/**
+ * A token the instance has already looked up and found valid, as after its first request: the
+ * rate limit counts it against its user without spending the address's budget.
+ */
+async function knownToken(t: TestApp, input: CreateTokenInput): Promise<string> {
+  const secret = await t.token(input);
+  await expect(t.app.get(TokensService).authenticate(secret)).resolves.not.toBeNull();
+  return secret;
+}
+
 describe.each(testDatabases())('Rate limits on %s', (database) => {
   describe('per user', () => {
     let t: TestApp;
@@ -55,8 +71,8 @@ describe.each(testDatabases())('Rate limits on %s', (database) => {
 
     it('gives a user one budget across routes and across their tokens', async () => {
       const subject = uniqueSubject('alice');
-      const first = await t.token({ subject });
-      const second = await t.token({ subject, scopes: ['plants:read', 'plants:write'], name: 'second' });
+      const first = await knownToken(t, { subject });
+      const second = await knownToken(t, { subject, scopes: ['plants:read', 'plants:write'], name: 'second' });
 
       const answers = [await create(first, 1), await list(second), await remove(first, 1)];
       expect(answers.map((res) => res.status)).toEqual([200, 200, 204]);
@@ -70,15 +86,15 @@ describe.each(testDatabases())('Rate limits on %s', (database) => {
 
     it('refuses before doing anything: a refused create stores nothing', async () => {
       const subject = uniqueSubject('eager');
-      const token = await t.token({ subject });
+      const token = await knownToken(t, { subject });
       for (let id = 1; id <= LIMIT; id += 1) expect((await create(token, id)).status).toBe(200);
       expectLimited(await create(token, 99));
       expect(await storedFor(subject)).toBe(LIMIT);
     });
 
     it('leaves another user unaffected', async () => {
-      const busy = await t.token({ subject: uniqueSubject('busy') });
-      const other = await t.token({ subject: uniqueSubject('other') });
+      const busy = await knownToken(t, { subject: uniqueSubject('busy') });
+      const other = await knownToken(t, { subject: uniqueSubject('other') });
       for (let i = 0; i < LIMIT; i += 1) expect((await list(busy)).status).toBe(200);
       expectLimited(await list(busy));
 
@@ -103,11 +119,21 @@ describe.each(testDatabases())('Rate limits on %s', (database) => {
       expect(guess.headers['www-authenticate']).toBeUndefined();
       expectLimited(await t.http().post('/plants').set('Content-Type', 'application/json').send('{"id":1,"name":"x"}'));
 
-      // A valid user calling from the same address has a budget of their own.
-      const valid = await t.token({ subject: uniqueSubject('valid') });
+      // A user the instance already knows, calling from the same address, has a budget of their own.
+      const valid = await knownToken(t, { subject: uniqueSubject('valid') });
       const res = await list(valid);
       expect(res.status).toBe(200);
       expect(rateLimitOf(res).remaining).toBe(LIMIT - 1);
+      // A token it has not looked up yet is refused with its address, before any lookup.
+      expectLimited(await list(await t.token({ subject: uniqueSubject('cold') })));
+    });
+
+    it('reads "Bearer" followed by several spaces as the token, and counts it against its user', async () => {
+      const token = await knownToken(t, { subject: uniqueSubject('spaces') });
+      const res = await t.http().get('/plants').set('Authorization', `Bearer   ${token}`);
+      expect(res.status).toBe(200);
+      expect(rateLimitOf(res).remaining).toBe(LIMIT - 1);
+      expect(rateLimitOf(await list(token)).remaining).toBe(LIMIT - 2);
     });
   });
 
@@ -134,7 +160,7 @@ describe.each(testDatabases())('Rate limits on %s', (database) => {
 
     it('counts a revoked token against the address, never against its user', async () => {
       const subject = uniqueSubject('revoked');
-      const kept = await t.token({ subject });
+      const kept = await knownToken(t, { subject });
       const revoked = await t.token({ subject });
       await t.app.get(TokensService).revoke(revoked);
       const fromRevoked = () => t.http().get('/plants').set(bearer(revoked)).set('X-Forwarded-For', '198.51.100.50');
@@ -144,6 +170,110 @@ describe.each(testDatabases())('Rate limits on %s', (database) => {
       const res = await t.http().get('/plants').set(bearer(kept)).set('X-Forwarded-For', '198.51.100.50');
       expect(res.status).toBe(200);
       expect(rateLimitOf(res).remaining).toBe(LIMIT - 1);
+    });
+  });
+
+  describe('before routing, authentication and the body (TRUST_PROXY=loopback, one address per test)', () => {
+    let t: TestApp;
+    const statements: string[] = [];
+    const counter: EntitySubscriberInterface = { beforeQuery: (event: BeforeQueryEvent) => void statements.push(event.query) };
+    let addresses = 0;
+    /** An address no other test uses, so each test starts with its whole budget. */
+    const freshAddress = () => `198.51.100.${100 + (addresses += 1)}`;
+
+    beforeAll(async () => {
+      t = await startTestApp(database, { ...LIMITED, TRUST_PROXY: 'loopback' });
+      t.dataSource.subscribers.push(counter);
+    });
+    afterAll(() => t.close());
+    beforeEach(() => {
+      statements.length = 0;
+    });
+
+    const exhaust = async (address: string) => {
+      for (let i = 0; i < LIMIT; i += 1) expect((await t.http().get('/plants').set('X-Forwarded-For', address)).status).toBe(401);
+    };
+
+    it('refuses a limited address with 429 before any token lookup or body work: no SQL, no body read', async () => {
+      const address = freshAddress();
+      await exhaust(address);
+      const real = await t.token({ subject: uniqueSubject('not-yet-known') });
+      statements.length = 0;
+      const post = (type: string, body: string) =>
+        t.http().post('/plants').set(bearer(randomToken())).set('Content-Type', type).send(body);
+      const withoutBody = [t.http().get('/plants').set(bearer(randomToken())), t.http().get('/plants').set(bearer(real)), t.http().delete('/plants/1').set(bearer(randomToken()))];
+      // Malformed, not JSON, over 16 KiB: each would be refused by the body reader (400, 415, 413).
+      const withBody = [
+        post('application/json', '{"id": 1, "name":'),
+        post('text/plain', 'not json'),
+        post('application/json', `{"id":1,"name":"${'x'.repeat(20_000)}"}`),
+      ];
+      for (const pending of withoutBody) expectLimited(await pending.set('X-Forwarded-For', address));
+      for (const pending of withBody) expectLimited(await pending.set('X-Forwarded-For', address));
+      expect(statements).toEqual([]);
+    });
+
+    it("counts a token's first request against its address too (it costs a lookup), then only against its user", async () => {
+      const address = freshAddress();
+      const token = await t.token({ subject: uniqueSubject('first') });
+      const first = await t.http().get('/plants').set(bearer(token)).set('X-Forwarded-For', address);
+      expect(first.status).toBe(200);
+      expect(rateLimitOf(first).remaining).toBe(LIMIT - 1);
+      const second = await t.http().get('/plants').set(bearer(token)).set('X-Forwarded-For', address);
+      expect(rateLimitOf(second).remaining).toBe(LIMIT - 2);
+      expect(rateLimitOf(await t.http().get('/plants').set('X-Forwarded-For', address)).remaining).toBe(LIMIT - 2);
+    });
+
+    it('limits unknown routes and methods like any call, with the RateLimit fields', async () => {
+      const address = freshAddress();
+      const calls = [
+        () => t.http().get('/no/such/route'),
+        () => t.http().put('/plants/1'),
+        () => t.http().options('/nowhere'),
+      ];
+      for (const [i, call] of calls.entries()) {
+        const res = await call().set('X-Forwarded-For', address);
+        expectErrorBody(res, 404);
+        expect(res.headers['ratelimit-policy']).toBe(POLICY);
+        expect(rateLimitOf(res).remaining).toBe(LIMIT - 1 - i);
+      }
+      expectLimited(await t.http().get('/no/such/route').set('X-Forwarded-For', address));
+    });
+
+    it('limits the Swagger UI and the OpenAPI document too', async () => {
+      const address = freshAddress();
+      const page = await t.http().get('/docs').set('X-Forwarded-For', address);
+      expect(page.status).toBe(200);
+      expect(page.headers['ratelimit-policy']).toBe(POLICY);
+      expect(rateLimitOf(page).remaining).toBe(LIMIT - 1);
+      expect(rateLimitOf(await t.http().get('/docs-json').set('X-Forwarded-For', address)).remaining).toBe(LIMIT - 2);
+      await t.http().get('/docs').set('X-Forwarded-For', address);
+      expectLimited(await t.http().get('/docs').set('X-Forwarded-For', address));
+    });
+
+    it('never limits the health probes, nor gives them RateLimit fields', async () => {
+      const address = freshAddress();
+      await exhaust(address);
+      expectLimited(await t.http().get('/plants').set('X-Forwarded-For', address));
+      for (let i = 0; i < 2 * LIMIT; i += 1) {
+        for (const probe of ['/health/live', '/health/ready']) {
+          const res = await t.http().get(probe).set('X-Forwarded-For', address).set(bearer(randomToken()));
+          expect({ probe, status: res.status }).toEqual({ probe, status: 200 });
+          expect(res.headers['ratelimit']).toBeUndefined();
+          expect(res.headers['ratelimit-policy']).toBeUndefined();
+        }
+      }
+    });
+
+    it('answers a call without a token and with a malformed body 401, not 400: authentication before the body', async () => {
+      const res = await t
+        .http()
+        .post('/plants')
+        .set('X-Forwarded-For', freshAddress())
+        .set('Content-Type', 'application/json')
+        .send('{"id": 1, "name":');
+      expectErrorBody(res, 401);
+      expect(res.headers['www-authenticate']).toBe('Bearer realm="plant-store"');
     });
   });
 

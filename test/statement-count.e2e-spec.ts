@@ -1,5 +1,7 @@
+import { randomBytes } from 'node:crypto';
 import { EntitySubscriberInterface } from 'typeorm';
 import { BeforeQueryEvent } from 'typeorm/subscriber/event/QueryEvent';
+import { TOKEN_CACHE_MAX_ENTRIES, TokensService } from '../src/auth/tokens.service';
 import { testDatabases } from './utils/databases';
 import { TestApp, bearer, startTestApp } from './utils/test-app';
 
@@ -92,6 +94,20 @@ describe.each(testDatabases())('SQL statements per request on %s', (database) =>
     } finally {
       read.mockRestore();
     }
+  });
+
+  it('keeps a valid token cached through a flood of unknown tokens: no lookup for it afterwards', async () => {
+    // More unknown tokens than the cache holds lookups, a batch at a time as concurrent requests would.
+    const tokens = t.app.get(TokensService);
+    const flood = TOKEN_CACHE_MAX_ENTRIES + 1;
+    for (let sent = 0; sent < flood; sent += 200) {
+      const batch = Array.from({ length: Math.min(200, flood - sent) }, () => `pst_${randomBytes(32).toString('base64url')}`);
+      await expect(Promise.all(batch.map((secret) => tokens.authenticate(secret)))).resolves.toEqual(batch.map(() => null));
+    }
+    statements.length = 0;
+    expect((await t.http().get('/plants?limit=5').set(bearer(token))).status).toBe(200);
+    expect(statements).toHaveLength(1);
+    expect(statements[0]).toMatch(/FROM [`"]?plants/i);
   });
 
   (database === 'mysql' ? it : it.skip)("leaves mysql2's per-statement stack capture off", () => {

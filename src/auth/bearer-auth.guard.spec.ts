@@ -1,4 +1,4 @@
-import { ExecutionContext, ForbiddenException, UnauthorizedException } from '@nestjs/common';
+import { BadRequestException, ExecutionContext, ForbiddenException, UnauthorizedException } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import { Test } from '@nestjs/testing';
 import { BearerAuthGuard } from './bearer-auth.guard';
@@ -39,7 +39,13 @@ class ReadController {
 }
 
 interface FakeHttp {
-  request: { headers: Record<string, string | undefined>; query: Record<string, string>; body?: unknown; user?: Principal };
+  request: {
+    headers: Record<string, string | undefined>;
+    rawHeaders?: string[];
+    query: Record<string, string>;
+    body?: unknown;
+    user?: Principal;
+  };
   response: { setHeader: jest.Mock };
 }
 
@@ -136,6 +142,44 @@ describe(BearerAuthGuard.name, () => {
         'WWW-Authenticate',
         'Bearer realm="plant-store", error="invalid_token"',
       );
+    });
+
+    it('lets a token after several spaces through (RFC 6750: 1*SP), as the rate limit counts it', async () => {
+      const { context, http } = contextFor(RoutesController, 'write', { authorization: `Bearer   ${SECRET}` });
+      await expect(guard.canActivate(context)).resolves.toBe(true);
+      expect(tokens.authenticate).toHaveBeenCalledWith(SECRET);
+      expect(http.request.user).toEqual(WRITER);
+    });
+
+    it.each([`Bearer ${SECRET} extra`, 'Bearer', `Bearer ${SECRET}!`])(
+      'answers a malformed bearer value with 401 invalid_token, without a lookup: %p',
+      async (authorization) => {
+        const { context, http } = contextFor(RoutesController, 'plain', { authorization });
+        await expect(guard.canActivate(context)).rejects.toBeInstanceOf(UnauthorizedException);
+        expect(tokens.authenticate).not.toHaveBeenCalled();
+        expect(http.response.setHeader).toHaveBeenCalledWith('WWW-Authenticate', 'Bearer realm="plant-store", error="invalid_token"');
+      },
+    );
+
+    it('answers two Authorization headers with 400, whichever comes first, without a lookup', async () => {
+      for (const order of [
+        [`Bearer ${SECRET}`, `Bearer pst_${'Z'.repeat(43)}`],
+        [`Bearer pst_${'Z'.repeat(43)}`, `Bearer ${SECRET}`],
+        [`Bearer ${SECRET}`, `Bearer ${SECRET}`],
+      ]) {
+        const { context, http } = contextFor(RoutesController, 'plain', { authorization: order[0] });
+        http.request.rawHeaders = ['Host', 'x', 'Authorization', order[0], 'AUTHORIZATION', order[1]];
+        const attempt = guard.canActivate(context);
+        await expect(attempt).rejects.toBeInstanceOf(BadRequestException);
+        await expect(attempt).rejects.toThrow('Send at most one Authorization header');
+      }
+      expect(tokens.authenticate).not.toHaveBeenCalled();
+    });
+
+    it('leaves two Authorization headers alone on a public route', async () => {
+      const { context, http } = contextFor(RoutesController, 'open', { authorization: `Bearer ${SECRET}` });
+      http.request.rawHeaders = ['Authorization', `Bearer ${SECRET}`, 'Authorization', 'Basic eA=='];
+      await expect(guard.canActivate(context)).resolves.toBe(true);
     });
 
     it('ignores a token in the query string', async () => {

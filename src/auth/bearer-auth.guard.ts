@@ -1,7 +1,8 @@
-import { ExecutionContext, ForbiddenException, Injectable, UnauthorizedException } from '@nestjs/common';
+import { BadRequestException, ExecutionContext, ForbiddenException, Injectable, UnauthorizedException } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import { AuthGuard } from '@nestjs/passport';
 import { Request, Response } from 'express';
+import { readAuthorization } from './authorization';
 import { IS_PUBLIC_KEY } from './decorators/public.decorator';
 import { REQUIRED_SCOPES_KEY } from './decorators/require-scopes.decorator';
 import { Principal, REALM, Scope } from './principal';
@@ -19,6 +20,10 @@ export class BearerAuthGuard extends AuthGuard('bearer') {
   override async canActivate(context: ExecutionContext): Promise<boolean> {
     const targets = [context.getHandler(), context.getClass()];
     if (this.reflector.getAllAndOverride<boolean>(IS_PUBLIC_KEY, targets)) return true;
+    // Which of two credentials counts is not a guess the service makes (Node would keep the first).
+    if (readAuthorization(context.switchToHttp().getRequest<Request>()).kind === 'duplicate') {
+      throw new BadRequestException('Send at most one Authorization header');
+    }
 
     await super.canActivate(context);
 
@@ -42,8 +47,8 @@ export class BearerAuthGuard extends AuthGuard('bearer') {
     if (error) throw error;
     if (user) return user;
 
-    const header = context.switchToHttp().getRequest<Request>().headers.authorization ?? '';
-    if (/^bearer(\s|$)/i.test(header)) {
+    const { kind } = readAuthorization(context.switchToHttp().getRequest<Request>());
+    if (kind === 'bearer' || kind === 'invalid-bearer') {
       this.challenge(context, 'error="invalid_token"');
       throw new UnauthorizedException('The access token is invalid, expired or revoked');
     }

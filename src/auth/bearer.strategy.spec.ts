@@ -99,8 +99,28 @@ describe(BearerStrategy.name, () => {
       expect(tokens.authenticate).not.toHaveBeenCalled();
     });
 
-    it('fails without a lookup when the header is not two parts', async () => {
-      await expect(run({ headers: { authorization: `Bearer ${SECRET} extra` } })).resolves.toEqual({ kind: 'fail', challenge: 400 });
+    it.each([`Bearer ${SECRET} extra`, 'Bearer', 'Bearer ', `Bearer\t${SECRET}`])(
+      'fails without a lookup when the header is not a bearer token: %p',
+      async (authorization) => {
+        await expect(run({ headers: { authorization } })).resolves.toMatchObject({ kind: 'fail' });
+        expect(tokens.authenticate).not.toHaveBeenCalled();
+      },
+    );
+
+    it.each([`Bearer  ${SECRET}`, `bearer ${SECRET}`, `BEARER    ${SECRET}  `])(
+      'reads the token as the rate limit does (RFC 6750: one or more spaces, any case): %p',
+      async (authorization) => {
+        await expect(run({ headers: { authorization } })).resolves.toEqual({ kind: 'success', user: PRINCIPAL });
+        expect(tokens.authenticate).toHaveBeenCalledWith(SECRET);
+      },
+    );
+
+    it('takes no token from a request with two Authorization headers', async () => {
+      const outcome = await run({
+        headers: { authorization: `Bearer ${SECRET}` },
+        rawHeaders: ['Authorization', `Bearer ${SECRET}`, 'authorization', `Bearer pst_${'B'.repeat(43)}`],
+      });
+      expect(outcome.kind).toBe('fail');
       expect(tokens.authenticate).not.toHaveBeenCalled();
     });
   });

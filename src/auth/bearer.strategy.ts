@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { PassportStrategy } from '@nestjs/passport';
 import { Request } from 'express';
 import { Strategy } from 'passport-http-bearer';
+import { readAuthorization } from './authorization';
 import { Principal } from './principal';
 import { TokensService } from './tokens.service';
 
@@ -18,9 +19,12 @@ export class BearerStrategy extends PassportStrategy(Strategy, 'bearer') {
   /**
    * Only the Authorization header may carry a token. passport-http-bearer would also take
    * `access_token` from the query string or the body, where tokens end up in logs and histories.
+   * It gets the header as readAuthorization reads it (`Bearer` and exactly one space: its own
+   * parser splits on one space), or none, so it agrees with the rate limit on what is a token.
    */
   override authenticate(req: Request, options?: object): void {
-    const headersOnly = { headers: { authorization: req.headers.authorization } } as Request;
-    super.authenticate(headersOnly, options);
+    const authorization = readAuthorization(req);
+    const header = authorization.kind === 'bearer' ? `Bearer ${authorization.secret}` : undefined;
+    super.authenticate({ headers: { authorization: header } } as Request, options);
   }
 }

@@ -17,9 +17,3 @@ export function hashTokenSecret(secret: string): string {
 export function looksLikeTokenSecret(value: string): boolean {
   return TOKEN_PATTERN.test(value);
 }
-
-/** The secret of an `Authorization: Bearer <secret>` header (RFC 6750), or null. */
-export function bearerSecretOf(header: string | undefined): string | null {
-  const match = /^Bearer +(\S+) *$/i.exec(header ?? '');
-  return match ? match[1] : null;
-}

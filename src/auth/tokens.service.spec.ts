@@ -4,6 +4,7 @@ import { createHash } from 'node:crypto';
 import { ApiToken } from './api-token.entity';
 import {
   LAST_USED_RESOLUTION_MS,
+  REJECTED_CACHE_MAX_ENTRIES,
   TOKEN_CACHE_MAX_ENTRIES,
   TokenInputError,
   TokensService,
@@ -284,15 +285,94 @@ describe(TokensService.name, () => {
       expect(repository.findByHash).toHaveBeenCalledTimes(2);
     });
 
-    it(`holds at most ${TOKEN_CACHE_MAX_ENTRIES} lookups, dropping the oldest`, async () => {
-      repository.findByHash.mockResolvedValue(null);
-      const secrets = Array.from({ length: TOKEN_CACHE_MAX_ENTRIES + 1 }, (_, i) => `pst_${String(i).padStart(43, 'A')}`);
+    /** `count` well-formed secrets, none of them SECRET. */
+    const secretsOf = (count: number, letter = 'A') =>
+      Array.from({ length: count }, (_, i) => `pst_${String(i).padStart(42, letter)}x`);
+    /** The repository knows exactly these secrets as active tokens. */
+    const knowOnly = (secrets: string[]) => {
+      const hashes = new Set(secrets.map(sha256));
+      repository.findByHash.mockImplementation(async (tokenHash: string) =>
+        hashes.has(tokenHash) ? stored({ tokenHash, lastUsedAt: NOW }) : null,
+      );
+    };
+
+    it(`holds at most ${TOKEN_CACHE_MAX_ENTRIES} valid lookups, dropping the oldest`, async () => {
+      const secrets = secretsOf(TOKEN_CACHE_MAX_ENTRIES + 1);
+      knowOnly(secrets);
       for (const secret of secrets) await service.authenticate(secret);
       expect(repository.findByHash).toHaveBeenCalledTimes(secrets.length);
       await service.authenticate(secrets[secrets.length - 1]);
       expect(repository.findByHash).toHaveBeenCalledTimes(secrets.length);
       await service.authenticate(secrets[0]);
       expect(repository.findByHash).toHaveBeenCalledTimes(secrets.length + 1);
+    });
+
+    it(`holds at most ${REJECTED_CACHE_MAX_ENTRIES} refused secrets, dropping the oldest`, async () => {
+      repository.findByHash.mockResolvedValue(null);
+      const secrets = secretsOf(REJECTED_CACHE_MAX_ENTRIES + 1, 'B');
+      for (const secret of secrets) await service.authenticate(secret);
+      await service.authenticate(secrets[secrets.length - 1]);
+      expect(repository.findByHash).toHaveBeenCalledTimes(secrets.length);
+      await service.authenticate(secrets[0]);
+      expect(repository.findByHash).toHaveBeenCalledTimes(secrets.length + 1);
+    });
+
+    it('keeps every valid token through a flood of unknown ones, finished or in flight', async () => {
+      const valid = secretsOf(TOKEN_CACHE_MAX_ENTRIES);
+      knowOnly(valid);
+      for (const secret of valid) await service.authenticate(secret);
+      const flood = secretsOf(TOKEN_CACHE_MAX_ENTRIES + 1, 'B');
+      for (const secret of flood.slice(0, -1000)) await service.authenticate(secret);
+      // The rest all at once, still in flight together.
+      const inFlight = Promise.all(flood.slice(-1000).map((secret) => service.authenticate(secret)));
+      for (const secret of valid) expect(service.cachedPrincipal(secret)).toMatchObject({ subject: 'alice' });
+      await inFlight;
+      repository.findByHash.mockClear();
+      for (const secret of valid) await expect(service.authenticate(secret)).resolves.toMatchObject({ subject: 'alice' });
+      expect(repository.findByHash).not.toHaveBeenCalled();
+    });
+
+    describe('cachedPrincipal', () => {
+      it('answers a token whose valid lookup is remembered, without a lookup', async () => {
+        expect(service.cachedPrincipal(SECRET)).toBeNull();
+        await service.authenticate(SECRET);
+        repository.findByHash.mockClear();
+        expect(service.cachedPrincipal(SECRET)).toMatchObject({ subject: 'alice', scopes: ['plants:read', 'plants:write'] });
+        expect(repository.findByHash).not.toHaveBeenCalled();
+      });
+
+      it('answers null while the lookup is in flight, for a refused token, and after the TTL', async () => {
+        const lookup = service.authenticate(SECRET);
+        expect(service.cachedPrincipal(SECRET)).toBeNull();
+        await lookup;
+        jest.advanceTimersByTime(CACHE_TTL_MS);
+        expect(service.cachedPrincipal(SECRET)).toBeNull();
+
+        repository.findByHash.mockResolvedValue(null);
+        const unknown = `pst_${'U'.repeat(43)}`;
+        await service.authenticate(unknown);
+        expect(service.cachedPrincipal(unknown)).toBeNull();
+      });
+
+      it('answers null for a token revoked through this service, or past its expiry', async () => {
+        repository.findByHash.mockResolvedValue(stored({ lastUsedAt: NOW, expiresAt: new Date(NOW.getTime() + 1000) }));
+        await service.authenticate(SECRET);
+        expect(service.cachedPrincipal(SECRET)).not.toBeNull();
+        jest.advanceTimersByTime(1000);
+        expect(service.cachedPrincipal(SECRET)).toBeNull();
+
+        repository.findByHash.mockResolvedValue(stored({ lastUsedAt: NOW }));
+        await service.authenticate(SECRET);
+        await service.revoke(SECRET);
+        expect(service.cachedPrincipal(SECRET)).toBeNull();
+      });
+
+      it('answers null for malformed secrets and when there is no cache', async () => {
+        expect(service.cachedPrincipal('not-a-token')).toBeNull();
+        const uncached = await build(0);
+        await uncached.authenticate(SECRET);
+        expect(uncached.cachedPrincipal(SECRET)).toBeNull();
+      });
     });
 
     it('looks every request up when TOKEN_CACHE_TTL_MS is 0', async () => {

@@ -13,11 +13,17 @@ export const SUBJECT_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._@:+|-]{0,127}$/;
 /** `last_used_at` is written at most this often per token, not on every request. */
 export const LAST_USED_RESOLUTION_MS = 60_000;
 
-/** Most token lookups remembered at once; the oldest is dropped first. */
+/** Most valid token lookups remembered at once; the oldest is dropped first. */
 export const TOKEN_CACHE_MAX_ENTRIES = 10_000;
 
+/**
+ * Most refused secrets (unknown, expired, revoked) remembered at once, apart from the valid ones:
+ * a flood of made-up tokens can only push out other made-up tokens, never a real one.
+ */
+export const REJECTED_CACHE_MAX_ENTRIES = 1_000;
+
 interface CachedLookup {
-  principal: Promise<Principal | null>;
+  principal: Principal;
   /** Epoch ms after which the lookup must be repeated. */
   until: number;
 }
@@ -55,6 +61,10 @@ export class TokensService {
    * CLI, another instance) applies within the TTL. Expiry is always exact.
    */
   private readonly cache = new Map<string, CachedLookup>();
+  /** Refused secrets by hash, with the epoch ms until which they stay refused without a lookup. */
+  private readonly rejected = new Map<string, number>();
+  /** Lookups in flight, shared by concurrent requests with one token. */
+  private readonly pending = new Map<string, Promise<Principal | null>>();
   private readonly cacheTtlMs: number;
 
   constructor(
@@ -104,24 +114,47 @@ export class TokensService {
     const now = Date.now();
     const cached = this.cache.get(hash);
     if (cached && cached.until > now) return cached.principal;
+    const rejectedUntil = this.rejected.get(hash);
+    if (rejectedUntil !== undefined && rejectedUntil > now) return null;
 
-    // Concurrent requests with one token share the lookup in flight.
-    const entry: CachedLookup = { until: now + this.cacheTtlMs, principal: Promise.resolve(null) };
-    entry.principal = this.lookup(hash).then(
-      ({ principal, validUntil }) => {
-        entry.until = Math.min(entry.until, validUntil);
-        return principal;
-      },
-      (error: unknown) => {
-        // A failed lookup (database unreachable) is not remembered: the next request retries.
-        if (this.cache.get(hash) === entry) this.cache.delete(hash);
-        throw error;
-      },
-    );
-    this.cache.delete(hash);
-    if (this.cache.size >= TOKEN_CACHE_MAX_ENTRIES) this.cache.delete(this.cache.keys().next().value as string);
-    this.cache.set(hash, entry);
-    return entry.principal;
+    // Concurrent requests with one token share the lookup in flight. A failed lookup (database
+    // unreachable) is not remembered: the next request retries.
+    let lookup = this.pending.get(hash);
+    if (!lookup) {
+      lookup = this.lookup(hash).then(
+        ({ principal, validUntil }) => {
+          this.pending.delete(hash);
+          this.remember(hash, principal, Math.min(now + this.cacheTtlMs, validUntil));
+          return principal;
+        },
+        (error: unknown) => {
+          this.pending.delete(hash);
+          throw error;
+        },
+      );
+      this.pending.set(hash, lookup);
+    }
+    return lookup;
+  }
+
+  /**
+   * The caller behind a secret whose valid lookup is remembered, without asking the database;
+   * null for any other secret (unknown, refused, not looked up yet, or no cache).
+   */
+  cachedPrincipal(secret: string): Principal | null {
+    if (this.cacheTtlMs === 0 || !looksLikeTokenSecret(secret)) return null;
+    const cached = this.cache.get(hashTokenSecret(secret));
+    return cached && cached.until > Date.now() ? cached.principal : null;
+  }
+
+  private remember(hash: string, principal: Principal | null, until: number): void {
+    const [kept, dropped] = principal ? [this.cache, this.rejected] : [this.rejected, this.cache];
+    dropped.delete(hash);
+    kept.delete(hash);
+    const max = principal ? TOKEN_CACHE_MAX_ENTRIES : REJECTED_CACHE_MAX_ENTRIES;
+    if (kept.size >= max) kept.delete(kept.keys().next().value as string);
+    if (principal) this.cache.set(hash, { principal, until });
+    else this.rejected.set(hash, until);
   }
 
   /** One SELECT by hash; `last_used_at` is written at most once a minute per token. */

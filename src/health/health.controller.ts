@@ -6,7 +6,6 @@ import {
   HealthIndicatorService,
   TypeOrmHealthIndicator,
 } from '@nestjs/terminus';
-import { SkipThrottle } from '@nestjs/throttler';
 import { Public } from '../auth/decorators/public.decorator';
 import { ErrorDto } from '../common/openapi/error.dto';
 import { ShutdownState } from '../lifecycle/shutdown-state';
@@ -40,7 +39,6 @@ class HealthDto {
  */
 @ApiTags('health')
 @Public()
-@SkipThrottle()
 @Controller('health')
 export class HealthController {
   constructor(

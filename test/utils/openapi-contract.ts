@@ -23,8 +23,9 @@ import { parse } from 'lossless-json';
  *   matches its schema.
  * Exempt: `/docs*` (Swagger UI and the JSON document). A path that is not in the document, or a
  * method a documented path does not have, must be 404 with the Error body (docs/api.md: unknown
- * routes and unsupported methods are 404); a path with malformed percent-encoding may also be 400
- * (docs/api.md: "malformed ... percent-encoding" is 400). Every error body also carries its own
+ * routes and unsupported methods are 404), or 429 (the rate limit comes before routing); a path
+ * with malformed percent-encoding may also be 400 (docs/api.md: "malformed ... percent-encoding"
+ * is 400). Every error body also carries its own
  * status (`{"error": <status>}`, docs/api.md). Paths match as Express routes them: case-insensitive,
  * with an optional trailing slash. A successful CORS preflight (OPTIONS with Origin and
  * Access-Control-Request-Method, 2xx, no body) is protocol, not an operation, and is not checked.
@@ -258,13 +259,13 @@ export class OpenApiContract {
     const match = this.matchPath(path);
     if (!match) {
       // docs/api.md: malformed percent-encoding is 400, wherever it is (the path is no path at all).
-      const statuses = isDecodable(path) ? [404] : [400, 404];
+      const statuses = isDecodable(path) ? [404, 429] : [400, 404, 429];
       return this.checkUnknownRoute(response, isDecodable(path) ? 'path not in the document' : 'path with malformed percent-encoding', statuses);
     }
     const pathItem = this.node(['paths', match.template]) as JsonObject;
     const operationSegments = ['paths', match.template, method.toLowerCase()];
     const operation = METHODS.includes(method.toLowerCase()) ? (this.node(operationSegments) as JsonObject | undefined) : undefined;
-    if (!operation) return this.checkUnknownRoute(response, `method ${method} not documented for ${match.template}`, isDecodable(path) ? [404] : [400, 404]);
+    if (!operation) return this.checkUnknownRoute(response, `method ${method} not documented for ${match.template}`, isDecodable(path) ? [404, 429] : [400, 404, 429]);
 
     const problems: string[] = [];
     const badParams = this.checkPathParams(match, pathItem, operation, operationSegments);

@@ -36,8 +36,8 @@ const CHALLENGE = {
   },
 };
 
-const RATE_LIMIT = {
-  'Retry-After': { description: 'Seconds until the next request is accepted', schema: { type: 'integer' } },
+/** The fields on every rate-limited answer (draft-ietf-httpapi-ratelimit-headers). */
+export const RATE_LIMIT_FIELDS = {
   RateLimit: {
     description: 'Requests left in the current window and seconds until it resets, e.g. `"default";r=0;t=42`',
     schema: { type: 'string' },
@@ -46,6 +46,11 @@ const RATE_LIMIT = {
     description: 'The limit: requests per window and the window in seconds, e.g. `"default";q=600;w=60`',
     schema: { type: 'string' },
   },
+};
+
+const RATE_LIMIT = {
+  'Retry-After': { description: 'Seconds until the next request is accepted', schema: { type: 'integer' } },
+  ...RATE_LIMIT_FIELDS,
 };
 
 /** Documents the listed error statuses, each with the `{error, message}` body. */

@@ -1,0 +1,100 @@
+import { HttpException, HttpStatus, Injectable, NestMiddleware } from '@nestjs/common';
+import { ConfigService } from '@nestjs/config';
+import { normalizeIp } from '@nestjs/throttler';
+import { NextFunction, Request, Response } from 'express';
+import { readAuthorization } from '../auth/authorization';
+import { TokensService } from '../auth/tokens.service';
+import { AppConfig } from '../config/configuration';
+import { RateLimitStorage } from './rate-limit.storage';
+
+export const RATE_LIMIT_WINDOW_MS = 60_000;
+const POLICY_NAME = 'default';
+
+/** Health probes are never limited: a load balancer must always learn the truth. */
+const PROBE = /^\/health\/(?:live|ready)\/?$/i;
+
+/**
+ * Requests that carried a token this instance did not know yet, so were counted against their
+ * address: once authentication has found the token valid, UserBudgetGuard counts them against the
+ * user as well (chargeUserOf).
+ */
+const userCharges = new WeakMap<object, (subject: string) => Promise<void>>();
+
+/** Counts an authenticated request against its user if the rate limit could not tell its user before. */
+export async function chargeUserOf(req: object & { user?: { subject: string } }): Promise<void> {
+  const charge = userCharges.get(req);
+  if (!charge || !req.user) return;
+  userCharges.delete(req);
+  await charge(req.user.subject);
+}
+
+/** Whether a request is counted (and its answer carries the RateLimit fields): all but the probes. */
+export function isRateLimited(method: string, path: string): boolean {
+  return !((method === 'GET' || method === 'HEAD') && PROBE.test(path));
+}
+
+/**
+ * The global rate limit, the first thing a request meets after its id, log line and metrics are set
+ * up: before routing (unknown paths and the docs are limited too), authentication and the body.
+ *
+ * The bucket is chosen before any lookup. A token this instance already knows as valid (its lookup
+ * is in TokensService's cache) counts against its user; every other call (no token, an unknown one,
+ * one not looked up yet) counts against the client address (per /64 for IPv6; see TRUST_PROXY), so
+ * a refused caller costs no database query and no body work. A token not known yet is looked up by
+ * authentication, within its address's budget; if it is valid, the call then counts against its
+ * user as well (UserBudgetGuard), so every call of a user, whatever the token, spends that user's
+ * one budget.
+ *
+ * Every limited response carries the IETF RateLimit-Policy and RateLimit fields
+ * (draft-ietf-httpapi-ratelimit-headers); a refused one is a 429 with Retry-After.
+ */
+@Injectable()
+export class RateLimitMiddleware implements NestMiddleware {
+  private readonly limit: number;
+  private readonly policy: string;
+
+  constructor(
+    private readonly storage: RateLimitStorage,
+    private readonly tokens: TokensService,
+    config: ConfigService<AppConfig, true>,
+  ) {
+    this.limit = config.get('rateLimit.perMinute', { infer: true });
+    this.policy = `"${POLICY_NAME}";q=${this.limit};w=${RATE_LIMIT_WINDOW_MS / 1000}`;
+  }
+
+  async use(req: Request, res: Response, next: NextFunction): Promise<void> {
+    if (!isRateLimited(req.method, req.path)) return next();
+
+    const authorization = readAuthorization(req);
+    const secret = authorization.kind === 'bearer' ? authorization.secret : null;
+    const known = secret === null ? null : this.tokens.cachedPrincipal(secret);
+    if (known) {
+      await this.count(`user:${known.subject}`, res);
+      return next();
+    }
+    await this.count(`ip:${normalizeIp(req.ip ?? 'unknown')}`, res);
+    if (secret !== null) userCharges.set(req, (subject) => this.count(`user:${subject}`, res));
+    next();
+  }
+
+  private async count(tracker: string, res: Response): Promise<void> {
+    const { totalHits, timeToExpire, isBlocked, timeToBlockExpire } = await this.storage.increment(
+      `plantstore:rate:${POLICY_NAME}:${tracker}`,
+      RATE_LIMIT_WINDOW_MS,
+      this.limit,
+      RATE_LIMIT_WINDOW_MS,
+      POLICY_NAME,
+    );
+    const resetSeconds = Math.max(0, isBlocked ? timeToBlockExpire : timeToExpire);
+    res.setHeader('RateLimit-Policy', this.policy);
+    res.setHeader('RateLimit', `"${POLICY_NAME}";r=${Math.max(0, this.limit - totalHits)};t=${resetSeconds}`);
+    if (!isBlocked) return;
+
+    const retryAfter = Math.max(1, timeToBlockExpire);
+    res.setHeader('Retry-After', String(retryAfter));
+    throw new HttpException(
+      `Too many requests: at most ${this.limit} per minute; retry in ${retryAfter} s`,
+      HttpStatus.TOO_MANY_REQUESTS,
+    );
+  }
+}

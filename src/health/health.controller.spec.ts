@@ -1,6 +1,9 @@
 import { ServiceUnavailableException } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
 import { HealthIndicatorResult, TerminusModule, TypeOrmHealthIndicator } from '@nestjs/terminus';
+import { getDataSourceToken } from '@nestjs/typeorm';
+import { DataSource } from 'typeorm';
+import { prepareGaleraSessions } from '../database/galera';
 import { DATABASE_PING_TIMEOUT_MS, HealthController } from './health.controller';
 import { ShutdownState } from './shutdown-state';
 
@@ -22,13 +25,15 @@ describe(HealthController.name, () => {
   let controller: HealthController;
   let shutdown: ShutdownState;
   let database: { pingCheck: jest.Mock };
+  let dataSource: { options: { type: string }; driver: object; query: jest.Mock };
 
   beforeEach(async () => {
     database = { pingCheck: jest.fn(async (key: string) => up(key)) };
+    dataSource = { options: { type: 'mariadb' }, driver: {}, query: jest.fn() };
     const moduleRef = await Test.createTestingModule({
       imports: [TerminusModule.forRoot({ logger: false })],
       controllers: [HealthController],
-      providers: [ShutdownState],
+      providers: [ShutdownState, { provide: getDataSourceToken(), useValue: dataSource }],
     })
       .overrideProvider(TypeOrmHealthIndicator)
       .useValue(database)
@@ -89,6 +94,21 @@ describe(HealthController.name, () => {
       expect((error as Error).message).toMatch(/shutting down/);
       expect((error as Error).message).toMatch(/database is down/);
       expect((error as Error).message).not.toContain('ECONNREFUSED');
+    });
+
+    it('on a Galera node, answers 503 while the node is not synced (joining, donor, non-primary)', async () => {
+      dataSource.query.mockResolvedValueOnce([{ wsrep_on: 1 }]);
+      await prepareGaleraSessions(dataSource as unknown as DataSource);
+      const status = (ready: string, state: string) => [
+        { Variable_name: 'wsrep_local_state', Value: state },
+        { Variable_name: 'wsrep_ready', Value: ready },
+      ];
+      dataSource.query.mockResolvedValueOnce(status('ON', '4'));
+      await expect(controller.ready()).resolves.toMatchObject({ info: { cluster: { status: 'up' } } });
+      dataSource.query.mockResolvedValueOnce(status('OFF', '1'));
+      const error = await rejectionOf(controller.ready());
+      expect(error).toBeInstanceOf(ServiceUnavailableException);
+      expect((error as Error).message).toBe('Not ready: the database node is not synced with its cluster');
     });
 
     it('passes on an unexpected failure as it is, not as a 503', async () => {

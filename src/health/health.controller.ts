@@ -7,8 +7,11 @@ import {
   TypeOrmHealthIndicator,
 } from '@nestjs/terminus';
 import { SkipThrottle } from '@nestjs/throttler';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource } from 'typeorm';
 import { Public } from '../auth/decorators/public.decorator';
 import { ErrorDto } from '../common/openapi/error.dto';
+import { galeraNodeReady, isGalera } from '../database/galera';
 import { ShutdownState } from './shutdown-state';
 
 /** How long readiness waits for the database before calling it down. */
@@ -42,6 +45,7 @@ export class HealthController {
     private readonly database: TypeOrmHealthIndicator,
     private readonly indicators: HealthIndicatorService,
     private readonly shutdown: ShutdownState,
+    @InjectDataSource() private readonly dataSource: DataSource,
   ) {}
 
   @Get('live')
@@ -66,7 +70,15 @@ export class HealthController {
         return this.shutdown.isShuttingDown ? indicator.down({ message: 'shutting down' }) : indicator.up();
       },
       () => this.database.pingCheck('database', { timeout: DATABASE_PING_TIMEOUT_MS }),
+      ...(isGalera(this.dataSource) ? [() => this.galeraCheck()] : []),
     ]);
+  }
+
+  /** A Galera node that answers but is joining, a donor or cut off from the majority cannot serve. */
+  private async galeraCheck() {
+    const indicator = this.indicators.check('cluster');
+    const ready = await galeraNodeReady(this.dataSource).catch(() => false);
+    return ready ? indicator.up() : indicator.down({ message: 'node not synced' });
   }
 
   private async run(checks: Parameters<HealthCheckService['check']>[0]): Promise<HealthDto> {
@@ -77,7 +89,13 @@ export class HealthController {
       if (!(error instanceof ServiceUnavailableException)) throw error;
       // Name what is down, never the driver's own message (it may quote hosts or SQL).
       const failed = Object.keys((error.getResponse() as HealthCheckResult).error ?? {});
-      const reasons = failed.map((key) => (key === 'lifecycle' ? 'the instance is shutting down' : `${key} is down`));
+      const reasons = failed.map((key) =>
+        key === 'lifecycle'
+          ? 'the instance is shutting down'
+          : key === 'cluster'
+            ? 'the database node is not synced with its cluster'
+            : `${key} is down`,
+      );
       throw new ServiceUnavailableException(`Not ready: ${reasons.join('; ') || 'a check failed'}`);
     }
   }

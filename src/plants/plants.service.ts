@@ -4,6 +4,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, QueryResult } from 'typeorm';
 import { AppConfig } from '../config/configuration';
 import { isUniqueViolation } from '../database/database-errors';
+import { withStatementRetry } from '../database/statement-retry';
 import { int64Transformer } from '../common/int64';
 import { CreatePlantDto } from './dto/create-plant.dto';
 import { PlantDto } from './dto/plant.dto';
@@ -58,7 +59,7 @@ export class PlantsService {
   async create(owner: string, dto: CreatePlantDto): Promise<PlantDto> {
     const plant = { owner, id: dto.id, name: dto.name, tag: dto.tag ?? null };
     try {
-      await this.run(PLANT_STATEMENTS.insert, [owner, dto.id, dto.name, plant.tag]);
+      await withStatementRetry(() => this.run(PLANT_STATEMENTS.insert, [owner, dto.id, dto.name, plant.tag]), { readOnly: false });
     } catch (error) {
       if (isUniqueViolation(error)) {
         throw new ConflictException(`A plant with id ${dto.id} already exists`);
@@ -71,9 +72,9 @@ export class PlantsService {
   /** Keyset paging on (owner, id): each page is an index range scan, however deep the client reads. */
   async list(owner: string, query: { limit?: number; after?: bigint }): Promise<PlantPage> {
     const limit = Math.min(query.limit ?? this.maxPage, this.maxPage);
-    const { records } = await (query.after === undefined
+    const { records } = await withStatementRetry(() => (query.after === undefined
       ? this.run(PLANT_STATEMENTS.firstPage, [owner, limit + 1])
-      : this.run(PLANT_STATEMENTS.pageAfter, [owner, query.after, limit + 1]));
+      : this.run(PLANT_STATEMENTS.pageAfter, [owner, query.after, limit + 1])), { readOnly: true });
     const rows = records as PlantRow[];
     // One row more than the page was asked for: its presence says another page follows.
     const plants = rows
@@ -85,7 +86,7 @@ export class PlantsService {
 
   /** One DELETE scoped to the owner: another user's plant is as absent as a missing one. */
   async remove(owner: string, id: bigint): Promise<void> {
-    const result = await this.run(PLANT_STATEMENTS.delete, [owner, id]);
+    const result = await withStatementRetry(() => this.run(PLANT_STATEMENTS.delete, [owner, id]), { readOnly: false });
     if (!result.affected) throw new NotFoundException(`Plant ${id} not found`);
   }
 

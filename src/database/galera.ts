@@ -33,7 +33,7 @@ export function isGalera(dataSource: DataSource): boolean {
  */
 export async function prepareGaleraSessions(dataSource: DataSource): Promise<boolean> {
   if (dataSource.options.type !== 'mysql' && dataSource.options.type !== 'mariadb') return false;
-  let on = false;
+  let on: boolean;
   try {
     const [row] = (await dataSource.query('SELECT @@wsrep_on AS wsrep_on')) as { wsrep_on: unknown }[];
     on = Number(row?.wsrep_on) === 1;
@@ -57,11 +57,12 @@ export async function prepareGaleraSessions(dataSource: DataSource): Promise<boo
 /**
  * Whether this Galera node can serve clients now: synced and in the primary component. A joiner,
  * a donor or a node cut off from the majority answers "WSREP has not yet prepared node for
- * application use" (1047) to most statements; readiness says so before clients hit it.
+ * application use" (1047) to writes, and its causal reads time out (1205); readiness says so.
  */
 export async function galeraNodeReady(dataSource: DataSource): Promise<boolean> {
+  // Without the causal wait, which a node out of the cluster cannot satisfy.
   const rows = (await dataSource.query(
-    "SHOW STATUS WHERE Variable_name IN ('wsrep_ready', 'wsrep_local_state')",
+    "SET STATEMENT wsrep_sync_wait = 0 FOR SHOW STATUS WHERE Variable_name IN ('wsrep_ready', 'wsrep_local_state')",
   )) as { Variable_name: string; Value: string }[];
   const status = Object.fromEntries(rows.map((row) => [row.Variable_name, row.Value]));
   return status.wsrep_ready === 'ON' && status.wsrep_local_state === '4';

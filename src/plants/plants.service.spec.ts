@@ -85,10 +85,18 @@ describe(PlantsService.name, () => {
     });
 
     it('rethrows any other error unchanged', async () => {
-      const error = Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' });
+      const error = Object.assign(new Error("Table 'plants' doesn't exist"), { code: 'ER_NO_SUCH_TABLE' });
       runner.query.mockRejectedValue(error);
       await expect(service.create('alice', dto({ id: 7n, name: 'Fern' }))).rejects.toBe(error);
       expect(runner.release).toHaveBeenCalledTimes(1);
+    });
+
+    it('runs the INSERT again after a deadlock (a lost certification on Galera), releasing each runner', async () => {
+      const deadlock = Object.assign(new Error('Deadlock found'), { code: 'ER_LOCK_DEADLOCK', errno: 1213 });
+      runner.query.mockRejectedValueOnce(deadlock).mockResolvedValueOnce({ records: [], affected: 1 });
+      await expect(service.create('alice', dto({ id: 7n, name: 'Fern' }))).resolves.toEqual({ id: 7n, name: 'Fern' });
+      expect(runner.query).toHaveBeenCalledTimes(2);
+      expect(runner.release).toHaveBeenCalledTimes(2);
     });
   });
 

@@ -22,7 +22,7 @@ export PATH="$PATH:/usr/sbin"
 
 status=0
 # The cluster tests: instances on different nodes directly and through HAProxy (ports 14400+).
-TEST_GALERA=1 TEST_REQUIRE_GALERA=1 TEST_REDIS_URL=redis://127.0.0.1:6379 \
+TEST_GALERA=1 TEST_REQUIRE_GALERA=1 TEST_REDIS_URL="${TEST_REDIS_URL:-redis://127.0.0.1:6379}" \
   npx jest test/galera.e2e-spec.ts --coverage=false --json --outputFile="$out/jest-results-galera.json" || status=1
 
 # The whole e2e suite with HAProxy in front of a cluster as its MySQL (ports 14500+).
@@ -30,6 +30,6 @@ export GALERA_PORT_BASE=14500 GALERA_DIR="${TMPDIR:-/tmp}/plant-store-galera-ci"
 trap 'scripts/galera-cluster.sh stop' EXIT
 scripts/galera-cluster.sh start
 TEST_DATABASE_URL="mariadb://root@127.0.0.1:14500/plantstore_ci_galera" TEST_REQUIRE_MYSQL=1 \
-  TEST_REDIS_URL=redis://127.0.0.1:6379 \
+  TEST_REDIS_URL="${TEST_REDIS_URL:-redis://127.0.0.1:6379}" \
   npx jest test/ -w 2 --coverage=false --json --outputFile="$out/jest-results-galera-haproxy.json" || status=1
 exit "$status"

@@ -1,15 +1,17 @@
 import { INestApplication, NestApplicationOptions } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import { ExpressAdapter, NestExpressApplication } from '@nestjs/platform-express';
-import { Express } from 'express';
 import { DocumentBuilder, OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
+import type { Express } from 'express';
 import helmet from 'helmet';
 import { IncomingMessage, Server, ServerResponse } from 'node:http';
-import { IssuedToken, TokensService } from './auth/tokens.service';
 import { ExpressAdapterWithStableShapes } from './common/http/express-adapter';
+import { answerHttpLayerErrors } from './common/http/http-layer-errors';
 import { writeJsonExactly } from './common/json/exact-json';
 import { closeWhenBodyUnread } from './common/json/json-body';
 import { AppConfig } from './config/configuration';
+import { DocsService } from './docs/docs.service';
+import { MetricsService } from './metrics/metrics.service';
 
 /**
  * Options and set-up shared by main.ts, the e2e tests and the OpenAPI export, so what is tested
@@ -20,7 +22,7 @@ export const APP_OPTIONS: NestApplicationOptions = {
   bodyParser: false,
 };
 
-export const DOCS_PATH = 'docs';
+export { DOCS_PATH } from './docs/docs.service';
 
 export function createHttpAdapter(): ExpressAdapter {
   return new ExpressAdapterWithStableShapes();
@@ -61,11 +63,9 @@ export function configureApp(app: NestExpressApplication): void {
   // refused first (limits, authentication, a declared length over the cap) never gets it.
   const server = app.getHttpServer() as Server;
   server.on('checkContinue', (req: IncomingMessage, res: ServerResponse) => server.emit('request', req, res));
+  const metrics = app.get(MetricsService);
+  answerHttpLayerErrors(server, (status, method) => metrics.countRefusedByHttpLayer(status, method));
   app.disable('x-powered-by');
-  // Answers are per user and change with every write: no ETag (no hash of every body on the way out)
-  // and no conditional 304, not even for `If-None-Match: *`, which Express would otherwise honour.
-  app.set('etag', false);
-  Object.defineProperty((app.getHttpAdapter().getInstance() as Express).request, 'fresh', { get: () => false });
   // Client addresses (rate limits, logs) come from X-Forwarded-For only through the proxies listed here.
   app.set('trust proxy', http.trustProxy);
   app.use(
@@ -95,19 +95,6 @@ export function configureApp(app: NestExpressApplication): void {
       maxAge: 600,
     });
   }
-  SwaggerModule.setup(DOCS_PATH, app, buildOpenApiDocument(app), {
-    jsonDocumentUrl: `${DOCS_PATH}-json`,
-    swaggerOptions: { persistAuthorization: true },
-  });
-}
-
-/**
- * A newcomer on a fresh machine gets a token to try the API with at once: only outside production,
- * only on the embedded database (never on a shared MySQL), and only while it holds no token at all.
- */
-export async function issueFirstRunToken(app: INestApplication): Promise<IssuedToken | null> {
-  const config = app.get(ConfigService<AppConfig, true>);
-  if (config.get('env', { infer: true }) === 'production') return null;
-  if (config.get('database.type', { infer: true }) !== 'sqlite') return null;
-  return app.get(TokensService).createFirstRunToken();
+  // Served by DocsModule, through the same middleware, guards and filter as the API.
+  app.get(DocsService).publish(buildOpenApiDocument(app));
 }

@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 import 'reflect-metadata';
-import { Module } from '@nestjs/common';
+import { INestApplicationContext, Module } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { ParseArgsConfig, parseArgs } from 'node:util';
 import { ApiToken } from './auth/api-token.entity';
@@ -156,8 +156,13 @@ export async function execute(
   }
 }
 
+/** Builds the context a command runs in; tests pass one configured by a record of their own. */
+export type CliContextFactory = () => Promise<INestApplicationContext>;
+
+const openCliContext: CliContextFactory = () => NestFactory.createApplicationContext(CliModule, { logger: ['error', 'warn'] });
+
 /** Runs one command line; resolves to the process exit code. */
-export async function runCli(argv: string[], io: CliIo): Promise<number> {
+export async function runCli(argv: string[], io: CliIo, openContext: CliContextFactory = openCliContext): Promise<number> {
   let command: CliCommand;
   try {
     command = parseCommand(argv);
@@ -170,7 +175,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
     return EXIT_OK;
   }
 
-  const app = await NestFactory.createApplicationContext(CliModule, { logger: ['error', 'warn'] });
+  const app = await openContext();
   try {
     return await execute(command, app.get(TokensService), io);
   } catch (error) {

@@ -4,10 +4,11 @@ import { NestExpressApplication } from '@nestjs/platform-express';
 import { Logger } from 'nestjs-pino';
 import { AddressInfo } from 'node:net';
 import { AppModule } from './app.module';
-import { APP_OPTIONS, DOCS_PATH, configureApp, createHttpAdapter, issueFirstRunToken } from './app.setup';
+import { APP_OPTIONS, DOCS_PATH, configureApp, createHttpAdapter } from './app.setup';
+import { issueFirstRunToken } from './auth/first-run-token';
 import { ConfigService } from '@nestjs/config';
 import { AppConfig } from './config/configuration';
-import { exitGracefullyOnSignals } from './shutdown';
+import { exitGracefullyOnSignals } from './lifecycle/shutdown';
 
 async function bootstrap(): Promise<void> {
   const app = await NestFactory.create<NestExpressApplication>(AppModule, createHttpAdapter(), {

@@ -233,6 +233,11 @@ describe.each(testDatabases())('Abusive requests on %s', (database) => {
       ['constructor.prototype', '{"id":2,"name":"x","constructor":{"prototype":{"polluted":true}}}'],
       ['prototype', '{"id":2,"name":"x","prototype":{"polluted":true}}'],
       ['constructor as a string', '{"id":2,"name":"x","constructor":"x"}'],
+      ['valueOf', '{"id":2,"name":"x","valueOf":1}'],
+      ['toString', '{"id":2,"name":"x","toString":"x"}'],
+      ['hasOwnProperty', '{"id":2,"name":"x","hasOwnProperty":null}'],
+      ['__defineGetter__', '{"id":2,"name":"x","__defineGetter__":{}}'],
+      ['isPrototypeOf', '{"id":2,"name":"x","isPrototypeOf":[]}'],
     ])('answers 400 for %s in the body (an unknown field), writing nothing', async (_label, body) => {
       await expectRefused(await post(body), [400]);
     });
@@ -244,6 +249,8 @@ describe.each(testDatabases())('Abusive requests on %s', (database) => {
       'constructor=1',
       'prototype=1',
       '__proto__=1',
+      'toString=1',
+      'valueOf=1',
     ])('answers 400 for ?%s', async (query) => {
       expectCleanError(await get(`/plants?${query}`), [400]);
     });
@@ -276,12 +283,14 @@ describe.each(testDatabases())('Abusive requests on %s', (database) => {
       await expectRefused(await rawRequest(port, { method, path, headers: bearer(token) }), [status]);
     });
 
-    it('a raw NUL byte in the request line is refused by Node\'s HTTP parser itself (400, no JSON body)', async () => {
-      // Node's parser (llhttp) rejects the request before Express exists for it: a bare
-      // "400 Bad Request" with Connection: close. The app is not involved and keeps serving.
+    it('a raw NUL byte in the request line is refused by Node\'s HTTP parser, with the Error body', async () => {
+      // Node's parser (llhttp) rejects the request before Express exists for it; the service's
+      // clientError handler answers 400 with the Error body and closes the connection.
       const res = await rawSocketExchange(port, Buffer.from(`DELETE /plants/1\u0000 HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${token}\r\n\r\n`, 'latin1'));
       expect(res.status).toBe(400);
       expect(res.text).toMatch(/connection: close/i);
+      expect(res.text).toMatch(/\r\ncontent-type: application\/json; charset=utf-8\r\n/i);
+      expect(JSON.parse(res.text.slice(res.text.indexOf('\r\n\r\n') + 4))).toEqual({ error: 400, message: expect.any(String) });
       expect(await snapshot()).toEqual(before);
       await expectStillServing();
     });
@@ -328,28 +337,32 @@ describe.each(testDatabases())('Abusive requests on %s', (database) => {
       expectCleanError(await get(`/plants?after=${'1'.repeat(10_000)}`), [400]);
     });
 
-    it('a 100k-character path is refused by Node itself: 431, no body, connection closed', async () => {
+    it('a 100k-character path is refused by Node\'s parser: 431 with the Error body, connection closed', async () => {
       // The request line counts toward Node's 16 KiB header limit (--max-http-header-size), so
-      // Node's parser answers "431 Request Header Fields Too Large" before the app sees anything;
-      // Node never answers 414. The app keeps serving.
+      // Node's parser refuses it before the app sees anything (never 414); the service's
+      // clientError handler answers. The app keeps serving.
       const res = await get(`/${'a'.repeat(100_000)}`);
-      expect(res.status).toBe(431);
+      expectCleanError(res, [431]);
       expect(res.headers.connection).toBe('close');
-      expect(res.text).toBe('');
       await expectStillServing();
     });
 
-    it('a 20 KiB header is refused by Node itself: 431, no body, connection closed', async () => {
+    it('a 20 KiB header is refused by Node\'s parser: 431 with the Error body, connection closed', async () => {
       const res = await get('/plants', { ...bearer(token), 'X-Padding': 'a'.repeat(20 * KIB) });
-      expect(res.status).toBe(431);
-      expect(res.text).toBe('');
+      expectCleanError(res, [431]);
+      expect(res.headers.connection).toBe('close');
       await expectStillServing();
     });
 
     it('a 100k-character create path is refused by Node and writes nothing', async () => {
-      const res = await post('{"id":2,"name":"x"}', {}, `/plants?${'x'.repeat(100_000)}`);
-      expect(res.status).toBe(431);
-      expect(await snapshot()).toEqual(before);
+      await expectRefused(await post('{"id":2,"name":"x"}', {}, `/plants?${'x'.repeat(100_000)}`), [431]);
+    });
+  });
+
+  describe('expectations', () => {
+    it('answers an Expect other than 100-continue with 417 and the Error body, writing nothing', async () => {
+      await expectRefused(await post('{"id":2,"name":"x"}', { Expect: 'teapot' }), [417]);
+      await expectStillServing();
     });
   });
 

@@ -1,5 +1,6 @@
 import { CliIo, EXIT_FAILURE, EXIT_OK, EXIT_USAGE, runCli } from '../src/cli';
 import { testDatabases } from './utils/databases';
+import { cliContext } from './utils/service-process';
 import { TestApp, bearer, expectErrorBody, startTestApp } from './utils/test-app';
 
 /** The admin CLI against the same database as a running service. */
@@ -16,7 +17,7 @@ describe.each(testDatabases())('plantstore CLI on %s', (database) => {
     const out: string[] = [];
     const err: string[] = [];
     const io: CliIo = { out: (l) => out.push(...l.split('\n')), err: (l) => err.push(...l.split('\n')) };
-    const code = await runCli(argv, io);
+    const code = await runCli(argv, io, cliContext(t.db.env));
     return { code, out, err };
   }
 

@@ -1,6 +1,6 @@
-import { ShutdownState } from '../src/health/shutdown-state';
-import { testDatabases } from './utils/databases';
-import { TestApp, expectErrorBody, startTestApp } from './utils/test-app';
+import { ShutdownState } from '../src/lifecycle/shutdown-state';
+import { mysqlConnection, testDatabases } from './utils/databases';
+import { TestApp, bearer, expectErrorBody, startTestApp } from './utils/test-app';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 const RATE_LIMIT = 2;
@@ -69,4 +69,54 @@ describe.each(testDatabases())('Health probes on %s', (database) => {
     expect(live.status).toBe(200);
     expect(live.body).toEqual({ status: 'ok', info: {} });
   });
+});
+
+describe.each(testDatabases())('Readiness and answers without a usable schema on %s', (database) => {
+  let t: TestApp;
+  let token: string;
+
+  beforeAll(async () => {
+    t = await startTestApp(database);
+    token = await t.token({ subject: 'alice', scopes: ['plants:read', 'plants:write'] });
+  });
+  afterAll(() => t.close());
+
+  it('answers 503, and readiness 503 naming the schema, while the plants table is renamed; both recover once it is back', async () => {
+    await t.http().get('/plants').set(bearer(token)).expect(200);
+    await t.http().get('/health/ready').expect(200);
+
+    await t.dataSource.query('ALTER TABLE plants RENAME TO plants_away');
+    try {
+      expectErrorBody(await t.http().get('/plants').set(bearer(token)), 503);
+      expectErrorBody(await t.http().post('/plants').set(bearer(token)).send({ id: 1, name: 'Fern' }), 503);
+      expectErrorBody(await t.http().delete('/plants/1').set(bearer(token)), 503);
+      const ready = await t.http().get('/health/ready');
+      expectErrorBody(ready, 503);
+      expect(ready.body.message).toBe('Not ready: the database schema is missing tables or columns the service uses');
+      // The process itself is fine: liveness must not get it restarted for a schema problem.
+      await t.http().get('/health/live').expect(200);
+    } finally {
+      await t.dataSource.query('ALTER TABLE plants_away RENAME TO plants');
+    }
+    await t.http().get('/plants').set(bearer(token)).expect(200);
+    await t.http().get('/health/ready').expect(200);
+  });
+
+  if (database === 'mysql') {
+    it('answers 503, and readiness 503, once its database is dropped', async () => {
+      const url = t.db.env.DATABASE_URL;
+      const name = new URL(url).pathname.slice(1);
+      const admin = await mysqlConnection(url, '');
+      try {
+        // Last in the file: the database is created anew by the next suite that needs it.
+        await admin.query(`DROP DATABASE \`${name}\``);
+      } finally {
+        await admin.end();
+      }
+      expectErrorBody(await t.http().get('/plants').set(bearer(token)), 503);
+      const ready = await t.http().get('/health/ready');
+      expectErrorBody(ready, 503);
+      expect(ready.body.message).toMatch(/^Not ready: /);
+    });
+  }
 });

@@ -1,5 +1,7 @@
+import { connect } from 'node:net';
 import { prepareDatabase } from './utils/databases';
 import { ServiceProcess, createTokenWithCli, startServiceProcess } from './utils/service-process';
+import { waitFor } from './utils/wait-for';
 
 /**
  * The request log as an operator reads it: the service's own process, JSON lines on stdout, one per
@@ -19,9 +21,16 @@ describe('Request logs', () => {
 
   const linesOf = (requestId: string) => service.logLines().filter((line) => line.requestId === requestId);
 
+  let barriers = 0;
+  /**
+   * The lines of one request once all are written: when the line of a later request (an
+   * unauthenticated call, logged at info) has come out, any second line for this one would have too.
+   */
   async function waitForLine(requestId: string): Promise<Record<string, unknown>[]> {
-    for (let i = 0; i < 100 && linesOf(requestId).length === 0; i++) await new Promise((r) => setTimeout(r, 20));
-    await new Promise((r) => setTimeout(r, 50));
+    await waitFor(() => linesOf(requestId).length > 0, { timeoutMs: 5000, what: `a log line for ${requestId}` });
+    const barrier = `barrier-${++barriers}`;
+    await fetch(`${service.url}/plants`, { headers: { 'X-Request-Id': barrier } });
+    await waitFor(() => linesOf(barrier).length > 0, { timeoutMs: 5000, what: `a log line for ${barrier}` });
     return linesOf(requestId);
   }
 
@@ -86,6 +95,46 @@ describe('Request logs', () => {
     expect(output).not.toContain('query-secret-value');
   });
 
+  it('redacts a token pasted into the path, in the line and in the answer', async () => {
+    const jwt = 'eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJsb2ctcmVhZGVyIn0.c2lnbmF0dXJlLXBhcnQ';
+    const sent = [
+      ['trace-0101', `/plants/${token}`],
+      ['trace-0102', `/plants/${token}%zz`],
+      ['trace-0103', `/plants/${jwt}`],
+    ];
+    for (const [id, path] of sent) {
+      const res = await fetch(`${service.url}${path}`, { method: 'DELETE', headers: { Authorization: `Bearer ${token}`, 'X-Request-Id': id } });
+      expect(res.status).toBe(400);
+      const text = await res.text();
+      expect(text).not.toContain(token.slice(4, 24));
+      expect(text).not.toContain(jwt.slice(0, 20));
+    }
+    for (const [id] of sent) {
+      const [line] = await waitForLine(id);
+      expect(String(line.path)).toMatch(/^\/plants\/\[redacted\]/);
+    }
+    const output = service.output();
+    expect(output).not.toContain(token.slice(4, 24));
+    expect(output).not.toContain(jwt.slice(0, 20));
+  });
+
+  it('logs a request whose client left before the answer as 499, with the client address', async () => {
+    const { hostname, port } = new URL(service.url);
+    const socket = connect(Number(port), hostname);
+    await new Promise((resolve) => socket.once('connect', resolve));
+    const continued = new Promise((resolve) => socket.once('data', resolve));
+    socket.write(
+      `POST /plants HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${token}\r\nX-Request-Id: trace-0201\r\n` +
+        'Content-Type: application/json\r\nContent-Length: 100\r\nExpect: 100-continue\r\n\r\n',
+    );
+    // 100 Continue: the service has the request and waits for its body; half of it comes, then nothing.
+    expect(String(await continued)).toMatch(/^HTTP\/1.1 100 /);
+    socket.write('{"id":');
+    socket.destroy();
+    const [line] = await waitForLine('trace-0201');
+    expect(line).toMatchObject({ level: 'warn', method: 'POST', path: '/plants', status: 499, client: '127.0.0.1', msg: expect.stringContaining('aborted') });
+  });
+
   it('writes every line as JSON with a level and a time', () => {
     const lines = service.output().split('\n').filter((line) => line.trim() !== '');
     expect(lines.length).toBeGreaterThan(5);
@@ -103,21 +152,18 @@ describe('Log settings', () => {
 
     const quiet = await startServiceProcess({ ...env, LOG_LEVEL: 'warn' });
     try {
-      await fetch(`${quiet.url}/plants`, { headers: { Authorization: `Bearer ${token}`, 'X-Request-Id': 'quiet-1' } });
-      await new Promise((r) => setTimeout(r, 200));
-      expect(quiet.output()).not.toContain('quiet-1');
+      expect((await fetch(`${quiet.url}/plants`, { headers: { Authorization: `Bearer ${token}`, 'X-Request-Id': 'quiet-1' } })).status).toBe(200);
     } finally {
       await quiet.stop();
     }
+    // The process has exited and its output is drained: a line for the request would be there.
+    expect(quiet.output()).not.toContain('quiet-1');
 
     const pretty = await startServiceProcess({ ...env, LOG_FORMAT: 'pretty' });
     try {
       await fetch(`${pretty.url}/plants`, { headers: { Authorization: `Bearer ${token}`, 'X-Request-Id': 'pretty-1' } });
-      let text = '';
-      for (let i = 0; i < 100 && !text.includes('pretty-1'); i++) {
-        await new Promise((r) => setTimeout(r, 20));
-        text = pretty.output();
-      }
+      await waitFor(() => pretty.output().includes('pretty-1'), { timeoutMs: 5000, what: 'a pretty line for pretty-1' });
+      const text = pretty.output();
       const line = text.split('\n').find((l) => l.includes('pretty-1')) ?? '';
       expect(line).toContain('GET /plants 200');
       expect(line.startsWith('{')).toBe(false);

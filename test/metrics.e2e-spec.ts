@@ -1,6 +1,7 @@
 import { request as httpRequest } from 'node:http';
 import { MetricsService } from '../src/metrics/metrics.service';
 import { testDatabases } from './utils/databases';
+import { listenOnLoopback, rawRequest, rawSocketExchange } from './utils/raw-http';
 import { TestApp, bearer, expectErrorBody, startTestApp } from './utils/test-app';
 
 /** A GET to the metrics listener, which is not the API's server (so not through supertest's app). */
@@ -79,6 +80,22 @@ describe.each(testDatabases())('Prometheus metrics on %s', (database) => {
     await t.http().get('/plants');
     await t.http().get('/plants');
     expect(sample((await scrape(port)).text, series)).toBe(before + 2);
+  });
+
+  it("counts requests Node's HTTP layer refuses (malformed, headers too large, unknown Expect) as unmatched", async () => {
+    const apiPort = await listenOnLoopback(t.app);
+    const series = {
+      malformed: 'http_request_duration_seconds_count{method="unknown",route="unmatched",status="400"}',
+      tooLarge: 'http_request_duration_seconds_count{method="unknown",route="unmatched",status="431"}',
+      expectation: 'http_request_duration_seconds_count{method="POST",route="unmatched",status="417"}',
+    };
+    const before = (await scrape(port)).text;
+    expect((await rawSocketExchange(apiPort, Buffer.from('GET /\u0000 HTTP/1.1\r\nHost: x\r\n\r\n', 'latin1'))).status).toBe(400);
+    expect((await rawRequest(apiPort, { path: '/plants', headers: { 'X-Padding': 'a'.repeat(20_000) } })).status).toBe(431);
+    const expectation = await rawRequest(apiPort, { method: 'POST', path: '/plants', headers: { Expect: 'teapot', 'Content-Length': '0' } });
+    expect(expectation.status).toBe(417);
+    const after = (await scrape(port)).text;
+    for (const name of Object.values(series)) expect({ name, count: sample(after, name) }).toEqual({ name, count: (sample(before, name) ?? 0) + 1 });
   });
 
   it('serves the default process and Node.js metrics', async () => {

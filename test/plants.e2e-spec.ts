@@ -93,24 +93,16 @@ describe.each(testDatabases())('Plants API on %s', (database) => {
       expect(exactJson(await list(alice))).toEqual([{ id: 5n, name: 'Original', tag: 'first' }]);
     });
 
+    // One case per rule, end to end; plants.controller.spec.ts and validators.spec.ts hold the full tables.
     it.each([
-      ['a string id', { id: '5', name: 'x' }, 'id must be an integer'],
-      ['a fractional id', { id: 1.5, name: 'x' }, 'id must be an integer'],
       ['an id above int64', { id: INT64_MAX + 1n, name: 'x' }, 'id must be an integer'],
-      ['an id below int64', { id: INT64_MIN - 1n, name: 'x' }, 'id must be an integer'],
-      ['a missing id', { name: 'x' }, 'id must be an integer'],
       ['a missing name', { id: 1 }, 'name must be a string'],
-      ['a numeric name', { id: 1, name: 5 }, 'name must be a string'],
-      ['an empty name', { id: 1, name: '' }, 'name must be from 1 to 255 characters long'],
       ['a blank name', { id: 1, name: ' \t\n ' }, 'name must not be blank'],
       ['a name of 256 characters', { id: 1, name: 'a'.repeat(256) }, 'name must be from 1 to 255'],
-      ['an empty tag', { id: 1, name: 'x', tag: '' }, 'tag must be from 1 to 64 characters long'],
       ['a tag of 65 characters', { id: 1, name: 'x', tag: 't'.repeat(65) }, 'tag must be from 1 to 64'],
       ['a non-string tag', { id: 1, name: 'x', tag: ['a'] }, 'tag must be a string'],
       ['an unknown field', { id: 1, name: 'x', owner: 'bob' }, 'property owner should not exist'],
       ['an array body', [{ id: 1, name: 'x' }], 'Request body must be a JSON object'],
-      ['a scalar body', 42, 'Request body must be a JSON object'],
-      ['a null body', null, 'Request body must be a JSON object'],
     ])('answers 400 for %s and stores nothing', async (_label, body, message) => {
       const res = await create(alice, body);
       expectErrorBody(res, 400);
@@ -257,16 +249,9 @@ describe.each(testDatabases())('Plants API on %s', (database) => {
 
     it.each([
       ['limit=0'],
-      ['limit=-1'],
-      ['limit=2147483648'],
-      ['limit=1.5'],
-      ['limit=abc'],
-      ['limit='],
-      ['limit=1&limit=2'],
       ['limit=1e3'],
       ['after=9223372036854775808'],
       ['after=-9223372036854775809'],
-      ['after=abc'],
       ['after=1.0'],
       ['after=1&after=2'],
       ['unknown=1'],
@@ -292,7 +277,7 @@ describe.each(testDatabases())('Plants API on %s', (database) => {
       expect(res.body.message).toBe(`Plant ${INT64_MAX} not found`);
     });
 
-    it.each(['abc', '1.5', '9223372036854775808', '-9223372036854775809', '+5', '0x10', '1e3', '%20'])(
+    it.each(['-9223372036854775809', '%20'])(
       'answers 400 for the id %s',
       async (id) => {
         expectErrorBody(await t.http().delete(`/plants/${id}`).set(bearer(alice)), 400);

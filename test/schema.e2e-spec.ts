@@ -1,5 +1,6 @@
-import { issueFirstRunToken } from '../src/app.setup';
+import { issueFirstRunToken } from '../src/auth/first-run-token';
 import { TokensService } from '../src/auth/tokens.service';
+import { MIGRATIONS } from '../src/database/data-source';
 import { testDatabases } from './utils/databases';
 import { TestApp, startTestApp } from './utils/test-app';
 
@@ -20,8 +21,8 @@ describe.each(testDatabases())('Schema on %s', (database) => {
     expect(await t.dataSource.showMigrations()).toBe(false);
   });
 
-  it('reverts the migration cleanly and applies it again (npm run migration:revert)', async () => {
-    await t.dataSource.undoLastMigration();
+  it('reverts every migration cleanly and applies them again (npm run migration:revert)', async () => {
+    for (let i = 0; i < MIGRATIONS.length; i += 1) await t.dataSource.undoLastMigration();
     const tables = async () =>
       (await t.dataSource.createQueryRunner().getTables(['plants', 'api_tokens'])).map((table) => table.name);
     await expect(tables()).resolves.toEqual([]);
@@ -29,6 +30,14 @@ describe.each(testDatabases())('Schema on %s', (database) => {
     expect((await tables()).sort()).toEqual(['api_tokens', 'plants']);
     const pending = await t.dataSource.driver.createSchemaBuilder().log();
     expect(pending.upQueries).toEqual([]);
+  });
+
+  it('keeps token times to the millisecond, so a token expires when it was said to', async () => {
+    const tokens = t.app.get(TokensService);
+    const { token } = await tokens.create({ subject: 'timer', scopes: ['plants:read'], expiresInMs: 60_234 });
+    const stored = (await tokens.list()).find((listed) => listed.id === token.id);
+    expect(stored?.createdAt.toISOString()).toBe(token.createdAt.toISOString());
+    expect(stored?.expiresAt?.toISOString()).toBe(token.expiresAt?.toISOString());
   });
 
   if (database === 'sqlite') {

@@ -42,6 +42,13 @@ describe.each(testDatabases())('Token secrecy on %s', (database) => {
     }
   });
 
+  it('answers a path it cannot percent-decode without quoting the path', async () => {
+    const res = await t.http().delete(`/plants/${secret}%zz`).set(bearer(secret));
+    expectErrorBody(res, 400);
+    expect(res.body.message).toBe('The path is not valid percent-encoding');
+    expect(res.text).not.toContain(secret.slice(4, 24));
+  });
+
   it('refuses a token in the query string or the body; only the Authorization header counts', async () => {
     const inQuery = await t.http().get(`/plants?access_token=${secret}`);
     expect([400, 401]).toContain(inQuery.status);

@@ -1,5 +1,6 @@
 import { mysqlConnection, prepareDatabase, testDatabases } from './utils/databases';
 import { createTokenWithCli, startServiceProcess } from './utils/service-process';
+import { waitFor } from './utils/wait-for';
 
 const json = { 'Content-Type': 'application/json' };
 
@@ -56,7 +57,7 @@ describe.each(testDatabases())('Graceful shutdown on %s', (database) => {
       }
     };
     const writers = Array.from({ length: 16 }, writer);
-    while (acknowledged.length < 200) await new Promise((r) => setTimeout(r, 10));
+    await waitFor(() => acknowledged.length >= 200, { timeoutMs: 60_000, intervalMs: 10, what: '200 acknowledged creates' });
 
     service.child.kill('SIGTERM');
     const code = await service.exited;
@@ -102,10 +103,21 @@ describe.each(testDatabases())('Graceful shutdown on %s', (database) => {
 
   (database === 'mysql' ? describe : describe.skip)('with a request held up in the database', () => {
     /** Holds a write lock on the plants table from another session, so the service's INSERT waits. */
-    async function lockPlants(): Promise<{ release: () => Promise<void> }> {
+    async function lockPlants(): Promise<{ insertWaiting: () => Promise<void>; release: () => Promise<void> }> {
       const connection = await mysqlConnection(env.DATABASE_URL);
       await connection.query('LOCK TABLES plants WRITE');
       return {
+        /** Until another session's INSERT into plants is waiting for the lock. */
+        insertWaiting: () =>
+          waitFor(
+            async () => {
+              const [rows] = await connection.query(
+                "SELECT COUNT(*) AS n FROM information_schema.PROCESSLIST WHERE ID <> CONNECTION_ID() AND INFO LIKE 'INSERT INTO%plants%' AND STATE LIKE 'Waiting%'",
+              );
+              return Number((rows as Array<{ n: number | string }>)[0].n) > 0;
+            },
+            { timeoutMs: 10_000, intervalMs: 20, what: 'the INSERT waiting for the table lock' },
+          ),
         release: async () => {
           await connection.query('UNLOCK TABLES');
           await connection.end();
@@ -119,9 +131,9 @@ describe.each(testDatabases())('Graceful shutdown on %s', (database) => {
       let released = false;
       try {
         const pending = fetch(`${service.url}/plants`, { method: 'POST', headers: { ...auth(), ...json }, body: '{"id":77,"name":"In flight"}' });
-        await new Promise((r) => setTimeout(r, 300));
+        await lock.insertWaiting();
         service.child.kill('SIGTERM');
-        await new Promise((r) => setTimeout(r, 500));
+        await waitFor(() => service.output().includes('readiness is now 503'), { timeoutMs: 5000, what: 'shutdown under way' });
         expect(service.child.exitCode).toBeNull(); // still draining
 
         await lock.release();
@@ -150,10 +162,10 @@ describe.each(testDatabases())('Graceful shutdown on %s', (database) => {
           (res) => res.status,
           () => 'cut',
         );
-        await new Promise((r) => setTimeout(r, 300));
+        await lock.insertWaiting();
         service.child.kill('SIGTERM');
         expect(await pending).toBe('cut');
-        for (let i = 0; i < 100 && !service.output().includes('were cut'); i++) await new Promise((r) => setTimeout(r, 20));
+        await waitFor(() => service.output().includes('were cut'), { timeoutMs: 5000, what: 'the cut reported' });
         expect(service.output()).toContain('Requests still running after 500 ms were cut');
       } finally {
         await lock.release();

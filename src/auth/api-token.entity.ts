@@ -26,15 +26,15 @@ export class ApiToken {
   @Column({ type: 'varchar', length: 100, nullable: true })
   name: string | null;
 
-  @Column({ name: 'created_at', type: 'datetime' })
+  @Column({ name: 'created_at', type: 'datetime', precision: 3 })
   createdAt: Date;
 
-  @Column({ name: 'expires_at', type: 'datetime', nullable: true })
+  @Column({ name: 'expires_at', type: 'datetime', precision: 3, nullable: true })
   expiresAt: Date | null;
 
-  @Column({ name: 'revoked_at', type: 'datetime', nullable: true })
+  @Column({ name: 'revoked_at', type: 'datetime', precision: 3, nullable: true })
   revokedAt: Date | null;
 
-  @Column({ name: 'last_used_at', type: 'datetime', nullable: true })
+  @Column({ name: 'last_used_at', type: 'datetime', precision: 3, nullable: true })
   lastUsedAt: Date | null;
 }

@@ -1,12 +1,10 @@
 import { Module } from '@nestjs/common';
-import { TypeOrmModule } from '@nestjs/typeorm';
-import { ApiToken } from './api-token.entity';
+import { TokensRepository } from './tokens.repository';
 import { TokensService } from './tokens.service';
 
 /** Token storage and lookup, without HTTP: what the admin CLI needs. */
 @Module({
-  imports: [TypeOrmModule.forFeature([ApiToken])],
-  providers: [TokensService],
-  exports: [TokensService],
+  providers: [TokensService, TokensRepository],
+  exports: [TokensService, TokensRepository],
 })
 export class TokensModule {}

@@ -1,16 +1,15 @@
 import { ConfigService } from '@nestjs/config';
 import { Test } from '@nestjs/testing';
-import { getRepositoryToken } from '@nestjs/typeorm';
 import { createHash } from 'node:crypto';
 import { ApiToken } from './api-token.entity';
 import {
-  DEVELOPMENT_SUBJECT,
   LAST_USED_RESOLUTION_MS,
   TOKEN_CACHE_MAX_ENTRIES,
   TokenInputError,
   TokensService,
   tokenStatus,
 } from './tokens.service';
+import { TokensRepository } from './tokens.repository';
 
 const NOW = new Date('2026-03-01T12:00:00.000Z');
 const SECRET = `pst_${'A'.repeat(43)}`;
@@ -38,23 +37,17 @@ const CACHE_TTL_MS = 5000;
 
 describe(TokensService.name, () => {
   let service: TokensService;
-  let repository: {
-    create: jest.Mock;
-    insert: jest.Mock;
-    findOneBy: jest.Mock;
-    update: jest.Mock;
-    find: jest.Mock;
-    count: jest.Mock;
-  };
+  let repository: Record<keyof TokensRepository, jest.Mock>;
 
   beforeEach(async () => {
     jest.useFakeTimers({ now: NOW, doNotFake: ['nextTick', 'queueMicrotask', 'setImmediate'] });
     repository = {
-      create: jest.fn((fields: Partial<ApiToken>) => Object.assign(new ApiToken(), fields)),
-      insert: jest.fn().mockResolvedValue({}),
-      findOneBy: jest.fn().mockResolvedValue(null),
-      update: jest.fn().mockResolvedValue({ affected: 1 }),
-      find: jest.fn().mockResolvedValue([]),
+      insert: jest.fn().mockResolvedValue(undefined),
+      findByHash: jest.fn().mockResolvedValue(null),
+      findById: jest.fn().mockResolvedValue(null),
+      list: jest.fn().mockResolvedValue([]),
+      setLastUsed: jest.fn().mockResolvedValue(undefined),
+      setRevoked: jest.fn().mockResolvedValue(undefined),
       count: jest.fn().mockResolvedValue(0),
     };
     service = await build(CACHE_TTL_MS);
@@ -64,7 +57,7 @@ describe(TokensService.name, () => {
     const moduleRef = await Test.createTestingModule({
       providers: [
         TokensService,
-        { provide: getRepositoryToken(ApiToken), useValue: repository },
+        { provide: TokensRepository, useValue: repository },
         { provide: ConfigService, useValue: new ConfigService({ auth: { tokenCacheTtlMs } }) },
       ],
     }).compile();
@@ -173,14 +166,14 @@ describe(TokensService.name, () => {
       'answers the wrongly shaped secret %p with null without asking the database',
       async (secret) => {
         await expect(service.authenticate(secret)).resolves.toBeNull();
-        expect(repository.findOneBy).not.toHaveBeenCalled();
+        expect(repository.findByHash).not.toHaveBeenCalled();
       },
     );
 
     it('looks a secret up by its hash and answers an unknown one with null', async () => {
       await expect(service.authenticate(SECRET)).resolves.toBeNull();
-      expect(repository.findOneBy).toHaveBeenCalledWith({ tokenHash: sha256(SECRET) });
-      expect(repository.update).not.toHaveBeenCalled();
+      expect(repository.findByHash).toHaveBeenCalledWith(sha256(SECRET));
+      expect(repository.setLastUsed).not.toHaveBeenCalled();
     });
 
     it.each([
@@ -189,13 +182,13 @@ describe(TokensService.name, () => {
       ['expiring this very moment', stored({ expiresAt: NOW })],
       ['revoked and expired', stored({ revokedAt: ago(5000), expiresAt: ago(1000) })],
     ])('answers a %s token with null and does not touch it', async (_label, token) => {
-      repository.findOneBy.mockResolvedValue(token);
+      repository.findByHash.mockResolvedValue(token);
       await expect(service.authenticate(SECRET)).resolves.toBeNull();
-      expect(repository.update).not.toHaveBeenCalled();
+      expect(repository.setLastUsed).not.toHaveBeenCalled();
     });
 
     it('answers an active token with its principal', async () => {
-      repository.findOneBy.mockResolvedValue(stored({ scopes: 'plants:read', expiresAt: new Date(NOW.getTime() + 1) }));
+      repository.findByHash.mockResolvedValue(stored({ scopes: 'plants:read', expiresAt: new Date(NOW.getTime() + 1) }));
       await expect(service.authenticate(SECRET)).resolves.toEqual({
         subject: 'alice',
         scopes: ['plants:read'],
@@ -208,10 +201,10 @@ describe(TokensService.name, () => {
       ['exactly the resolution ago', ago(LAST_USED_RESOLUTION_MS)],
       ['a day ago', ago(86_400_000)],
     ])('records the use of a token last used %s', async (_label, lastUsedAt) => {
-      repository.findOneBy.mockResolvedValue(stored({ lastUsedAt }));
+      repository.findByHash.mockResolvedValue(stored({ lastUsedAt }));
       await expect(service.authenticate(SECRET)).resolves.not.toBeNull();
-      expect(repository.update).toHaveBeenCalledTimes(1);
-      expect(repository.update).toHaveBeenCalledWith({ id: '3f1c2a4e-0000-4000-8000-000000000001' }, { lastUsedAt: NOW });
+      expect(repository.setLastUsed).toHaveBeenCalledTimes(1);
+      expect(repository.setLastUsed).toHaveBeenCalledWith('3f1c2a4e-0000-4000-8000-000000000001', NOW);
     });
 
     it.each([
@@ -219,24 +212,20 @@ describe(TokensService.name, () => {
       ['30 s ago', ago(30_000)],
       ['just under the resolution ago', ago(LAST_USED_RESOLUTION_MS - 1)],
     ])('does not write again for a token used %s', async (_label, lastUsedAt) => {
-      repository.findOneBy.mockResolvedValue(stored({ lastUsedAt }));
+      repository.findByHash.mockResolvedValue(stored({ lastUsedAt }));
       await expect(service.authenticate(SECRET)).resolves.not.toBeNull();
-      expect(repository.update).not.toHaveBeenCalled();
-    });
-
-    it('uses a resolution of 60 s', () => {
-      expect(LAST_USED_RESOLUTION_MS).toBe(60_000);
+      expect(repository.setLastUsed).not.toHaveBeenCalled();
     });
 
     it('passes on database errors', async () => {
       const error = Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' });
-      repository.findOneBy.mockRejectedValue(error);
+      repository.findByHash.mockRejectedValue(error);
       await expect(service.authenticate(SECRET)).rejects.toBe(error);
     });
 
     it('authenticates a secret it has just issued', async () => {
       const { secret, token } = await service.create({ subject: 'bob', scopes: ['plants:write'] });
-      repository.findOneBy.mockImplementation(async ({ tokenHash }: { tokenHash: string }) =>
+      repository.findByHash.mockImplementation(async (tokenHash: string) =>
         tokenHash === token.tokenHash ? token : null,
       );
       await expect(service.authenticate(secret)).resolves.toEqual({ subject: 'bob', scopes: ['plants:write'], tokenId: token.id });
@@ -244,152 +233,130 @@ describe(TokensService.name, () => {
   });
 
   describe('the lookup cache', () => {
-    beforeEach(() => repository.findOneBy.mockResolvedValue(stored({ lastUsedAt: NOW })));
+    beforeEach(() => repository.findByHash.mockResolvedValue(stored({ lastUsedAt: NOW })));
 
     it('asks the database once per token within the TTL, and again after it', async () => {
       for (let i = 0; i < 5; i++) await expect(service.authenticate(SECRET)).resolves.toMatchObject({ subject: 'alice' });
-      expect(repository.findOneBy).toHaveBeenCalledTimes(1);
+      expect(repository.findByHash).toHaveBeenCalledTimes(1);
 
       jest.advanceTimersByTime(CACHE_TTL_MS - 1);
       await service.authenticate(SECRET);
-      expect(repository.findOneBy).toHaveBeenCalledTimes(1);
+      expect(repository.findByHash).toHaveBeenCalledTimes(1);
 
       jest.advanceTimersByTime(1);
       await service.authenticate(SECRET);
-      expect(repository.findOneBy).toHaveBeenCalledTimes(2);
+      expect(repository.findByHash).toHaveBeenCalledTimes(2);
     });
 
     it('shares one lookup between concurrent requests', async () => {
       await Promise.all([service.authenticate(SECRET), service.authenticate(SECRET), service.authenticate(SECRET)]);
-      expect(repository.findOneBy).toHaveBeenCalledTimes(1);
+      expect(repository.findByHash).toHaveBeenCalledTimes(1);
     });
 
     it('remembers unknown secrets too, so a flood of one bad token costs one lookup', async () => {
-      repository.findOneBy.mockResolvedValue(null);
+      repository.findByHash.mockResolvedValue(null);
       await service.authenticate(SECRET);
       await service.authenticate(SECRET);
-      expect(repository.findOneBy).toHaveBeenCalledTimes(1);
+      expect(repository.findByHash).toHaveBeenCalledTimes(1);
     });
 
     it('never serves a token past its expiry, whatever the TTL', async () => {
-      repository.findOneBy.mockResolvedValue(stored({ lastUsedAt: NOW, expiresAt: new Date(NOW.getTime() + 1000) }));
+      repository.findByHash.mockResolvedValue(stored({ lastUsedAt: NOW, expiresAt: new Date(NOW.getTime() + 1000) }));
       await expect(service.authenticate(SECRET)).resolves.not.toBeNull();
       jest.advanceTimersByTime(1000);
-      repository.findOneBy.mockResolvedValue(stored({ lastUsedAt: NOW, expiresAt: new Date(NOW.getTime() + 1000) }));
+      repository.findByHash.mockResolvedValue(stored({ lastUsedAt: NOW, expiresAt: new Date(NOW.getTime() + 1000) }));
       await expect(service.authenticate(SECRET)).resolves.toBeNull();
-      expect(repository.findOneBy).toHaveBeenCalledTimes(2);
+      expect(repository.findByHash).toHaveBeenCalledTimes(2);
     });
 
     it('forgets a token revoked through this service at once', async () => {
       await expect(service.authenticate(SECRET)).resolves.not.toBeNull();
       await service.revoke(SECRET);
-      repository.findOneBy.mockResolvedValue(stored({ revokedAt: NOW }));
+      repository.findByHash.mockResolvedValue(stored({ revokedAt: NOW }));
       await expect(service.authenticate(SECRET)).resolves.toBeNull();
     });
 
     it('does not remember a failed lookup', async () => {
       const error = Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' });
-      repository.findOneBy.mockRejectedValueOnce(error);
+      repository.findByHash.mockRejectedValueOnce(error);
       await expect(service.authenticate(SECRET)).rejects.toBe(error);
       await expect(service.authenticate(SECRET)).resolves.not.toBeNull();
-      expect(repository.findOneBy).toHaveBeenCalledTimes(2);
+      expect(repository.findByHash).toHaveBeenCalledTimes(2);
     });
 
     it(`holds at most ${TOKEN_CACHE_MAX_ENTRIES} lookups, dropping the oldest`, async () => {
-      repository.findOneBy.mockResolvedValue(null);
+      repository.findByHash.mockResolvedValue(null);
       const secrets = Array.from({ length: TOKEN_CACHE_MAX_ENTRIES + 1 }, (_, i) => `pst_${String(i).padStart(43, 'A')}`);
       for (const secret of secrets) await service.authenticate(secret);
-      expect(repository.findOneBy).toHaveBeenCalledTimes(secrets.length);
+      expect(repository.findByHash).toHaveBeenCalledTimes(secrets.length);
       await service.authenticate(secrets[secrets.length - 1]);
-      expect(repository.findOneBy).toHaveBeenCalledTimes(secrets.length);
+      expect(repository.findByHash).toHaveBeenCalledTimes(secrets.length);
       await service.authenticate(secrets[0]);
-      expect(repository.findOneBy).toHaveBeenCalledTimes(secrets.length + 1);
+      expect(repository.findByHash).toHaveBeenCalledTimes(secrets.length + 1);
     });
 
     it('looks every request up when TOKEN_CACHE_TTL_MS is 0', async () => {
       const uncached = await build(0);
       await uncached.authenticate(SECRET);
       await uncached.authenticate(SECRET);
-      expect(repository.findOneBy).toHaveBeenCalledTimes(2);
+      expect(repository.findByHash).toHaveBeenCalledTimes(2);
     });
   });
 
   describe('list', () => {
     it('lists every token, oldest first', async () => {
       const tokens = [stored()];
-      repository.find.mockResolvedValue(tokens);
+      repository.list.mockResolvedValue(tokens);
       await expect(service.list()).resolves.toBe(tokens);
-      expect(repository.find).toHaveBeenCalledWith({ where: {}, order: { createdAt: 'ASC', id: 'ASC' } });
+      expect(repository.list).toHaveBeenCalledWith(undefined);
     });
 
     it('lists the tokens of one user', async () => {
       await service.list('alice');
-      expect(repository.find).toHaveBeenCalledWith({ where: { subject: 'alice' }, order: { createdAt: 'ASC', id: 'ASC' } });
+      expect(repository.list).toHaveBeenCalledWith('alice');
     });
   });
 
   describe('revoke', () => {
     it('revokes by public id', async () => {
       const token = stored();
-      repository.findOneBy.mockResolvedValue(token);
+      repository.findById.mockResolvedValue(token);
 
       await expect(service.revoke(token.id)).resolves.toEqual({ token: { ...token, revokedAt: NOW }, revokedNow: true });
-      expect(repository.findOneBy).toHaveBeenCalledWith({ id: token.id });
-      expect(repository.update).toHaveBeenCalledWith({ id: token.id }, { revokedAt: NOW });
+      expect(repository.findById).toHaveBeenCalledWith(token.id);
+      expect(repository.setRevoked).toHaveBeenCalledWith(token.id, NOW);
     });
 
     it('revokes by the secret itself, looked up by its hash', async () => {
-      repository.findOneBy.mockResolvedValue(stored());
+      repository.findByHash.mockResolvedValue(stored());
 
       await expect(service.revoke(SECRET)).resolves.toMatchObject({ revokedNow: true });
-      expect(repository.findOneBy).toHaveBeenCalledWith({ tokenHash: sha256(SECRET) });
-      expect(repository.update).toHaveBeenCalledTimes(1);
+      expect(repository.findByHash).toHaveBeenCalledWith(sha256(SECRET));
+      expect(repository.setRevoked).toHaveBeenCalledTimes(1);
     });
 
     it('says so when the token was already revoked, and changes nothing', async () => {
       const earlier = ago(3_600_000);
-      repository.findOneBy.mockResolvedValue(stored({ revokedAt: earlier }));
+      repository.findById.mockResolvedValue(stored({ revokedAt: earlier }));
 
       const result = await service.revoke('3f1c2a4e-0000-4000-8000-000000000001');
       expect(result).toMatchObject({ revokedNow: false });
       expect(result?.token.revokedAt).toBe(earlier);
-      expect(repository.update).not.toHaveBeenCalled();
+      expect(repository.setRevoked).not.toHaveBeenCalled();
     });
 
     it('revoking twice is harmless', async () => {
       const token = stored();
-      repository.findOneBy.mockResolvedValue(token);
+      repository.findById.mockResolvedValue(token);
 
       await expect(service.revoke(token.id)).resolves.toMatchObject({ revokedNow: true });
       await expect(service.revoke(token.id)).resolves.toMatchObject({ revokedNow: false });
-      expect(repository.update).toHaveBeenCalledTimes(1);
+      expect(repository.setRevoked).toHaveBeenCalledTimes(1);
     });
 
     it.each(['no-such-id', SECRET])('answers null when nothing matches %p', async (reference) => {
       await expect(service.revoke(reference)).resolves.toBeNull();
-      expect(repository.update).not.toHaveBeenCalled();
-    });
-  });
-
-  describe('createFirstRunToken', () => {
-    it('issues a development token with both scopes on a database without tokens', async () => {
-      repository.count.mockResolvedValue(0);
-      const issued = await service.createFirstRunToken();
-      expect(issued?.secret).toMatch(/^pst_[A-Za-z0-9_-]{43}$/);
-      expect(issued?.token).toMatchObject({
-        subject: DEVELOPMENT_SUBJECT,
-        name: 'development token',
-        scopes: 'plants:read plants:write',
-        expiresAt: null,
-      });
-      expect(DEVELOPMENT_SUBJECT).toBe('developer');
-      expect(repository.insert).toHaveBeenCalledTimes(1);
-    });
-
-    it.each([1, 5])('issues nothing when %p tokens exist', async (count) => {
-      repository.count.mockResolvedValue(count);
-      await expect(service.createFirstRunToken()).resolves.toBeNull();
-      expect(repository.insert).not.toHaveBeenCalled();
+      expect(repository.setRevoked).not.toHaveBeenCalled();
     });
   });
 });

@@ -1,20 +1,17 @@
 import { Injectable } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
-import { InjectRepository } from '@nestjs/typeorm';
 import { randomUUID } from 'node:crypto';
-import { Repository } from 'typeorm';
 import { AppConfig } from '../config/configuration';
 import { ApiToken } from './api-token.entity';
 import { Principal, SCOPES, Scope } from './principal';
 import { generateTokenSecret, hashTokenSecret, looksLikeTokenSecret, TOKEN_PREFIX } from './token-secret';
+import { TokensRepository } from './tokens.repository';
 
 /** User ids: printable ASCII without spaces, so they read the same in logs, URLs and shells. */
 export const SUBJECT_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._@:+|-]{0,127}$/;
 
 /** `last_used_at` is written at most this often per token, not on every request. */
 export const LAST_USED_RESOLUTION_MS = 60_000;
-
-export const DEVELOPMENT_SUBJECT = 'developer';
 
 /** Most token lookups remembered at once; the oldest is dropped first. */
 export const TOKEN_CACHE_MAX_ENTRIES = 10_000;
@@ -61,7 +58,7 @@ export class TokensService {
   private readonly cacheTtlMs: number;
 
   constructor(
-    @InjectRepository(ApiToken) private readonly tokens: Repository<ApiToken>,
+    private readonly tokens: TokensRepository,
     config: ConfigService<AppConfig, true>,
   ) {
     this.cacheTtlMs = config.get('auth.tokenCacheTtlMs', { infer: true });
@@ -83,7 +80,7 @@ export class TokensService {
 
     const secret = generateTokenSecret();
     const now = new Date();
-    const token = this.tokens.create({
+    const token = Object.assign(new ApiToken(), {
       id: randomUUID(),
       tokenHash: hashTokenSecret(secret),
       subject: input.subject,
@@ -129,12 +126,12 @@ export class TokensService {
 
   /** One SELECT by hash; `last_used_at` is written at most once a minute per token. */
   private async lookup(hash: string): Promise<{ principal: Principal | null; validUntil: number }> {
-    const token = await this.tokens.findOneBy({ tokenHash: hash });
+    const token = await this.tokens.findByHash(hash);
     const now = new Date();
     if (!token || tokenStatus(token, now) !== 'active') return { principal: null, validUntil: Infinity };
 
     if (!token.lastUsedAt || now.getTime() - token.lastUsedAt.getTime() >= LAST_USED_RESOLUTION_MS) {
-      await this.tokens.update({ id: token.id }, { lastUsedAt: now });
+      await this.tokens.setLastUsed(token.id, now);
     }
     return {
       principal: { subject: token.subject, scopes: token.scopes.split(' '), tokenId: token.id },
@@ -143,10 +140,7 @@ export class TokensService {
   }
 
   list(subject?: string): Promise<ApiToken[]> {
-    return this.tokens.find({
-      where: subject === undefined ? {} : { subject },
-      order: { createdAt: 'ASC', id: 'ASC' },
-    });
+    return this.tokens.list(subject);
   }
 
   /**
@@ -155,19 +149,13 @@ export class TokensService {
    */
   async revoke(reference: string): Promise<{ token: ApiToken; revokedNow: boolean } | null> {
     const token = reference.startsWith(TOKEN_PREFIX)
-      ? await this.tokens.findOneBy({ tokenHash: hashTokenSecret(reference) })
-      : await this.tokens.findOneBy({ id: reference });
+      ? await this.tokens.findByHash(hashTokenSecret(reference))
+      : await this.tokens.findById(reference);
     if (!token) return null;
     if (token.revokedAt) return { token, revokedNow: false };
     token.revokedAt = new Date();
-    await this.tokens.update({ id: token.id }, { revokedAt: token.revokedAt });
+    await this.tokens.setRevoked(token.id, token.revokedAt);
     this.cache.delete(token.tokenHash);
     return { token, revokedNow: true };
-  }
-
-  /** On a database with no tokens at all, issues one for local development; otherwise null. */
-  async createFirstRunToken(): Promise<IssuedToken | null> {
-    if ((await this.tokens.count()) > 0) return null;
-    return this.create({ subject: DEVELOPMENT_SUBJECT, name: 'development token' });
   }
 }

@@ -1,11 +1,6 @@
 import { INT64_MAX, INT64_MIN, int64Transformer, isInt64, parseInt64 } from './int64';
 
 describe('int64', () => {
-  it('bounds are the signed 64-bit extremes', () => {
-    expect(INT64_MIN).toBe(-9223372036854775808n);
-    expect(INT64_MAX).toBe(9223372036854775807n);
-  });
-
   describe(isInt64.name, () => {
     it.each([0n, 1n, -1n, INT64_MIN, INT64_MAX])('accepts the bigint %p', (value) => {
       expect(isInt64(value)).toBe(true);

@@ -1,5 +1,3 @@
-import { ValueTransformer } from 'typeorm';
-
 export const INT64_MIN = -(2n ** 63n);
 export const INT64_MAX = 2n ** 63n - 1n;
 
@@ -31,7 +29,7 @@ export function parseInt64(text: unknown): bigint | null {
  * BIGINT columns come back as decimal strings from mysql2 (bigNumberStrings) and as BigInt from
  * better-sqlite3 (safe integers): both become a bigint, so no id is ever rounded through a double.
  */
-export const int64Transformer: ValueTransformer = {
-  to: (value: bigint | undefined) => value,
-  from: (value: string | number | bigint | null) => (value === null ? null : BigInt(value)),
+export const int64Transformer = {
+  to: (value: bigint | undefined): bigint | undefined => value,
+  from: (value: string | number | bigint | null): bigint | null => (value === null ? null : BigInt(value)),
 };

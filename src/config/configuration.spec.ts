@@ -1,10 +1,10 @@
-import { AppConfig, ConfigValidationError, DEFAULT_SQLITE_PATH, loadConfig } from './configuration';
+import { AppConfig, ConfigValidationError, loadConfig } from './configuration';
 
 const DEFAULTS: AppConfig = {
   env: 'development',
   host: undefined,
   port: 3000,
-  database: { type: 'sqlite', path: DEFAULT_SQLITE_PATH },
+  database: { type: 'sqlite', path: 'data/plant-store.sqlite' },
   plants: { maxPage: 1000 },
   auth: { tokenCacheTtlMs: 5000 },
   log: { level: 'info', pretty: true },
@@ -27,7 +27,6 @@ function configError(env: Record<string, unknown>): ConfigValidationError {
 describe(loadConfig.name, () => {
   it('applies the defaults to an empty environment', () => {
     expect(loadConfig({})).toEqual(DEFAULTS);
-    expect(DEFAULT_SQLITE_PATH).toBe('data/plant-store.sqlite');
   });
 
   it('ignores variables it does not know', () => {

@@ -1,6 +1,6 @@
 import { EventEmitter } from 'node:events';
 import { DataSource } from 'typeorm';
-import { GALERA_SYNC_WAIT, galeraNodeReady, isGalera, prepareGaleraSessions } from './galera';
+import { GALERA_SYNC_WAIT, prepareGaleraSessions } from './galera';
 
 function fakeConnection() {
   return { query: jest.fn((_sql: string, callback: (error: unknown) => void) => callback(null)) };
@@ -19,7 +19,6 @@ describe('prepareGaleraSessions', () => {
   it('on a Galera node, sets causal reads on every open connection and on each new one before its first statement', async () => {
     const { dataSource, pool, open } = fakeDataSource('mariadb', async () => [{ wsrep_on: '1' }]);
     await expect(prepareGaleraSessions(dataSource)).resolves.toBe(true);
-    expect(isGalera(dataSource)).toBe(true);
     for (const connection of open) expect(connection.query).toHaveBeenCalledWith(SET, expect.any(Function));
     const fresh = fakeConnection();
     pool.emit('connection', fresh);
@@ -32,7 +31,6 @@ describe('prepareGaleraSessions', () => {
   ])('changes nothing on %s', async (_name, type, answer) => {
     const { dataSource, pool, open } = fakeDataSource(type, answer);
     await expect(prepareGaleraSessions(dataSource)).resolves.toBe(false);
-    expect(isGalera(dataSource)).toBe(false);
     expect(pool.listenerCount('connection')).toBe(0);
     for (const connection of open) expect(connection.query).not.toHaveBeenCalled();
   });
@@ -41,21 +39,5 @@ describe('prepareGaleraSessions', () => {
     const { dataSource } = fakeDataSource('better-sqlite3', async () => []);
     await expect(prepareGaleraSessions(dataSource)).resolves.toBe(false);
     expect(dataSource.query).not.toHaveBeenCalled();
-  });
-});
-
-describe('galeraNodeReady', () => {
-  const answer = (ready: string, state: string) =>
-    ({
-      query: jest.fn(async () => [
-        { Variable_name: 'wsrep_local_state', Value: state },
-        { Variable_name: 'wsrep_ready', Value: ready },
-      ]),
-    }) as unknown as DataSource;
-
-  it('is ready only when synced (state 4) and ready for clients', async () => {
-    await expect(galeraNodeReady(answer('ON', '4'))).resolves.toBe(true);
-    await expect(galeraNodeReady(answer('OFF', '4'))).resolves.toBe(false);
-    await expect(galeraNodeReady(answer('ON', '2'))).resolves.toBe(false); // donor
   });
 });

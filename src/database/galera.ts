@@ -18,13 +18,6 @@ interface QueryableConnection {
   query(sql: string, callback: (error: unknown) => void): unknown;
 }
 
-const galeraSources = new WeakSet<DataSource>();
-
-/** Whether `dataSource` runs on a Galera node (decided once, by prepareGaleraSessions). */
-export function isGalera(dataSource: DataSource): boolean {
-  return galeraSources.has(dataSource);
-}
-
 /**
  * Asks the server once whether it is a Galera node (`@@wsrep_on`; MySQL has no such variable,
  * plain MariaDB answers 0). If it is, every pooled connection, open or opened later, gets
@@ -41,7 +34,6 @@ export async function prepareGaleraSessions(dataSource: DataSource): Promise<boo
     return false;
   }
   if (!on) return false;
-  galeraSources.add(dataSource);
   const pool = (dataSource.driver as unknown as { pool?: PoolLike }).pool;
   if (!pool) return true;
   const setUp = (connection: QueryableConnection) =>
@@ -52,18 +44,4 @@ export async function prepareGaleraSessions(dataSource: DataSource): Promise<boo
   pool.on('connection', setUp);
   for (const connection of pool._allConnections?.toArray?.() ?? []) setUp(connection);
   return true;
-}
-
-/**
- * Whether this Galera node can serve clients now: synced and in the primary component. A joiner,
- * a donor or a node cut off from the majority answers "WSREP has not yet prepared node for
- * application use" (1047) to writes, and its causal reads time out (1205); readiness says so.
- */
-export async function galeraNodeReady(dataSource: DataSource): Promise<boolean> {
-  // Without the causal wait, which a node out of the cluster cannot satisfy.
-  const rows = (await dataSource.query(
-    "SET STATEMENT wsrep_sync_wait = 0 FOR SHOW STATUS WHERE Variable_name IN ('wsrep_ready', 'wsrep_local_state')",
-  )) as { Variable_name: string; Value: string }[];
-  const status = Object.fromEntries(rows.map((row) => [row.Variable_name, row.Value]));
-  return status.wsrep_ready === 'ON' && status.wsrep_local_state === '4';
 }

@@ -1,11 +1,10 @@
 import { ServiceUnavailableException } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
 import { HealthIndicatorResult, TerminusModule, TypeOrmHealthIndicator } from '@nestjs/terminus';
-import { getDataSourceToken } from '@nestjs/typeorm';
-import { DataSource } from 'typeorm';
-import { prepareGaleraSessions } from '../database/galera';
 import { DATABASE_PING_TIMEOUT_MS, HealthController } from './health.controller';
-import { ShutdownState } from './shutdown-state';
+import { ShutdownState } from '../lifecycle/shutdown-state';
+import { GaleraHealthIndicator } from './galera.health';
+import { SchemaHealthIndicator } from './schema.health';
 
 const DRIVER_MESSAGE = "connect ECONNREFUSED 10.20.30.40:3306 (Access denied for user 'plantstore'@'10.0.0.7')";
 
@@ -25,15 +24,21 @@ describe(HealthController.name, () => {
   let controller: HealthController;
   let shutdown: ShutdownState;
   let database: { pingCheck: jest.Mock };
-  let dataSource: { options: { type: string }; driver: object; query: jest.Mock };
+  let schema: { check: jest.Mock };
+  let galera: { applies: jest.Mock; check: jest.Mock };
 
   beforeEach(async () => {
     database = { pingCheck: jest.fn(async (key: string) => up(key)) };
-    dataSource = { options: { type: 'mariadb' }, driver: {}, query: jest.fn() };
+    schema = { check: jest.fn(async (key: string) => up(key)) };
+    galera = { applies: jest.fn(async () => false), check: jest.fn(async (key: string) => up(key)) };
     const moduleRef = await Test.createTestingModule({
       imports: [TerminusModule.forRoot({ logger: false })],
       controllers: [HealthController],
-      providers: [ShutdownState, { provide: getDataSourceToken(), useValue: dataSource }],
+      providers: [
+        ShutdownState,
+        { provide: SchemaHealthIndicator, useValue: schema },
+        { provide: GaleraHealthIndicator, useValue: galera },
+      ],
     })
       .overrideProvider(TypeOrmHealthIndicator)
       .useValue(database)
@@ -46,6 +51,7 @@ describe(HealthController.name, () => {
     it('is ok without checking the database', async () => {
       await expect(controller.live()).resolves.toEqual({ status: 'ok', info: {} });
       expect(database.pingCheck).not.toHaveBeenCalled();
+      expect(schema.check).not.toHaveBeenCalled();
     });
 
     it('stays ok while the instance shuts down, and when the database is down', async () => {
@@ -59,9 +65,23 @@ describe(HealthController.name, () => {
     it('is ok, naming each dependency up, when the database answers', async () => {
       await expect(controller.ready()).resolves.toEqual({
         status: 'ok',
-        info: { lifecycle: { status: 'up' }, database: { status: 'up' } },
+        info: { lifecycle: { status: 'up' }, database: { status: 'up' }, schema: { status: 'up' } },
       });
       expect(database.pingCheck).toHaveBeenCalledWith('database', { timeout: DATABASE_PING_TIMEOUT_MS });
+      expect(schema.check).toHaveBeenCalledWith('schema', DATABASE_PING_TIMEOUT_MS);
+    });
+
+    it('answers 503 naming the schema when the database answers but its tables do not', async () => {
+      schema.check.mockResolvedValue(down('schema', "Table 'plantstore.plants' doesn't exist"));
+      const error = await rejectionOf(controller.ready());
+      expect(error).toBeInstanceOf(ServiceUnavailableException);
+      expect((error as Error).message).toBe('Not ready: the database schema is missing tables or columns the service uses');
+    });
+
+    it('names only the database when it does not answer at all', async () => {
+      database.pingCheck.mockResolvedValue(down('database', DRIVER_MESSAGE));
+      schema.check.mockResolvedValue(down('schema', DRIVER_MESSAGE));
+      await expect(controller.ready()).rejects.toThrow(/^Not ready: database is down$/);
     });
 
     it('answers 503 naming the database, never the driver message, when the database is down', async () => {
@@ -96,16 +116,12 @@ describe(HealthController.name, () => {
       expect((error as Error).message).not.toContain('ECONNREFUSED');
     });
 
-    it('on a Galera node, answers 503 while the node is not synced (joining, donor, non-primary)', async () => {
-      dataSource.query.mockResolvedValueOnce([{ wsrep_on: 1 }]);
-      await prepareGaleraSessions(dataSource as unknown as DataSource);
-      const status = (ready: string, state: string) => [
-        { Variable_name: 'wsrep_local_state', Value: state },
-        { Variable_name: 'wsrep_ready', Value: ready },
-      ];
-      dataSource.query.mockResolvedValueOnce(status('ON', '4'));
+    it('on a Galera node, also asks the node whether it is synced, and names it when not', async () => {
+      await controller.ready();
+      expect(galera.check).not.toHaveBeenCalled();
+      galera.applies.mockResolvedValue(true);
       await expect(controller.ready()).resolves.toMatchObject({ info: { cluster: { status: 'up' } } });
-      dataSource.query.mockResolvedValueOnce(status('OFF', '1'));
+      galera.check.mockResolvedValue(down('cluster', 'not synced'));
       const error = await rejectionOf(controller.ready());
       expect(error).toBeInstanceOf(ServiceUnavailableException);
       expect((error as Error).message).toBe('Not ready: the database node is not synced with its cluster');
@@ -116,18 +132,5 @@ describe(HealthController.name, () => {
       database.pingCheck.mockRejectedValue(bug);
       await expect(controller.ready()).rejects.toBe(bug);
     });
-  });
-});
-
-describe(ShutdownState.name, () => {
-  it('starts serving, and turns to shutting down on begin() or before the application shuts down', () => {
-    const direct = new ShutdownState();
-    expect(direct.isShuttingDown).toBe(false);
-    direct.begin();
-    expect(direct.isShuttingDown).toBe(true);
-
-    const hooked = new ShutdownState();
-    hooked.beforeApplicationShutdown();
-    expect(hooked.isShuttingDown).toBe(true);
   });
 });

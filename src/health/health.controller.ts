@@ -7,15 +7,20 @@ import {
   TypeOrmHealthIndicator,
 } from '@nestjs/terminus';
 import { SkipThrottle } from '@nestjs/throttler';
-import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource } from 'typeorm';
 import { Public } from '../auth/decorators/public.decorator';
 import { ErrorDto } from '../common/openapi/error.dto';
-import { galeraNodeReady, isGalera } from '../database/galera';
-import { ShutdownState } from './shutdown-state';
+import { ShutdownState } from '../lifecycle/shutdown-state';
+import { GaleraHealthIndicator } from './galera.health';
+import { SchemaHealthIndicator } from './schema.health';
 
 /** How long readiness waits for the database before calling it down. */
 export const DATABASE_PING_TIMEOUT_MS = 1000;
+
+const NOT_READY_REASONS: Record<string, string> = {
+  lifecycle: 'the instance is shutting down',
+  schema: 'the database schema is missing tables or columns the service uses',
+  cluster: 'the database node is not synced with its cluster',
+};
 
 @ApiSchema({ name: 'Health' })
 class HealthDto {
@@ -24,7 +29,7 @@ class HealthDto {
 
   @ApiProperty({
     description: 'Each checked dependency and its state',
-    example: { database: { status: 'up' } },
+    example: { lifecycle: { status: 'up' }, database: { status: 'up' }, schema: { status: 'up' } },
     type: 'object',
     additionalProperties: { type: 'object', properties: { status: { type: 'string', enum: ['up'] } } },
   })
@@ -44,8 +49,9 @@ export class HealthController {
     private readonly health: HealthCheckService,
     private readonly database: TypeOrmHealthIndicator,
     private readonly indicators: HealthIndicatorService,
+    private readonly schema: SchemaHealthIndicator,
     private readonly shutdown: ShutdownState,
-    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly galera: GaleraHealthIndicator,
   ) {}
 
   @Get('live')
@@ -59,27 +65,21 @@ export class HealthController {
   @ApiOperation({
     operationId: 'ready',
     summary: 'Readiness',
-    description: 'The instance can serve: its database answers and it is not shutting down.',
+    description:
+      'The instance can serve: its database answers, the tables and columns it uses are there, and it is not shutting down.',
   })
   @ApiOkResponse({ type: HealthDto, description: 'Ready for traffic' })
   @ApiServiceUnavailableResponse({ type: ErrorDto, description: 'Not ready: the message names what is down' })
-  ready(): Promise<HealthDto> {
+  async ready(): Promise<HealthDto> {
     return this.run([
       () => {
         const indicator = this.indicators.check('lifecycle');
         return this.shutdown.isShuttingDown ? indicator.down({ message: 'shutting down' }) : indicator.up();
       },
       () => this.database.pingCheck('database', { timeout: DATABASE_PING_TIMEOUT_MS }),
-      ...(isGalera(this.dataSource) ? [() => this.galeraCheck()] : []),
+      () => this.schema.check('schema', DATABASE_PING_TIMEOUT_MS),
+      ...((await this.galera.applies(DATABASE_PING_TIMEOUT_MS)) ? [() => this.galera.check('cluster')] : []),
     ]);
-  }
-
-  /** A Galera node that answers but is joining, a donor or cut off from the majority cannot serve. */
-  private async galeraCheck() {
-    const indicator = this.indicators.check('cluster');
-    // Unreachable is the database check's to report; this one says only what the node says of itself.
-    const ready = await galeraNodeReady(this.dataSource).catch(() => true);
-    return ready ? indicator.up() : indicator.down({ message: 'node not synced' });
   }
 
   private async run(checks: Parameters<HealthCheckService['check']>[0]): Promise<HealthDto> {
@@ -90,13 +90,10 @@ export class HealthController {
       if (!(error instanceof ServiceUnavailableException)) throw error;
       // Name what is down, never the driver's own message (it may quote hosts or SQL).
       const failed = Object.keys((error.getResponse() as HealthCheckResult).error ?? {});
-      const reasons = failed.map((key) =>
-        key === 'lifecycle'
-          ? 'the instance is shutting down'
-          : key === 'cluster'
-            ? 'the database node is not synced with its cluster'
-            : `${key} is down`,
-      );
+      // A database that does not answer has no usable schema either; saying so once is enough.
+      const reasons = failed
+        .filter((key) => !(key === 'schema' && failed.includes('database')))
+        .map((key) => NOT_READY_REASONS[key] ?? `${key} is down`);
       throw new ServiceUnavailableException(`Not ready: ${reasons.join('; ') || 'a check failed'}`);
     }
   }

@@ -1,14 +1,14 @@
-import { Global, Module } from '@nestjs/common';
+import { Module } from '@nestjs/common';
 import { TerminusModule } from '@nestjs/terminus';
+import { LifecycleModule } from '../lifecycle/lifecycle.module';
 import { HealthController } from './health.controller';
-import { ShutdownState } from './shutdown-state';
+import { GaleraHealthIndicator } from './galera.health';
+import { SchemaHealthIndicator } from './schema.health';
 
-@Global()
 @Module({
   // Failures are answered as 503 and counted in metrics; terminus's own error log would repeat each probe.
-  imports: [TerminusModule.forRoot({ logger: false })],
+  imports: [TerminusModule.forRoot({ logger: false }), LifecycleModule],
   controllers: [HealthController],
-  providers: [ShutdownState],
-  exports: [ShutdownState],
+  providers: [SchemaHealthIndicator, GaleraHealthIndicator],
 })
 export class HealthModule {}

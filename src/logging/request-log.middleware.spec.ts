@@ -1,13 +1,15 @@
 import { ConfigService } from '@nestjs/config';
 import express from 'express';
 import { PinoLogger } from 'nestjs-pino';
+import { EventEmitter, once } from 'node:events';
 import { IncomingMessage, ServerResponse } from 'node:http';
+import { connect } from 'node:net';
 import { Writable } from 'node:stream';
 import pino from 'pino';
 import request from 'supertest';
 import { Principal } from '../auth/principal';
 import { AppConfig, LogLevel } from '../config/configuration';
-import { loggerOptions } from './logging.module';
+import { loggerOptions } from './logger-options';
 import { REQUEST_ID_HEADER, RequestLogMiddleware, requestIdFor, requestLogFields } from './request-log.middleware';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
@@ -24,7 +26,7 @@ interface FakeRequest {
 }
 
 function fakeResponse(statusCode = 200): ServerResponse & { setHeader: jest.Mock } {
-  return { statusCode, setHeader: jest.fn() } as unknown as ServerResponse & { setHeader: jest.Mock };
+  return { statusCode, writableFinished: true, setHeader: jest.fn() } as unknown as ServerResponse & { setHeader: jest.Mock };
 }
 
 const asIncoming = (req: FakeRequest) => req as unknown as IncomingMessage;
@@ -133,6 +135,11 @@ describe(requestLogFields.name, () => {
     });
   });
 
+  it('logs 499 for a response that never finished: the client closed the connection', () => {
+    const res = { ...fakeResponse(200), writableFinished: false } as unknown as ServerResponse;
+    expect(requestLogFields(asIncoming({ method: 'POST', url: '/plants', path: '/plants', headers: {} }), res, 1)).toMatchObject({ status: 499 });
+  });
+
   it('truncates a very long path', () => {
     const long = `/${'a'.repeat(10_000)}`;
     const fields = requestLogFields(asIncoming({ method: 'GET', url: long, path: long, headers: {} }), fakeResponse(404), 1) as {
@@ -142,6 +149,30 @@ describe(requestLogFields.name, () => {
     expect(fields.path.length).toBeGreaterThanOrEqual(100);
     expect(long.startsWith(fields.path.replace(/…$/, ''))).toBe(true);
     expect(fields.path.endsWith('…')).toBe(true);
+  });
+
+  it.each([
+    ['a token', `/plants/${SECRET}`, '/plants/[redacted]'],
+    ['a token with text around it', `/x/a${SECRET}b/y`, '/x/a[redacted]/y'],
+    ['a token cut short', '/plants/pst_abc-_9', '/plants/[redacted]'],
+    ['a JWT', '/plants/eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJhbGljZSJ9.c2lnbmF0dXJl/x', '/plants/[redacted]/x'],
+    ['a JWT without a signature', '/eyJhbGciOiJub25lIn0.eyJzdWIiOiJhbGljZSJ9.', '/[redacted]'],
+    ['two tokens', `/${SECRET}/${SECRET}`, '/[redacted]/[redacted]'],
+  ])('redacts %s in the path', (_label, path, logged) => {
+    const fields = requestLogFields(asIncoming({ method: 'DELETE', url: path, path, headers: {} }), fakeResponse(404), 1);
+    expect(fields).toMatchObject({ path: logged });
+    expect(JSON.stringify(fields)).not.toContain(SECRET.slice(4));
+  });
+
+  it('redacts a token before truncating a long path', () => {
+    const path = `/${'a'.repeat(195)}${SECRET}`;
+    const fields = requestLogFields(asIncoming({ method: 'GET', url: path, path, headers: {} }), fakeResponse(404), 1) as { path: string };
+    expect(fields.path).not.toContain('pst_');
+    expect(fields.path).not.toContain(SECRET.slice(4, 10));
+  });
+
+  it.each(['/plants/123', '/docs/swagger-ui.min.css', '/a.b.c', '/plants/eyJ', '/pst'])('keeps %s as it is', (path) => {
+    expect(requestLogFields(asIncoming({ method: 'GET', url: path, path, headers: {} }), fakeResponse(404), 1)).toMatchObject({ path });
   });
 
   it('keeps a path of ordinary length whole', () => {
@@ -159,8 +190,15 @@ describe(RequestLogMiddleware.name, () => {
     >;
   }
 
+  // Responses of the current app not yet closed; a line is written when its response closes.
+  let inFlight = 0;
+  let whenIdle: Array<() => void> = [];
+  const arrivals = new EventEmitter();
+
   /** An Express app with the middleware in front, logging through the service's pino options into memory. */
   function appLoggingTo(lines: Array<Record<string, unknown>>, level: LogLevel = 'debug') {
+    inFlight = 0;
+    whenIdle = [];
     const stream = new Writable({
       write(chunk: Buffer, _encoding, done) {
         for (const line of chunk.toString('utf8').split('\n').filter(Boolean)) lines.push(JSON.parse(line));
@@ -171,6 +209,16 @@ describe(RequestLogMiddleware.name, () => {
     const middleware = new RequestLogMiddleware({ logger } as PinoLogger);
     const app = express();
     app.use('/', (req, res, next) => middleware.use(req, res, next));
+    // After the middleware, so its 'close' listener has written the line when this one runs.
+    app.use((_req, res, next) => {
+      inFlight += 1;
+      arrivals.emit('arrived');
+      res.on('close', () => {
+        inFlight -= 1;
+        if (inFlight === 0) whenIdle.splice(0).forEach((done) => done());
+      });
+      next();
+    });
     app.use((req, _res, next) => {
       (req as unknown as { user: Principal }).user = { subject: 'alice', scopes: [], tokenId: 't' };
       next();
@@ -184,14 +232,19 @@ describe(RequestLogMiddleware.name, () => {
     app.get('/boom', (_req, res) => {
       res.status(503).json({ error: 503, message: 'down' });
     });
+    app.post('/plants', (req) => {
+      // A body reader that never gets the whole body: the client leaves first.
+      req.resume();
+    });
     app.get('/slow', (_req, res) => {
+      // Slower than the client who leaves: the delay is what the aborted-request test needs.
       setTimeout(() => res.status(200).json([]), 300).unref();
     });
     return app;
   }
 
-  /** Lines are written when the response is over, just after the client has it. */
-  const settle = () => new Promise((resolve) => setTimeout(resolve, 20));
+  /** Lines are written when the response closes, just after the client has it: until every one has. */
+  const settle = () => (inFlight === 0 ? Promise.resolve() : new Promise<void>((resolve) => whenIdle.push(resolve)));
 
   it('writes one line per request with the request id and the fields, and no credential', async () => {
     const lines: Array<Record<string, unknown>> = [];
@@ -275,12 +328,44 @@ describe(RequestLogMiddleware.name, () => {
       await new Promise((resolve) => server.once('listening', resolve));
       const { port } = server.address() as { port: number };
       const client = new AbortController();
+      const arrived = once(arrivals, 'arrived', { signal: AbortSignal.timeout(5000) });
       const sent = fetch(`http://127.0.0.1:${port}/slow`, { headers: { 'X-Request-Id': 'gone-1' }, signal: client.signal });
-      await new Promise((resolve) => setTimeout(resolve, 100));
+      await arrived;
       client.abort();
       await expect(sent).rejects.toThrow();
-      for (let i = 0; i < 50 && lines.length === 0; i++) await settle();
-      expect(lines).toEqual([expect.objectContaining({ level: 'warn', requestId: 'gone-1', msg: 'GET /slow aborted' })]);
+      await settle();
+      expect(lines).toEqual([
+        expect.objectContaining({
+          level: 'warn',
+          requestId: 'gone-1',
+          msg: 'GET /slow aborted',
+          status: 499,
+          route: '/slow',
+          path: '/slow',
+          client: '127.0.0.1',
+        }),
+      ]);
+    } finally {
+      server.close();
+    }
+  });
+
+  it('logs a request abandoned while its body was being sent as 499, with the client', async () => {
+    const lines: Array<Record<string, unknown>> = [];
+    const server = appLoggingTo(lines).listen(0, '127.0.0.1');
+    try {
+      await new Promise((resolve) => server.once('listening', resolve));
+      const { port } = server.address() as { port: number };
+      const socket = connect(port, '127.0.0.1');
+      await new Promise((resolve) => socket.once('connect', resolve));
+      const arrived = once(arrivals, 'arrived', { signal: AbortSignal.timeout(5000) });
+      socket.write('POST /plants HTTP/1.1\r\nHost: x\r\nX-Request-Id: gone-2\r\nContent-Length: 100\r\n\r\n{"id":');
+      await arrived;
+      socket.destroy();
+      await settle();
+      expect(lines).toEqual([
+        expect.objectContaining({ level: 'warn', requestId: 'gone-2', method: 'POST', status: 499, path: '/plants', client: '127.0.0.1' }),
+      ]);
     } finally {
       server.close();
     }

@@ -2,10 +2,10 @@ import { Injectable, NestMiddleware } from '@nestjs/common';
 import { NextFunction, Request, Response } from 'express';
 import { randomUUID } from 'node:crypto';
 import { IncomingMessage, ServerResponse } from 'node:http';
-import { performance } from 'node:perf_hooks';
 import { PinoLogger } from 'nestjs-pino';
 import { Level, Logger } from 'pino';
 import { Principal } from '../auth/principal';
+import { requestElapsedMs, startRequestClock } from '../common/http/request-clock';
 import { routeTemplate } from '../common/http/route-template';
 
 export const REQUEST_ID_HEADER = 'X-Request-Id';
@@ -14,13 +14,21 @@ export const REQUEST_ID_HEADER = 'X-Request-Id';
 const ACCEPTED_REQUEST_ID = /^[\x21-\x7e]{1,128}$/;
 const MAX_LOGGED_PATH = 200;
 
+/**
+ * Path segments shaped like a credential: this service's tokens (`pst_` and base64url) and JWTs
+ * (three base64url parts, the first a JSON header, so `eyJ`). A token pasted into a path must not
+ * reach the log.
+ */
+const TOKEN_SHAPED = /pst_[A-Za-z0-9_-]*|eyJ[A-Za-z0-9_-]*\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*/gi;
+const REDACTED = '[redacted]';
+
+/** Logged for a request whose client closed the connection before the answer was complete, as nginx does. */
+export const CLIENT_CLOSED_REQUEST = 499;
+
 /** Requests from probes are logged at debug, so the default level is not flooded by them. */
 const PROBE_PATHS = /^\/health\//;
 
-const STARTED_AT = Symbol('startedAt');
-
 type LoggedRequest = IncomingMessage & Partial<Pick<Request, 'path' | 'ip' | 'route'>> & { id?: string; user?: Principal };
-type TimedResponse = ServerResponse & { [STARTED_AT]?: number };
 
 export function requestIdFor(req: IncomingMessage, res: ServerResponse): string {
   const incoming = req.headers['x-request-id'];
@@ -35,17 +43,23 @@ export function requestIdFor(req: IncomingMessage, res: ServerResponse): string 
  */
 export function requestLogFields(req: IncomingMessage, res: ServerResponse, durationMs: number): object {
   const request = req as LoggedRequest;
-  const path = (request.path ?? request.url ?? '').split('?')[0];
+  const path = redactTokens((request.path ?? request.url ?? '').split('?')[0]);
   return {
     requestId: request.id,
     method: request.method,
     route: routeTemplate(request as Request) ?? null,
     path: path.length > MAX_LOGGED_PATH ? `${path.slice(0, MAX_LOGGED_PATH)}…` : path,
-    status: res.statusCode,
+    status: res.writableFinished ? res.statusCode : CLIENT_CLOSED_REQUEST,
     durationMs,
     subject: request.user?.subject ?? null,
     client: request.ip,
   };
+}
+
+/** The path with whatever looks like a token replaced; ordinary paths are returned as they are. */
+export function redactTokens(path: string): string {
+  TOKEN_SHAPED.lastIndex = 0;
+  return TOKEN_SHAPED.test(path) ? path.replace(TOKEN_SHAPED, REDACTED) : path;
 }
 
 /** Server errors at error, a response the client did not wait for at warn, probes at debug. */
@@ -61,8 +75,7 @@ export function logRequest(logger: Logger, req: IncomingMessage, res: ServerResp
   // Nothing is built for a line the level drops: at warn, the level operators run under load,
   // that is every successful request.
   if (!logger.isLevelEnabled(level)) return;
-  const startedAt = (res as TimedResponse)[STARTED_AT] ?? performance.now();
-  const durationMs = Math.round((performance.now() - startedAt) * 1000) / 1000;
+  const durationMs = Math.round(requestElapsedMs(res) * 1000) / 1000;
   const route = routeTemplate(req as Request) ?? '-';
   const outcome = res.writableFinished ? String(res.statusCode) : 'aborted';
   logger[level](requestLogFields(req, res, durationMs), `${req.method} ${route} ${outcome}`);
@@ -84,8 +97,10 @@ export class RequestLogMiddleware implements NestMiddleware {
   private readonly onClose: (this: ServerResponse) => void;
 
   constructor(pino: PinoLogger) {
-    // Outside a request's context (and nestjs-pino binds none here) this is the root logger.
-    const logger = pino.logger;
+    // Outside a request's context (and nestjs-pino binds none here) this is the root logger. The
+    // line's fields are fixed and checked (requestLogFields), so the root logger's key-based
+    // redaction, which passes every field of every line through a redactor, finds nothing here.
+    const logger = pino.logger.child({}, { redact: [] });
     this.onClose = function onClose(this: ServerResponse) {
       logRequest(logger, this.req, this);
     };
@@ -93,7 +108,10 @@ export class RequestLogMiddleware implements NestMiddleware {
 
   use(req: Request, res: Response, next: NextFunction): void {
     (req as LoggedRequest).id = requestIdFor(req, res);
-    (res as TimedResponse)[STARTED_AT] = performance.now();
+    startRequestClock(res);
+    // The client's address is read from the socket, which has none once the client has gone; read
+    // now, the socket keeps it for the line of a request that ends aborted.
+    void req.socket.remoteAddress;
     // 'close' follows 'finish' for every answered response, and comes alone when the client left.
     res.on('close', this.onClose);
     next();

@@ -4,6 +4,7 @@ import express, { NextFunction, Request, Response } from 'express';
 import { EventEmitter } from 'node:events';
 import request from 'supertest';
 import { DataSource } from 'typeorm';
+import { LogOutput } from '../logging/log-output';
 import { HttpMetricsMiddleware } from './http-metrics.middleware';
 import { MetricsService } from './metrics.service';
 
@@ -23,6 +24,7 @@ describe(HttpMetricsMiddleware.name, () => {
         MetricsService,
         { provide: ConfigService, useValue: { get: () => undefined } },
         { provide: DataSource, useValue: { isInitialized: false } },
+        { provide: LogOutput, useValue: { droppedLines: 0 } },
       ],
     }).compile();
     metrics = moduleRef.get(MetricsService);
@@ -125,6 +127,7 @@ describe(HttpMetricsMiddleware.name, () => {
     const server = express();
     server.use((req: Request, res: Response, next: NextFunction) => middleware.use(req, res, next));
     server.get('/slow', (_req, res) => {
+      // A known duration for the histogram to record: the delay is what is measured.
       setTimeout(() => res.status(200).end(), 60);
     });
     await request(server).get('/slow');

@@ -1,9 +1,10 @@
 import { Module } from '@nestjs/common';
-import { HttpMetricsMiddleware } from './http-metrics.middleware';
+import { LogOutputModule } from '../logging/log-output.module';
 import { MetricsService } from './metrics.service';
 
 @Module({
-  providers: [MetricsService, HttpMetricsMiddleware],
-  exports: [MetricsService, HttpMetricsMiddleware],
+  imports: [LogOutputModule],
+  providers: [MetricsService],
+  exports: [MetricsService],
 })
 export class MetricsModule {}

@@ -3,9 +3,10 @@ import { ConfigService } from '@nestjs/config';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { createServer, Server } from 'node:http';
 import { AddressInfo } from 'node:net';
-import { collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import { DataSource } from 'typeorm';
 import { AppConfig } from '../config/configuration';
+import { LogOutput } from '../logging/log-output';
 
 /** Request durations in seconds: fine below 100 ms, where this service's answers are expected. */
 const DURATION_BUCKETS = [0.002, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
@@ -32,6 +33,7 @@ export class MetricsService implements OnApplicationBootstrap, OnApplicationShut
   constructor(
     private readonly config: ConfigService<AppConfig, true>,
     @InjectDataSource() private readonly dataSource: DataSource,
+    logOutput: LogOutput,
   ) {
     collectDefaultMetrics({ register: this.registry });
     this.requestDuration = new Histogram({
@@ -41,8 +43,26 @@ export class MetricsService implements OnApplicationBootstrap, OnApplicationShut
       buckets: DURATION_BUCKETS,
       registers: [this.registry],
     });
+    let counted = 0;
+    new Counter({
+      name: 'log_lines_dropped_total',
+      help: 'Log lines dropped because stdout was not taking them (a stalled or slow log reader)',
+      registers: [this.registry],
+      collect() {
+        this.inc(logOutput.droppedLines - counted);
+        counted = logOutput.droppedLines;
+      },
+    });
     // SQLite has no pool; a gauge without labels would still report a misleading 0.
     if (config.get('database.type', { infer: true }) !== 'sqlite') this.registerPoolGauges();
+  }
+
+  /**
+   * Counts a request Node's HTTP layer refused before any middleware saw it (malformed, headers too
+   * large, unknown Expect), as an unmatched request answered at once.
+   */
+  countRefusedByHttpLayer(status: number, method: string | undefined): void {
+    this.requestDuration.observe({ method: method ?? 'unknown', route: 'unmatched', status: String(status) }, 0);
   }
 
   /** The port metrics are served on (useful when METRICS_PORT=0 picked a free one). */

@@ -1,7 +1,11 @@
 import { ChildProcess, spawn } from 'node:child_process';
 import { AddressInfo, createServer } from 'node:net';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { runCli } from '../../src/cli';
+import { Test } from '@nestjs/testing';
+import { CliContextFactory, CliModule, runCli } from '../../src/cli';
+import { ENVIRONMENT } from '../../src/config/config.module';
 
 const ROOT = join(__dirname, '..', '..');
 
@@ -20,15 +24,17 @@ export interface ServiceProcess {
 
 /**
  * The service as operators run it: its own process, `src/main.ts` with its signal handling and its
- * JSON logs on stdout, configured only through the environment.
+ * JSON logs on stdout, configured only through the environment. It runs in an empty working
+ * directory, so a developer's `.env` in the project cannot reach it.
  */
 export async function startServiceProcess(env: Record<string, string>, timeoutMs = 60_000): Promise<ServiceProcess> {
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
-  const child = spawn(process.execPath, ['-r', 'ts-node/register/transpile-only', 'src/main.ts'], {
-    cwd: ROOT,
+  const child = spawn(process.execPath, ['-r', require.resolve('ts-node/register/transpile-only'), join(ROOT, 'src', 'main.ts')], {
+    cwd: mkdtempSync(join(tmpdir(), 'plant-store-service-')),
     env: {
       PATH: process.env.PATH ?? '',
+      TS_NODE_PROJECT: join(ROOT, 'tsconfig.json'),
       NODE_ENV: 'test',
       HOST: '127.0.0.1',
       METRICS_PORT: '0',
@@ -42,7 +48,8 @@ export async function startServiceProcess(env: Record<string, string>, timeoutMs
   let text = '';
   child.stdout!.on('data', (chunk: Buffer) => (text += chunk.toString('utf8')));
   child.stderr!.on('data', (chunk: Buffer) => (text += chunk.toString('utf8')));
-  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  // 'close' rather than 'exit': by then stdout and stderr are drained, so output() is complete.
+  const exited = new Promise<number | null>((resolve) => child.once('close', (code) => resolve(code)));
 
   // Up when liveness answers; the log may be too quiet (LOG_LEVEL) to say so.
   const deadline = Date.now() + timeoutMs;
@@ -80,17 +87,27 @@ export async function startServiceProcess(env: Record<string, string>, timeoutMs
   };
 }
 
+/**
+ * The admin CLI's context on the database that `env` points at, configured by `env` alone (no
+ * `process.env`, no `.env`): pass it to `runCli`.
+ */
+export function cliContext(env: Record<string, string>): CliContextFactory {
+  return async () => {
+    const moduleRef = await Test.createTestingModule({ imports: [CliModule] })
+      .overrideProvider(ENVIRONMENT)
+      .useValue({ NODE_ENV: 'test', LOG_LEVEL: 'silent', ...env })
+      .compile();
+    moduleRef.useLogger(['error', 'warn']);
+    return moduleRef.init();
+  };
+}
+
 /** Issues a token in the database that `env` points at, through the admin CLI. */
 export async function createTokenWithCli(env: Record<string, string>, subject: string): Promise<string> {
-  const saved = { ...process.env };
-  Object.assign(process.env, { NODE_ENV: 'test', LOG_LEVEL: 'silent' }, env);
   const out: string[] = [];
-  try {
-    const code = await runCli(['token', 'create', '--user', subject], { out: (l) => out.push(...l.split('\n')), err: () => undefined });
-    if (code !== 0) throw new Error(`token create exited with ${code}`);
-  } finally {
-    process.env = saved;
-  }
+  const io = { out: (l: string) => out.push(...l.split('\n')), err: () => undefined };
+  const code = await runCli(['token', 'create', '--user', subject], io, cliContext(env));
+  if (code !== 0) throw new Error(`token create exited with ${code}`);
   return out[out.length - 1];
 }
 
@@ -103,4 +120,17 @@ function freePort(): Promise<number> {
       server.close(() => resolve(port));
     });
   });
+}
+
+/**
+ * The service's stdout as a log reader in a pipe sees it: it can stop reading (the pipe fills, as
+ * with `node dist/main.js | sleep 30`), read again, or go away (the service's writes fail with EPIPE).
+ */
+export function stdoutReader(service: ServiceProcess): { stall: () => void; resume: () => void; close: () => void } {
+  const stdout = service.child.stdout!;
+  return {
+    stall: () => stdout.pause(),
+    resume: () => stdout.resume(),
+    close: () => stdout.destroy(),
+  };
 }

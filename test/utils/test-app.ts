@@ -7,6 +7,7 @@ import { DataSource } from 'typeorm';
 import { AppModule } from '../../src/app.module';
 import { APP_OPTIONS, configureApp, createHttpAdapter } from '../../src/app.setup';
 import { CreateTokenInput, TokensService } from '../../src/auth/tokens.service';
+import { ENVIRONMENT } from '../../src/config/config.module';
 import { TestDatabase, prepareDatabase } from './databases';
 import { recordResponses } from './openapi-contract';
 
@@ -26,25 +27,27 @@ export interface TestApp {
  * What every test app runs with unless a test says otherwise: no log lines, metrics on a free port,
  * and a rate limit far above what a suite sends (the rate-limit suite sets its own).
  */
-export const TEST_ENV: Record<string, string> = {
+export const TEST_ENV: Readonly<Record<string, string>> = {
   NODE_ENV: 'test',
   LOG_LEVEL: 'silent',
   METRICS_PORT: '0',
   RATE_LIMIT_PER_MINUTE: '1000000',
-  REDIS_URL: '',
-  CORS_ORIGINS: '',
-  TRUST_PROXY: '',
 };
 
-/** The real AppModule, configured exactly as main.ts configures it, on a real database. */
+/**
+ * The real AppModule, configured exactly as main.ts configures it, on a real database. Its
+ * configuration is TEST_ENV, the database's variables and `extraEnv`, and nothing else: neither
+ * `process.env` nor a `.env` file is read, and neither is written.
+ */
 export async function startTestApp(
   name: TestDatabase['name'],
   extraEnv: Record<string, string> = {},
 ): Promise<TestApp> {
   const db = await prepareDatabase(name);
-  Object.assign(process.env, TEST_ENV, db.env, extraEnv);
-
-  const moduleRef = await Test.createTestingModule({ imports: [AppModule] }).compile();
+  const moduleRef = await Test.createTestingModule({ imports: [AppModule] })
+    .overrideProvider(ENVIRONMENT)
+    .useValue({ ...TEST_ENV, ...db.env, ...extraEnv })
+    .compile();
   const app = moduleRef.createNestApplication<NestExpressApplication>(createHttpAdapter(), APP_OPTIONS);
   app.useLogger(['error']);
   // First, before anything can answer: every response is checked against openapi.json (contract-setup.ts).

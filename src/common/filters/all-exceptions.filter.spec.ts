@@ -9,7 +9,7 @@ import {
   PayloadTooLargeException,
 } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
-import { DataSource, QueryFailedError } from 'typeorm';
+import { CannotExecuteNotConnectedError, QueryFailedError } from 'typeorm';
 import { AllExceptionsFilter } from './all-exceptions.filter';
 
 interface FakeResponse {
@@ -24,7 +24,6 @@ describe(AllExceptionsFilter.name, () => {
   let response: FakeResponse;
   let logError: jest.SpyInstance;
   let logWarn: jest.SpyInstance;
-  let dataSource: { isInitialized: boolean };
 
   const request = { method: 'POST', path: '/plants', url: '/plants?access_token=pst_secret', id: 'req-7' };
 
@@ -44,9 +43,8 @@ describe(AllExceptionsFilter.name, () => {
   }
 
   beforeEach(async () => {
-    dataSource = { isInitialized: true };
     const moduleRef = await Test.createTestingModule({
-      providers: [AllExceptionsFilter, { provide: DataSource, useValue: dataSource }],
+      providers: [AllExceptionsFilter],
     }).compile();
     filter = moduleRef.get(AllExceptionsFilter);
     response = { headersSent: false, status: jest.fn(), json: jest.fn(), end: jest.fn() };
@@ -152,19 +150,17 @@ describe(AllExceptionsFilter.name, () => {
       expect(logWarn).toHaveBeenCalledWith({ requestId: 'req-7', msg: 'POST /plants -> 503: connect ECONNREFUSED 10.0.0.5:3306' });
     });
 
-    it('answers any unexpected error with 503 once the data source is closed', () => {
-      dataSource.isInitialized = false;
-      expect(answer(new TypeError("Cannot read properties of undefined (reading 'manager')"))).toEqual({
+    it('answers the error a repository raises on a closed data source with 503', () => {
+      expect(answer(new CannotExecuteNotConnectedError())).toEqual({
         status: 503,
         body: { error: 503, message: 'The database is unavailable; try again shortly' },
       });
     });
 
-    it('still answers an HttpException with its own status once the data source is closed', () => {
-      dataSource.isInitialized = false;
-      expect(answer(new NotFoundException('Plant 5 not found'))).toEqual({
-        status: 404,
-        body: { error: 404, message: 'Plant 5 not found' },
+    it('answers an unexpected error with 500, whatever the state of the database', () => {
+      expect(answer(new TypeError("Cannot read properties of undefined (reading 'manager')"))).toEqual({
+        status: 500,
+        body: { error: 500, message: 'Internal server error' },
       });
     });
   });

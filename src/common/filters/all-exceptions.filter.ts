@@ -9,8 +9,7 @@ import {
 } from '@nestjs/common';
 import { Request, Response } from 'express';
 import { STATUS_CODES } from 'node:http';
-import { DataSource } from 'typeorm';
-import { isDatabaseUnavailable } from '../../database/database-errors';
+import { isDatabaseUnavailable } from '../database-errors';
 
 export interface ErrorBody {
   error: number;
@@ -28,8 +27,6 @@ const MAX_MESSAGE_LENGTH = 500;
 @Catch()
 export class AllExceptionsFilter implements ExceptionFilter {
   private readonly logger = new Logger('Exceptions');
-
-  constructor(private readonly dataSource: DataSource) {}
 
   catch(exception: unknown, host: ArgumentsHost): void {
     const http = host.switchToHttp();
@@ -59,8 +56,9 @@ export class AllExceptionsFilter implements ExceptionFilter {
       const status = exception.getStatus();
       return { error: status, message: this.messageOf(exception, request) };
     }
-    // A closed data source (the service is shutting down) is as unavailable as an unreachable server.
-    if (isDatabaseUnavailable(exception) || !this.dataSource.isInitialized) {
+    // A closed data source (the service is shutting down) is as unavailable as an unreachable server:
+    // the repositories report it as TypeORM's not-connected error.
+    if (isDatabaseUnavailable(exception)) {
       return {
         error: HttpStatus.SERVICE_UNAVAILABLE,
         message: 'The database is unavailable; try again shortly',

@@ -2,8 +2,16 @@ import { NestApplicationOptions } from '@nestjs/common';
 import { ExpressAdapter } from '@nestjs/platform-express';
 import { Express } from 'express';
 import { IncomingMessage, ServerResponse, createServer } from 'node:http';
+import { serialisingUnsafePipelines } from './pipelined-requests';
 
 type Constructor = abstract new (...args: never[]) => object;
+type ErrorHandler = (err: unknown, req: unknown, res: unknown, next: unknown) => unknown;
+
+/**
+ * Said instead of Express's message for a path it cannot percent-decode, which quotes the path
+ * segment (and Nest answers it as is): a segment that may be a pasted token is not sent back.
+ */
+export const UNDECODABLE_PATH_MESSAGE = 'The path is not valid percent-encoding';
 
 /**
  * A constructor that builds objects as `base` does but gives them `prototype` from the start.
@@ -34,8 +42,19 @@ function constructingWith<T extends Constructor>(base: T, prototype: object): T 
  * requests and responses keep shared hidden classes, and Express's swap, finding the prototype
  * already in place, changes nothing. Behaviour is the same; the cost per request falls
  * (bench/RESULTS.md).
+ *
+ * Pipelined requests on one connection run one at a time while one of them is unsafe
+ * (pipelined-requests.ts).
  */
 export class ExpressAdapterWithStableShapes extends ExpressAdapter {
+  override setErrorHandler(handler: ErrorHandler, prefix?: string): unknown {
+    // Express tells an error handler by its four parameters.
+    return super.setErrorHandler((err: unknown, req: unknown, res: unknown, next: unknown) => {
+      if (err instanceof URIError && (err as URIError & { status?: number }).status === 400) err.message = UNDECODABLE_PATH_MESSAGE;
+      return handler(err, req, res, next);
+    }, prefix);
+  }
+
   override initHttpServer(options: NestApplicationOptions): void {
     // TLS is ended in front of the service; those options keep Nest's own server.
     if (options?.httpsOptions || options?.forceCloseConnections) return super.initHttpServer(options);
@@ -45,7 +64,7 @@ export class ExpressAdapterWithStableShapes extends ExpressAdapter {
         IncomingMessage: constructingWith<typeof IncomingMessage>(IncomingMessage, app.request),
         ServerResponse: constructingWith<typeof ServerResponse>(ServerResponse, app.response),
       },
-      app,
+      serialisingUnsafePipelines(app),
     );
   }
 }

@@ -34,6 +34,11 @@ class SampleController {
     return { name: 'Monstera 🌿 déliciosa' };
   }
 
+  @Get('string')
+  string(): string {
+    return 'sent by Express';
+  }
+
   @Get('missing')
   missing(): never {
     throw new NotFoundException('no such plant');
@@ -102,6 +107,18 @@ describe(writeJsonExactly.name, () => {
     expect(res.status).toBe(404);
     expect(res.headers['content-type']).toBe('application/json; charset=utf-8');
     expect(res.body).toEqual({ statusCode: 404, message: 'no such plant', error: 'Not Found' });
+  });
+
+  it.each([
+    ['/plants', 'a JSON answer'],
+    ['/string', 'an answer Express sends itself'],
+  ])('sends no ETag and answers every conditional GET of %s (%s) in full', async (path) => {
+    const plain = await request(app.getHttpServer()).get(path);
+    expect(plain.headers.etag).toBeUndefined();
+    for (const condition of [{ 'If-None-Match': '*' }, { 'If-Modified-Since': new Date(Date.now() + 60_000).toUTCString() }]) {
+      const res = await request(app.getHttpServer()).get(path).set(condition);
+      expect({ status: res.status, text: res.text }).toEqual({ status: 200, text: plain.text });
+    }
   });
 
   it('changes only this application, not every Express app in the process', async () => {

@@ -75,12 +75,16 @@ function objectJson(object: Record<string, unknown>): string {
  * where an interceptor would add an Observable pipeline to every call.
  *
  * The text is written as Express's `send` would write it for this app, which answers without
- * ETags or conditional 304s (app.setup.ts): Content-Type and Content-Length, no body for HEAD, 204
- * or 304. Skipping `send` saves parsing the Content-Type twice, and handing Node the body as a
- * string lets it go out with the headers in one write.
+ * ETags or conditional 304s (set here, with the writer that relies on it): Content-Type and
+ * Content-Length, no body for HEAD, 204 or 304. Skipping `send` saves parsing the Content-Type
+ * twice, and handing Node the body as a string lets it go out with the headers in one write.
  */
 export function writeJsonExactly(app: INestApplication): void {
   const express = app.getHttpAdapter().getInstance() as Express;
+  // Answers are per user and change with every write: no ETag (no hash of every body on the way out)
+  // and no conditional 304, not even for `If-None-Match: *`, which Express would otherwise honour.
+  express.set('etag', false);
+  Object.defineProperty(express.request, 'fresh', { get: () => false });
   express.response.json = function json(this: Response, body: unknown): Response {
     if (this.statusCode === 204 || this.statusCode === 304) {
       this.removeHeader('Content-Type');

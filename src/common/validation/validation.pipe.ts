@@ -10,8 +10,15 @@ function messages(errors: ValidationError[], parent = ''): string[] {
   });
 }
 
-/** Names class-transformer drops silently instead of reporting them as unknown properties. */
-const RESERVED_KEYS = ['__proto__', 'constructor', 'prototype'];
+/**
+ * Keys class-transformer drops silently instead of passing them on to be reported as unknown
+ * properties: `prototype`, and any name the DTO instance would inherit (`__proto__`, `constructor`,
+ * `valueOf`, `toString` and every other `Object.prototype` member).
+ */
+function inheritedKeys(value: object, metatype: ArgumentMetadata['metatype']): string[] {
+  const prototype = (metatype?.prototype ?? Object.prototype) as object;
+  return Object.keys(value).filter((key) => key === 'prototype' || key in prototype);
+}
 
 /** Parameters typed `bigint` are read by ParseInt64Pipe; class-validator has no BigInt class to apply. */
 class AppValidationPipe extends ValidationPipe {
@@ -26,7 +33,7 @@ class AppValidationPipe extends ValidationPipe {
       throw new BadRequestException('Request body must be a JSON object');
     }
     if (isObject && (metadata.type === 'body' || metadata.type === 'query') && this.toValidate(metadata)) {
-      const reserved = RESERVED_KEYS.filter((key) => Object.prototype.hasOwnProperty.call(value, key));
+      const reserved = inheritedKeys(value, metadata.metatype);
       if (reserved.length > 0) {
         throw new BadRequestException(reserved.map((key) => `property ${key} should not exist`).join('; '));
       }

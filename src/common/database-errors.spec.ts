@@ -76,6 +76,13 @@ describe('database-errors', () => {
       expect(isDatabaseUnavailable({ name: 'ConnectionNotFoundError' })).toBe(true);
     });
 
+    it('recognises a missing schema: a table or the whole database gone, as MySQL and SQLite report it', () => {
+      expect(isDatabaseUnavailable(driverError({ code: 'ER_NO_SUCH_TABLE', errno: 1146 }))).toBe(true);
+      expect(isDatabaseUnavailable(driverError({ code: 'ER_BAD_DB_ERROR', errno: 1049 }))).toBe(true);
+      const sqlite = Object.assign(new Error('no such table: plants'), { code: 'SQLITE_ERROR' });
+      expect(isDatabaseUnavailable(new QueryFailedError('SELECT 1 FROM plants', [], sqlite))).toBe(true);
+    });
+
     it('recognises errors mysql2 marks as fatal to the connection', () => {
       expect(isDatabaseUnavailable(driverError({ code: 'ER_SOMETHING_NEW', fatal: true }))).toBe(true);
       expect(isDatabaseUnavailable({ driverError: { fatal: true } })).toBe(true);
@@ -85,6 +92,8 @@ describe('database-errors', () => {
       driverError({ code: 'ER_DUP_ENTRY' }),
       driverError({ code: 'SQLITE_CONSTRAINT_UNIQUE' }),
       driverError({ code: 'SQLITE_ERROR' }),
+      Object.assign(new Error('near "SELEC": syntax error'), { code: 'SQLITE_ERROR' }),
+      Object.assign(new Error('no such table: plants'), { code: 'SQLITE_CONSTRAINT' }),
       driverError({ code: 'ER_PARSE_ERROR', fatal: false }),
       driverError({ fatal: 'true' }),
       new QueryFailedError('SELECT 1', [], driverError({ code: 'ER_BAD_FIELD_ERROR' })),

@@ -64,10 +64,20 @@ function primaryCode(code: unknown): string {
   return String(code).replace(/^(SQLITE_[A-Z]+)_[A-Z_]+$/, '$1');
 }
 
+/**
+ * The schema is not there (a table renamed or dropped, the database dropped): no call can be served
+ * until an operator restores it, as when the server is down. SQLite reports it only in the message.
+ */
+function isMissingSchema(e: DriverError): boolean {
+  if (e.code === 'ER_NO_SUCH_TABLE' || e.code === 'ER_BAD_DB_ERROR') return true;
+  return e.code === 'SQLITE_ERROR' && /^no such table: /.test(String((e as { message?: unknown }).message));
+}
+
 export function isDatabaseUnavailable(error: unknown): boolean {
   return causes(error).some(
     (e) =>
       UNAVAILABLE_CODES.has(primaryCode(e.code)) ||
+      isMissingSchema(e) ||
       UNAVAILABLE_NAMES.has(String(e.name)) ||
       // mysql2 marks errors that broke the connection itself as fatal.
       e.fatal === true,

@@ -1,5 +1,3 @@
-import { QueryFailedError } from 'typeorm';
-
 /**
  * Errors after which the statement certainly did not take effect, so running it again is safe
  * whatever it was: a deadlock (on Galera also a write-set that lost certification, which the
@@ -52,8 +50,9 @@ export function isRetryable(error: unknown, readOnly: boolean): boolean {
   const { code, errno } = driverFields(error);
   if (NOT_APPLIED_CODES.has(String(code)) || NOT_APPLIED_ERRNOS.has(Number(errno))) return true;
   if (!CONNECTION_CODES.has(String(code))) return false;
-  // TypeORM wraps only failures of a statement it sent; a bare driver error came from getting the connection.
-  return readOnly || !(error instanceof QueryFailedError);
+  // TypeORM wraps only failures of a statement it sent (QueryFailedError, with the driver's error as
+  // `driverError`); a bare driver error came from getting the connection.
+  return readOnly || !(typeof error === 'object' && error !== null && 'driverError' in error);
 }
 
 /**

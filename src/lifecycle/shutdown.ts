@@ -2,12 +2,21 @@ import { INestApplication, Logger } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import { Server } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { AppConfig } from './config/configuration';
-import { ShutdownState } from './health/shutdown-state';
+import { AppConfig } from '../config/configuration';
+import { LogOutput } from '../logging/log-output';
+import { ShutdownState } from './shutdown-state';
 
 export const EXIT_CLEAN = 0;
-/** In-flight requests outlived SHUTDOWN_TIMEOUT_MS and were cut. */
+/** In-flight requests outlived SHUTDOWN_TIMEOUT_MS and were cut, or the shutdown itself overran. */
 export const EXIT_FORCED = 1;
+
+/**
+ * Past SHUTDOWN_DELAY_MS + SHUTDOWN_TIMEOUT_MS, what the shutdown may still take to close the
+ * modules and write its last log lines before the process exits regardless.
+ */
+export const EXIT_MARGIN_MS = 2000;
+/** At most this long is spent writing the last buffered log lines before exit. */
+const LOG_FLUSH_MS = 1000;
 
 /**
  * Stops an instance without losing work:
@@ -44,20 +53,34 @@ export async function shutDown(app: INestApplication, reason: string): Promise<n
 
   await app.close();
   logger.log('Stopped');
+  await app.get(LogOutput).close(LOG_FLUSH_MS);
   return drained ? EXIT_CLEAN : EXIT_FORCED;
 }
 
-/** SIGTERM (orchestrators) and SIGINT (Ctrl-C) both shut down gracefully, once. */
+/**
+ * SIGTERM (orchestrators) and SIGINT (Ctrl-C) both shut down gracefully, once, and the process
+ * exits by SHUTDOWN_DELAY_MS + SHUTDOWN_TIMEOUT_MS + EXIT_MARGIN_MS whatever else is stuck (a module
+ * that does not close, a stdout nobody reads).
+ */
 export function exitGracefullyOnSignals(app: INestApplication): void {
   let started = false;
   for (const signal of ['SIGTERM', 'SIGINT'] as const) {
     process.on(signal, () => {
       if (started) return;
       started = true;
+      const { delayMs, timeoutMs } = app.get(ConfigService<AppConfig, true>).get('shutdown', { infer: true });
+      const limitMs = delayMs + timeoutMs + EXIT_MARGIN_MS;
+      const logOutput = app.get(LogOutput);
+      setTimeout(() => {
+        new Logger('Shutdown').error(`Shutdown did not finish within ${limitMs} ms; exiting now`);
+        logOutput.abandon();
+        process.exit(EXIT_FORCED);
+      }, limitMs).unref();
       shutDown(app, signal).then(
         (code) => process.exit(code),
-        (error: unknown) => {
+        async (error: unknown) => {
           new Logger('Shutdown').error(`Shutdown failed: ${(error as Error)?.stack ?? String(error)}`);
+          await logOutput.close(LOG_FLUSH_MS);
           process.exit(EXIT_FORCED);
         },
       );

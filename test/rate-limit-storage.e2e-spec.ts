@@ -5,8 +5,9 @@ import Redis from 'ioredis';
 import { spawnSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { once } from 'node:events';
-import { AddressInfo, Server, Socket, createConnection, createServer } from 'node:net';
-import { RateLimitStorage } from './rate-limit.storage';
+import { RateLimitStorage } from '../src/rate-limit/rate-limit.storage';
+import { TcpProxy } from './utils/tcp-proxy';
+import { waitFor } from './utils/wait-for';
 
 const TTL_MS = 60_000;
 const LIMIT = 3;
@@ -57,12 +58,16 @@ async function ready(storage: RateLimitStorage, timeoutMs = 5000): Promise<void>
   });
 }
 
-async function waitFor(condition: () => boolean | Promise<boolean>, timeoutMs = 10_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await condition())) {
-    if (Date.now() > deadline) throw new Error('condition not met in time');
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
+/** Resolves once the client has scheduled a reconnect attempt, i.e. it is between attempts. */
+function reconnectScheduled(client: Redis, timeoutMs = 5000): Promise<void> {
+  // Not events.once: the connection errors the client emits meanwhile would reject it.
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`no reconnect attempt within ${timeoutMs} ms`)), timeoutMs);
+    client.once('reconnecting', () => {
+      clearTimeout(timer);
+      resolve();
+    });
+  });
 }
 
 const hit = (storage: RateLimitStorage, key: string) => storage.increment(key, TTL_MS, LIMIT, TTL_MS, 'default');
@@ -76,13 +81,22 @@ describe(RateLimitStorage.name, () => {
     warn = jest.spyOn(Logger.prototype, 'warn').mockImplementation(() => undefined);
     log = jest.spyOn(Logger.prototype, 'log').mockImplementation(() => undefined);
   });
+  // ioredis arms a timer of `disconnectTimeout` when a client whose socket is already gone is
+  // disconnected, and nothing clears it; wait until the last one has run out so the run ends cleanly.
+  let lastTimerRunsOutAt = 0;
   afterEach(async () => {
-    await Promise.all(modules.splice(0).map((moduleRef) => moduleRef.close()));
+    const closing = modules.splice(0);
+    await Promise.all(closing.map((moduleRef) => moduleRef.close()));
+    for (const moduleRef of closing) {
+      const client = clientOf(moduleRef.get(RateLimitStorage));
+      if (client) lastTimerRunsOutAt = Math.max(lastTimerRunsOutAt, Date.now() + (client.options.disconnectTimeout ?? 2000));
+    }
     jest.restoreAllMocks();
   });
-  // ioredis keeps a 2 s timer after disconnecting a client that is between reconnect attempts
-  // (closed in an outage); let the last one run out so the test run ends cleanly.
-  afterAll(() => new Promise((resolve) => setTimeout(resolve, 2100)));
+  afterAll(async () => {
+    const left = lastTimerRunsOutAt - Date.now();
+    if (left > 0) await new Promise((resolve) => setTimeout(resolve, left + 10));
+  });
 
   /** A storage in a module of its own, closed after the test whatever happens (again, if the test closed it). */
   const openModule = async (url: string | undefined) => {
@@ -144,7 +158,8 @@ describe(RateLimitStorage.name, () => {
     it('stays fast while the client keeps retrying', async () => {
       const storage = await open(CLOSED_PORT_URL);
       await hit(storage, 'k');
-      await new Promise((resolve) => setTimeout(resolve, 700)); // a reconnect attempt or two
+      await reconnectScheduled(clientOf(storage) as Redis);
+      await reconnectScheduled(clientOf(storage) as Redis);
       const started = Date.now();
       await hit(storage, 'k');
       expect(Date.now() - started).toBeLessThan(200);
@@ -167,7 +182,7 @@ describe(RateLimitStorage.name, () => {
       const { storage, moduleRef } = await openModule(CLOSED_PORT_URL);
       await hit(storage, 'k');
       const client = clientOf(storage) as Redis;
-      await new Promise((resolve) => setTimeout(resolve, 700)); // between reconnect attempts
+      await reconnectScheduled(client);
       const started = Date.now();
       await moduleRef.close();
       expect(Date.now() - started).toBeLessThan(1000);
@@ -176,6 +191,7 @@ describe(RateLimitStorage.name, () => {
       client.on('connect', attempts);
       const statuses = new Set<string>();
       const watch = setInterval(() => statuses.add(client.status), 20);
+      // Watching for a while is the test: longer than the retry delays the client has reached.
       await new Promise((resolve) => setTimeout(resolve, 1500));
       clearInterval(watch);
       expect(attempts).not.toHaveBeenCalled();
@@ -206,43 +222,21 @@ describe(RateLimitStorage.name, () => {
       await hit(storage, `plantstore:test:${randomUUID()}`);
       const client = clientOf(storage) as Redis;
       await moduleRef.close();
-      await waitFor(() => client.status === 'end', 2000);
+      await waitFor(() => client.status === 'end', { timeoutMs: 2000, what: 'client ended' });
     });
 
     describe('through a link that fails and comes back', () => {
-      let proxy: Server | undefined;
-      let proxyPort = 0;
-      const sockets = new Set<Socket>();
       const target = new URL(REDIS_URL);
+      let proxy: TcpProxy;
 
-      async function startProxy(port = 0): Promise<void> {
-        proxy = createServer((client) => {
-          const upstream = createConnection({ host: target.hostname, port: Number(target.port || 6379) });
-          for (const socket of [client, upstream]) {
-            sockets.add(socket);
-            socket.on('close', () => sockets.delete(socket));
-            socket.on('error', () => socket.destroy());
-          }
-          client.pipe(upstream).pipe(client);
-        });
-        proxy.listen(port, '127.0.0.1');
-        await once(proxy, 'listening');
-        proxyPort = (proxy.address() as AddressInfo).port;
-      }
-
-      async function cutProxy(): Promise<void> {
-        const server = proxy;
-        proxy = undefined;
-        for (const socket of sockets) socket.destroy();
-        if (server) await new Promise<void>((resolve) => server.close(() => resolve()));
-      }
-
-      afterEach(cutProxy);
+      beforeEach(() => {
+        proxy = new TcpProxy(target.hostname, Number(target.port || 6379));
+      });
+      afterEach(() => proxy.cut());
 
       it('falls back to memory during each outage, logging one warning per outage and the recovery', async () => {
-        await startProxy();
         const url = new URL(REDIS_URL);
-        url.host = `127.0.0.1:${proxyPort}`;
+        url.host = `127.0.0.1:${await proxy.start()}`;
         const storage = await open(url.toString());
         await ready(storage);
         const key = `plantstore:test:${randomUUID()}`;
@@ -250,7 +244,7 @@ describe(RateLimitStorage.name, () => {
         expect(storage.sharedInRedis).toBe(true);
 
         // First outage: answers from memory, fast, with one warning.
-        await cutProxy();
+        await proxy.cut();
         for (let i = 0; i < 5; i += 1) {
           const started = Date.now();
           await hit(storage, key);
@@ -260,15 +254,18 @@ describe(RateLimitStorage.name, () => {
         expect(warn).toHaveBeenCalledTimes(1);
 
         // Back: counts go to Redis again, and the recovery is logged.
-        await startProxy(proxyPort);
-        await waitFor(async () => {
-          await hit(storage, key);
-          return storage.sharedInRedis;
-        });
+        await proxy.restore();
+        await waitFor(
+          async () => {
+            await hit(storage, key);
+            return storage.sharedInRedis;
+          },
+          { what: 'counts shared in Redis again' },
+        );
         expect(log.mock.calls.map(([message]) => String(message))).toContainEqual(expect.stringMatching(/reachable again/));
 
         // Second outage: a second warning.
-        await cutProxy();
+        await proxy.cut();
         await hit(storage, key);
         await hit(storage, key);
         expect(warn).toHaveBeenCalledTimes(2);

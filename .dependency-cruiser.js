@@ -1,0 +1,105 @@
+/* global module */
+// Folder rules for src/, checked by `npm run lint`. Features (plants, auth) own their tables through
+// a repository; common/ is shared by everyone and so depends on no one; what ships to production
+// imports only packages that `npm prune --omit=dev` keeps.
+const SPEC = '\\.spec\\.ts$';
+const FEATURES = '^src/(plants|auth)/';
+const ORM = '^node_modules/(typeorm|@nestjs/typeorm|mysql2|better-sqlite3)/';
+
+/** @type {import('dependency-cruiser').IConfiguration} */
+module.exports = {
+  forbidden: [
+    {
+      name: 'no-circular',
+      severity: 'error',
+      comment: 'Modules that import each other, directly or around a loop, cannot be understood or moved one at a time.',
+      from: {},
+      to: { circular: true },
+    },
+    {
+      name: 'common-knows-no-feature',
+      severity: 'error',
+      comment: 'common/ is cross-cutting: it may import only itself and packages, never a feature or another src folder.',
+      from: { path: '^src/common/' },
+      to: { path: '^src/', pathNot: '^src/common/' },
+    },
+    {
+      name: 'common-knows-no-orm',
+      severity: 'error',
+      comment: 'common/ works the same whatever the storage: no TypeORM and no database driver.',
+      // Specs may build the real ORM errors they show are classified.
+      from: { path: '^src/common/', pathNot: SPEC },
+      to: { path: ORM },
+    },
+    {
+      name: 'features-use-their-repository',
+      severity: 'error',
+      comment:
+        'In a feature, only the repository (and the entity it maps) touches TypeORM or a driver; services, ' +
+        'controllers and modules see the repository methods.',
+      from: { path: FEATURES, pathNot: '\\.(repository|entity)(\\.spec)?\\.ts$' },
+      to: { path: ORM },
+    },
+    {
+      name: 'database-internals-stay-inside',
+      severity: 'error',
+      comment:
+        'database/ (data source options, migrations, driver tweaks) is wired in by the composition roots only; ' +
+        'features reach their tables through their repository.',
+      from: { path: '^src/', pathNot: '^src/(database/|app\\.module\\.ts$|cli\\.ts$)' },
+      to: { path: '^src/database/' },
+    },
+    {
+      name: 'database-knows-only-entities',
+      severity: 'error',
+      comment: 'database/ lists the entities for the data source; nothing else of a feature.',
+      from: { path: '^src/database/' },
+      to: { path: FEATURES, pathNot: '\\.entity\\.ts$' },
+    },
+    {
+      name: 'migrations-import-no-live-code',
+      severity: 'error',
+      comment:
+        'A migration is frozen when it ships: it spells out its schema instead of reading live entities or ' +
+        'helpers that change later.',
+      from: { path: '^src/database/migrations/' },
+      to: { path: '^src/', pathNot: '^src/database/migrations/' },
+    },
+    {
+      name: 'not-to-dev-dep',
+      severity: 'error',
+      comment:
+        'The production image installs `dependencies` only (npm prune --omit=dev): shipped code may import a ' +
+        'devDependency for its types only.',
+      from: {
+        path: '^src/',
+        pathNot: SPEC,
+      },
+      to: { dependencyTypes: ['npm-dev'], dependencyTypesNot: ['type-only', 'pre-compilation-only'] },
+    },
+    {
+      name: 'no-non-package-json',
+      severity: 'error',
+      comment:
+        'A package that is not in package.json is there only by accident (hoisted from another one) and may be ' +
+        'gone after the next install.',
+      from: { path: '^src/' },
+      to: { dependencyTypes: ['npm-no-pkg', 'npm-unknown'] },
+    },
+    {
+      name: 'not-to-unresolvable',
+      severity: 'error',
+      comment: 'An import that resolves to nothing fails at run time.',
+      from: { path: '^src/' },
+      to: { couldNotResolve: true },
+    },
+  ],
+  options: {
+    doNotFollow: { path: 'node_modules' },
+    // See imports that TypeScript erases (types only), so the dev-dependency rule can let them pass.
+    tsPreCompilationDeps: 'specify',
+    tsConfig: { fileName: 'tsconfig.json' },
+    enhancedResolveOptions: { exportsFields: ['exports'], conditionNames: ['import', 'require', 'node', 'default'] },
+    exclude: { path: '^(dist|coverage)/' },
+  },
+};

@@ -149,7 +149,7 @@ case "$cmd" in
     stop_pid "$DIR/haproxy.pid"
     for n in 3 2 1; do stop_pid "$DIR/node$n.pid" & done
     wait
-    rm -rf "$DIR"
+    rm -rf "$DIR" "$DIR.lock"
     ;;
   status)
     for n in 1 2 3; do

@@ -1,7 +1,7 @@
 import { DataSource } from 'typeorm';
 import { loadConfig } from '../src/config/configuration';
 import { MIGRATIONS, buildDataSourceOptions } from '../src/database/data-source';
-import { runPendingMigrations } from '../src/database/migrations-runner';
+import { MIGRATION_LOCK_TABLE, runPendingMigrations } from '../src/database/migrations-runner';
 import { mysqlConnection, testDatabases } from './utils/databases';
 import { TestApp, bearer, startTestApp } from './utils/test-app';
 
@@ -38,6 +38,21 @@ async function emptyDatabase(suffix: string): Promise<string> {
       expect(rows.map((r) => r.name).sort()).toEqual(MIGRATIONS.map((m) => m.name).sort());
     } finally {
       await Promise.all(sources.map((source) => source.destroy()));
+    }
+  });
+
+  it('takes over the migration lock of an instance that died holding it, once its lease has run out', async () => {
+    const url = await emptyDatabase('lease');
+    const source = await new DataSource(buildDataSourceOptions(loadConfig({ DATABASE_URL: url }).database)).initialize();
+    try {
+      await runPendingMigrations(source);
+      await source.query(`INSERT INTO ${MIGRATION_LOCK_TABLE} (name, holder, expires_at) VALUES ('migrations', 'dead', UTC_TIMESTAMP(6) - INTERVAL 1 SECOND)`);
+      const started = Date.now();
+      await runPendingMigrations(source);
+      expect(Date.now() - started).toBeLessThan(5000);
+      await expect(source.query(`SELECT COUNT(*) AS n FROM ${MIGRATION_LOCK_TABLE}`)).resolves.toEqual([{ n: '0' }]);
+    } finally {
+      await source.destroy();
     }
   });
 

@@ -16,6 +16,8 @@ type EnvValue = string | number | boolean | null;
 type PortEntry = string | number | { target: number | string; published?: number | string; host_ip?: string };
 
 interface ComposeService {
+  profiles?: string[];
+  volumes?: string[];
   image?: string;
   command?: string | string[];
   environment?: Record<string, EnvValue> | string[];
@@ -156,6 +158,44 @@ describe('docker-compose.yml', () => {
   it('lets a graceful shutdown (SHUTDOWN_DELAY_MS, then SHUTDOWN_TIMEOUT_MS) end before Docker kills the container', () => {
     // Compose's default grace period is 10s.
     expect(durationMs(app.stop_grace_period ?? '10s')).toBeGreaterThan(config.shutdown.delayMs + config.shutdown.timeoutMs);
+  });
+
+  describe('the cluster profile (docs/scaling.md)', () => {
+    const nodes = ['galera1', 'galera2', 'galera3'];
+    const commandOf = (name: string) => [services[name].command ?? []].flat().map(String);
+    const option = (name: string, key: string) => commandOf(name).find((arg) => arg.startsWith(`${key}=`))?.slice(key.length + 1);
+
+    it('adds three Galera nodes and HAProxy only under `--profile cluster`; a plain `up` is unchanged', () => {
+      for (const name of [...nodes, 'haproxy']) expect(services[name]?.profiles).toEqual(['cluster']);
+      for (const name of ['mysql', 'redis', 'app']) expect(services[name].profiles).toBeUndefined();
+    });
+
+    it('forms one cluster of the three nodes, bootstrapped by galera1 alone', () => {
+      for (const name of nodes) {
+        expect(option(name, '--wsrep-on')).toBe('ON');
+        expect(option(name, '--wsrep-cluster-address')).toBe('gcomm://galera1,galera2,galera3');
+        expect(option(name, '--wsrep-cluster-name')).toBe('plant-store');
+        expect(option(name, '--binlog-format')).toBe('ROW');
+        expect(healthcheckOf(services[name])).toContain('--galera_online');
+        expect(commandOf(name).includes('--wsrep-new-cluster')).toBe(name === 'galera1');
+      }
+    });
+
+    it('runs HAProxy with deploy/haproxy.cfg, whose servers are the three nodes, published on this host only', () => {
+      const { haproxy } = services;
+      expect(haproxy.volumes).toContain('./deploy/haproxy.cfg:/usr/local/etc/haproxy/haproxy.cfg:ro');
+      const cfg = read('deploy/haproxy.cfg');
+      const servers = [...cfg.matchAll(/^\s*server (\S+) (\S+):3306 check( backup)?$/gm)].map(([, name, host, backup]) => ({ name, host, backup: !!backup }));
+      expect(servers).toEqual([
+        { name: 'galera1', host: 'galera1', backup: false },
+        { name: 'galera2', host: 'galera2', backup: true },
+        { name: 'galera3', host: 'galera3', backup: true },
+      ]);
+      expect(cfg).toMatch(/^\s*option mysql-check user haproxy/m);
+      expect(read('deploy/galera-init.sql')).toContain("CREATE USER IF NOT EXISTS 'haproxy'@'%'");
+      expect((haproxy.ports ?? []).map(parsePort)).toEqual([{ hostIp: '127.0.0.1', published: '3307', target: 3306 }]);
+      expect(haproxy.depends_on).toMatchObject(Object.fromEntries(nodes.map((n) => [n, { condition: 'service_healthy' }])));
+    });
   });
 });
 

@@ -32,6 +32,8 @@ const UNAVAILABLE_CODES = new Set([
   'ER_SERVER_SHUTDOWN',
   'ER_LOCK_WAIT_TIMEOUT',
   'ER_LOCK_DEADLOCK',
+  // A Galera node not ready for clients (joining, donor, non-primary): "WSREP has not yet prepared node".
+  'ER_UNKNOWN_COM_ERROR',
   'ER_QUERY_TIMEOUT',
   'ER_STATEMENT_TIMEOUT',
   'SQLITE_BUSY',

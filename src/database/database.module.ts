@@ -4,6 +4,7 @@ import { TypeOrmModule } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { AppConfig } from '../config/configuration';
 import { buildDataSourceOptions } from './data-source';
+import { prepareGaleraSessions } from './galera';
 import { runPendingMigrations } from './migrations-runner';
 
 @Module({
@@ -16,6 +17,8 @@ import { runPendingMigrations } from './migrations-runner';
       dataSourceFactory: async (options) => {
         const dataSource = await new DataSource(options!).initialize();
         try {
+          // Before the migrations: their reads of the migrations table must be causal too.
+          await prepareGaleraSessions(dataSource);
           await runPendingMigrations(dataSource);
         } catch (error) {
           // Close it, so a retried start does not leave this pool behind.

@@ -3,6 +3,7 @@ import { Test } from '@nestjs/testing';
 import { HealthIndicatorResult, TerminusModule, TypeOrmHealthIndicator } from '@nestjs/terminus';
 import { DATABASE_PING_TIMEOUT_MS, HealthController } from './health.controller';
 import { ShutdownState } from '../lifecycle/shutdown-state';
+import { GaleraHealthIndicator } from './galera.health';
 import { SchemaHealthIndicator } from './schema.health';
 
 const DRIVER_MESSAGE = "connect ECONNREFUSED 10.20.30.40:3306 (Access denied for user 'plantstore'@'10.0.0.7')";
@@ -24,14 +25,20 @@ describe(HealthController.name, () => {
   let shutdown: ShutdownState;
   let database: { pingCheck: jest.Mock };
   let schema: { check: jest.Mock };
+  let galera: { applies: jest.Mock; check: jest.Mock };
 
   beforeEach(async () => {
     database = { pingCheck: jest.fn(async (key: string) => up(key)) };
     schema = { check: jest.fn(async (key: string) => up(key)) };
+    galera = { applies: jest.fn(async () => false), check: jest.fn(async (key: string) => up(key)) };
     const moduleRef = await Test.createTestingModule({
       imports: [TerminusModule.forRoot({ logger: false })],
       controllers: [HealthController],
-      providers: [ShutdownState, { provide: SchemaHealthIndicator, useValue: schema }],
+      providers: [
+        ShutdownState,
+        { provide: SchemaHealthIndicator, useValue: schema },
+        { provide: GaleraHealthIndicator, useValue: galera },
+      ],
     })
       .overrideProvider(TypeOrmHealthIndicator)
       .useValue(database)
@@ -107,6 +114,17 @@ describe(HealthController.name, () => {
       expect((error as Error).message).toMatch(/shutting down/);
       expect((error as Error).message).toMatch(/database is down/);
       expect((error as Error).message).not.toContain('ECONNREFUSED');
+    });
+
+    it('on a Galera node, also asks the node whether it is synced, and names it when not', async () => {
+      await controller.ready();
+      expect(galera.check).not.toHaveBeenCalled();
+      galera.applies.mockResolvedValue(true);
+      await expect(controller.ready()).resolves.toMatchObject({ info: { cluster: { status: 'up' } } });
+      galera.check.mockResolvedValue(down('cluster', 'not synced'));
+      const error = await rejectionOf(controller.ready());
+      expect(error).toBeInstanceOf(ServiceUnavailableException);
+      expect((error as Error).message).toBe('Not ready: the database node is not synced with its cluster');
     });
 
     it('passes on an unexpected failure as it is, not as a 503', async () => {

@@ -9,6 +9,7 @@ import {
 import { Public } from '../auth/decorators/public.decorator';
 import { ErrorDto } from '../common/openapi/error.dto';
 import { ShutdownState } from '../lifecycle/shutdown-state';
+import { GaleraHealthIndicator } from './galera.health';
 import { SchemaHealthIndicator } from './schema.health';
 
 /** How long readiness waits for the database before calling it down. */
@@ -17,6 +18,7 @@ export const DATABASE_PING_TIMEOUT_MS = 1000;
 const NOT_READY_REASONS: Record<string, string> = {
   lifecycle: 'the instance is shutting down',
   schema: 'the database schema is missing tables or columns the service uses',
+  cluster: 'the database node is not synced with its cluster',
 };
 
 @ApiSchema({ name: 'Health' })
@@ -47,6 +49,7 @@ export class HealthController {
     private readonly indicators: HealthIndicatorService,
     private readonly schema: SchemaHealthIndicator,
     private readonly shutdown: ShutdownState,
+    private readonly galera: GaleraHealthIndicator,
   ) {}
 
   @Get('live')
@@ -65,7 +68,7 @@ export class HealthController {
   })
   @ApiOkResponse({ type: HealthDto, description: 'Ready for traffic' })
   @ApiServiceUnavailableResponse({ type: ErrorDto, description: 'Not ready: the message names what is down' })
-  ready(): Promise<HealthDto> {
+  async ready(): Promise<HealthDto> {
     return this.run([
       () => {
         const indicator = this.indicators.check('lifecycle');
@@ -73,6 +76,7 @@ export class HealthController {
       },
       () => this.database.pingCheck('database', { timeout: DATABASE_PING_TIMEOUT_MS }),
       () => this.schema.check('schema', DATABASE_PING_TIMEOUT_MS),
+      ...((await this.galera.applies(DATABASE_PING_TIMEOUT_MS)) ? [() => this.galera.check('cluster')] : []),
     ]);
   }
 

@@ -2,12 +2,13 @@ import { Module } from '@nestjs/common';
 import { TerminusModule } from '@nestjs/terminus';
 import { LifecycleModule } from '../lifecycle/lifecycle.module';
 import { HealthController } from './health.controller';
+import { GaleraHealthIndicator } from './galera.health';
 import { SchemaHealthIndicator } from './schema.health';
 
 @Module({
   // Failures are answered as 503 and counted in metrics; terminus's own error log would repeat each probe.
   imports: [TerminusModule.forRoot({ logger: false }), LifecycleModule],
   controllers: [HealthController],
-  providers: [SchemaHealthIndicator],
+  providers: [SchemaHealthIndicator, GaleraHealthIndicator],
 })
 export class HealthModule {}

@@ -1,6 +1,6 @@
 import { Test } from '@nestjs/testing';
 import { getDataSourceToken } from '@nestjs/typeorm';
-import { CannotExecuteNotConnectedError, QueryResult } from 'typeorm';
+import { CannotExecuteNotConnectedError, QueryFailedError, QueryResult } from 'typeorm';
 import { PLANT_STATEMENTS, PlantsRepository, toPlantDto } from './plants.repository';
 
 /** Rows as the drivers return them: MySQL gives BIGINT as a decimal string, SQLite as a BigInt. */
@@ -98,6 +98,29 @@ describe(PlantsRepository.name, () => {
     it.each([0, undefined])('says nothing went when affected=%p', async (count) => {
       runner.query.mockResolvedValue(affected(count));
       await expect(repository.delete('alice', 5n)).resolves.toBe(false);
+    });
+  });
+
+  describe('on a conflict or a node not ready (Galera)', () => {
+    const deadlock = () => Object.assign(new Error('Deadlock found'), { code: 'ER_LOCK_DEADLOCK', errno: 1213 });
+
+    it.each([
+      ['insert', () => repository.insert({ owner: 'alice', id: 7n, name: 'Fern' })],
+      ['page', () => repository.page('alice', 3)],
+      ['delete', () => repository.delete('alice', 5n)],
+    ])('runs the %s again after a deadlock (a lost certification), on a fresh runner each time', async (_label, call) => {
+      runner.query.mockRejectedValueOnce(deadlock()).mockResolvedValueOnce(affected(1));
+      await call();
+      expect(runner.query).toHaveBeenCalledTimes(2);
+      expect(runner.release).toHaveBeenCalledTimes(2);
+    });
+
+    it('runs a write again after a lost connection only if it was never sent; a read in any case', async () => {
+      const lost = () => new QueryFailedError('sql', [], Object.assign(new Error('lost'), { code: 'PROTOCOL_CONNECTION_LOST' }));
+      runner.query.mockRejectedValueOnce(lost()).mockResolvedValueOnce(affected(1));
+      await expect(repository.insert({ owner: 'alice', id: 7n, name: 'Fern' })).rejects.toBeInstanceOf(QueryFailedError);
+      runner.query.mockReset().mockRejectedValueOnce(lost()).mockResolvedValueOnce(affected(1));
+      await expect(repository.page('alice', 3)).resolves.toEqual([]);
     });
   });
 

@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { CannotExecuteNotConnectedError, DataSource, QueryResult } from 'typeorm';
 import { int64Transformer } from '../common/int64';
+import { withStatementRetry } from '../common/statement-retry';
 import { PlantDto } from './dto/plant.dto';
 
 /**
@@ -45,15 +46,15 @@ export class PlantsRepository {
   /** One INSERT; a duplicate (owner, id) fails with the driver's unique-violation error. */
   async insert(plant: NewPlant): Promise<PlantDto> {
     const tag = plant.tag ?? null;
-    await this.run(PLANT_STATEMENTS.insert, [plant.owner, plant.id, plant.name, tag]);
+    await withStatementRetry(() => this.run(PLANT_STATEMENTS.insert, [plant.owner, plant.id, plant.name, tag]), { readOnly: false });
     return toPlantDto({ id: plant.id, name: plant.name, tag });
   }
 
   /** Up to `count` of the owner's plants in id order, starting after `after` when given. */
   async page(owner: string, count: number, after?: bigint): Promise<PlantDto[]> {
-    const { records } = await (after === undefined
+    const { records } = await withStatementRetry(() => (after === undefined
       ? this.run(PLANT_STATEMENTS.firstPage, [owner, count])
-      : this.run(PLANT_STATEMENTS.pageAfter, [owner, after, count]));
+      : this.run(PLANT_STATEMENTS.pageAfter, [owner, after, count])), { readOnly: true });
     // MySQL gives BIGINT as a decimal string, SQLite as a BigInt: both become an exact bigint.
     return (records as PlantRow[]).map((row) =>
       toPlantDto({ id: int64Transformer.from(row.id) as bigint, name: row.name, tag: row.tag }),
@@ -62,7 +63,7 @@ export class PlantsRepository {
 
   /** One DELETE scoped to the owner; whether a row went. */
   async delete(owner: string, id: bigint): Promise<boolean> {
-    const result = await this.run(PLANT_STATEMENTS.delete, [owner, id]);
+    const result = await withStatementRetry(() => this.run(PLANT_STATEMENTS.delete, [owner, id]), { readOnly: false });
     return Boolean(result.affected);
   }
 

@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# CI: the Galera part (docs/scaling.md). Installs galera-4, haproxy and rsync when missing, runs the
+# cluster tests (they start and stop a cluster of their own), then the whole e2e suite against a
+# cluster behind HAProxy (scripts/galera-cluster.sh), which is stopped at the end whatever happens.
+#
+#   scripts/ci/galera.sh [results folder]      # needs mariadb-server (as .ci/run installs it) and Redis on 6379
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+out="${1:-test-artifacts}"
+mkdir -p "$out"
+
+missing=()
+[ -e /usr/lib/galera/libgalera_smm.so ] || [ -e /usr/lib/libgalera_smm.so ] || missing+=(galera-4)
+command -v haproxy >/dev/null || missing+=(haproxy)
+command -v rsync >/dev/null || missing+=(rsync)
+command -v mariadbd >/dev/null || [ -x /usr/sbin/mariadbd ] || missing+=(mariadb-server)
+if [ "${#missing[@]}" -gt 0 ]; then
+  apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null
+fi
+export PATH="$PATH:/usr/sbin"
+
+status=0
+# The cluster tests: instances on different nodes directly and through HAProxy (ports 14400+).
+TEST_GALERA=1 TEST_REQUIRE_GALERA=1 TEST_REDIS_URL="${TEST_REDIS_URL:-redis://127.0.0.1:6379}" \
+  npx jest test/galera.e2e-spec.ts --coverage=false --json --outputFile="$out/jest-results-galera.json" || status=1
+
+# The whole e2e suite with HAProxy in front of a cluster as its MySQL (ports 14500+).
+export GALERA_PORT_BASE=14500 GALERA_DIR="${TMPDIR:-/tmp}/plant-store-galera-ci"
+trap 'scripts/galera-cluster.sh stop' EXIT
+scripts/galera-cluster.sh start
+TEST_DATABASE_URL="mariadb://root@127.0.0.1:14500/plantstore_ci_galera" TEST_REQUIRE_MYSQL=1 \
+  TEST_REDIS_URL="${TEST_REDIS_URL:-redis://127.0.0.1:6379}" \
+  npx jest test/ -w 2 --coverage=false --json --outputFile="$out/jest-results-galera-haproxy.json" || status=1
+exit "$status"

@@ -1,0 +1,77 @@
+/**
+ * Errors after which the statement certainly did not take effect, so running it again is safe
+ * whatever it was: a deadlock (on Galera also a write-set that lost certification, which the
+ * server reports as a deadlock at commit; the transaction was rolled back), and a Galera node that
+ * refused the statement because it is not ready for clients (joining, donor, non-primary).
+ */
+const NOT_APPLIED_CODES = new Set(['ER_LOCK_DEADLOCK', 'ER_UNKNOWN_COM_ERROR']);
+const NOT_APPLIED_ERRNOS = new Set([1213, 1047]);
+
+/**
+ * Failures to get a connection at all (the statement was never sent), e.g. HAProxy accepting and
+ * then closing because the node behind it died. A statement that was sent and lost its connection
+ * is different: a write may have committed, so only reads are run again.
+ */
+const CONNECTION_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'EPIPE',
+  'PROTOCOL_CONNECTION_LOST',
+  'ER_CON_COUNT_ERROR',
+  'ER_SERVER_SHUTDOWN',
+]);
+
+export interface RetryOptions {
+  /** A read (or any statement without effects): also run again after a lost connection. */
+  readOnly: boolean;
+  /** Attempts in all, the first included. */
+  attempts?: number;
+  /** Upper bound of the first backoff; it doubles after each failure, chosen at random below the bound. */
+  baseDelayMs?: number;
+  maxDelayMs?: number;
+}
+
+export const STATEMENT_RETRY_DEFAULTS = { attempts: 4, baseDelayMs: 15, maxDelayMs: 250 } as const;
+
+interface DriverFields {
+  code?: unknown;
+  errno?: unknown;
+  driverError?: DriverFields;
+}
+
+function driverFields(error: unknown): DriverFields {
+  if (typeof error !== 'object' || error === null) return {};
+  const outer = error as DriverFields;
+  return outer.driverError ?? outer;
+}
+
+/** Whether `error` allows running the statement once more (see the code sets above). */
+export function isRetryable(error: unknown, readOnly: boolean): boolean {
+  const { code, errno } = driverFields(error);
+  if (NOT_APPLIED_CODES.has(String(code)) || NOT_APPLIED_ERRNOS.has(Number(errno))) return true;
+  if (!CONNECTION_CODES.has(String(code))) return false;
+  // TypeORM wraps only failures of a statement it sent (QueryFailedError, with the driver's error as
+  // `driverError`); a bare driver error came from getting the connection.
+  return readOnly || !(typeof error === 'object' && error !== null && 'driverError' in error);
+}
+
+/**
+ * Runs one single-statement call (autocommit; never a statement inside a larger transaction)
+ * again after a failure that left nothing applied, a bounded number of times with full-jitter
+ * exponential backoff, so clients get what one server would have answered. With the defaults the
+ * backoff adds at most 15 + 30 + 60 ms.
+ */
+export async function withStatementRetry<T>(run: () => Promise<T>, options: RetryOptions): Promise<T> {
+  const attempts = options.attempts ?? STATEMENT_RETRY_DEFAULTS.attempts;
+  const base = options.baseDelayMs ?? STATEMENT_RETRY_DEFAULTS.baseDelayMs;
+  const max = options.maxDelayMs ?? STATEMENT_RETRY_DEFAULTS.maxDelayMs;
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await run();
+    } catch (error) {
+      if (attempt >= attempts || !isRetryable(error, options.readOnly)) throw error;
+      const bound = Math.min(max, base * 2 ** (attempt - 1));
+      await new Promise((resolve) => setTimeout(resolve, Math.random() * bound));
+    }
+  }
+}

@@ -1,0 +1,31 @@
+import { applyDecorators, CanActivate, ExecutionContext, Injectable, UseGuards } from '@nestjs/common';
+import { ApiConsumes } from '@nestjs/swagger';
+import { IncomingMessage, ServerResponse } from 'node:http';
+import { ApiErrors } from '../openapi/api-errors.decorator';
+import { readJsonBody } from './json-body';
+
+/**
+ * Reads the JSON body of the routes that take one, once the global guards have let the request
+ * through: a caller that is rate limited, unauthenticated or lacks the scope is refused before a
+ * byte of its body is read or decoded. A body that cannot be read refuses the request (400, 413,
+ * 415) as the guards before it refuse theirs. Routes without it read no body; one sent to them is
+ * ignored (and its connection closed if it was still arriving).
+ *
+ * A route guard rather than an interceptor: it runs at the same point, but Nest wraps every
+ * interceptor call in an AsyncResource, which on Node 20 cost a create request about a tenth of its
+ * CPU (bench/RESULTS.md).
+ */
+@Injectable()
+export class JsonBodyGuard implements CanActivate {
+  async canActivate(context: ExecutionContext): Promise<boolean> {
+    const http = context.switchToHttp();
+    const req = http.getRequest<IncomingMessage & { body?: unknown }>();
+    req.body = await readJsonBody(req, http.getResponse<ServerResponse>());
+    return true;
+  }
+}
+
+/** Marks a route as taking a JSON body (documented: 413 over 16 KiB, 415 not JSON). */
+export function TakesJsonBody(): MethodDecorator {
+  return applyDecorators(UseGuards(JsonBodyGuard), ApiConsumes('application/json'), ApiErrors(413, 415));
+}

@@ -86,6 +86,7 @@ const S = {
   quietMaxWaitSec: seconds(env.BENCH_QUIET_MAX_WAIT, 120),
   quietBudgetSec: seconds(env.BENCH_QUIET_BUDGET, 600),
   skipBuild: env.BENCH_SKIP_BUILD === '1',
+  logLevel: env.BENCH_LOG_LEVEL || 'warn',
   keepDatabase: env.BENCH_KEEP_DATABASE === '1',
   portBase: integer(env.BENCH_PORT_BASE, 3101),
   peerTokenTtlMs: integer(env.BENCH_PEER_TOKEN_TTL_MS, 5000),
@@ -590,7 +591,8 @@ async function main(): Promise<void> {
       DATABASE_URL: serviceDbUrl,
       HOST: '127.0.0.1',
       PORT: String(S.portBase),
-      LOG_LEVEL: 'warn',
+      // warn: successful requests write no line. BENCH_LOG_LEVEL=info measures the default.
+      LOG_LEVEL: S.logLevel,
       RATE_LIMIT_PER_MINUTE: '1000000000',
       METRICS_PORT: '0',
       DB_POOL_SIZE: String(S.poolSize),
@@ -776,7 +778,7 @@ async function main(): Promise<void> {
         Kernel: `${os.type()} ${os.release()}`,
         'Node.js': process.version,
         Database: `${info.version} (${info.comment}), InnoDB buffer pool ${(Number(info.bp) / 1024 ** 2).toFixed(0)} MiB`,
-        Service: `commit ${commit}${dirty ? ' + uncommitted changes in src/' : ''}, \`node ${[...START_PROD.nodeFlags, START_PROD.script].join(' ')}\` (npm run start:prod), NODE_ENV=production, LOG_LEVEL=warn, RATE_LIMIT_PER_MINUTE=1000000000, METRICS_PORT=0`,
+        Service: `commit ${commit}${dirty ? ' + uncommitted changes in src/' : ''}, \`node ${[...START_PROD.nodeFlags, START_PROD.script].join(' ')}\` (npm run start:prod), NODE_ENV=production, LOG_LEVEL=${S.logLevel}, RATE_LIMIT_PER_MINUTE=1000000000, METRICS_PORT=0`,
         'Peers': `\`node ${[...START_PROD.nodeFlags, '<peer>.js'].join(' ')}\`: the service's Node flags, so that they do not count for either side`,
         Pinning: pin
           ? `service and peers on CPU 0; ${dbPid ? 'database server, ' : ''}load generator and bench driver on CPU 1 (taskset)`

@@ -1,9 +1,9 @@
 import Redis from 'ioredis';
 import { ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
-import { AddressInfo, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { freePort } from './service-process';
 
 /**
  * A Redis Sentinel deployment on this machine, as operators run one: a primary, one replica and three
@@ -46,27 +46,6 @@ export function sentinelCommand(): { command: string; args: string[] } | undefin
   const has = (name: string) => spawnSync('sh', ['-c', `command -v ${name}`]).status === 0;
   if (!has('redis-server')) return undefined;
   return has('redis-sentinel') ? { command: 'redis-sentinel', args: [] } : { command: 'redis-server', args: ['--sentinel'] };
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
-}
-
-async function until<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs: number): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe().catch(() => undefined);
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`${what}: not within ${timeoutMs} ms`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
 }
 
 /** One command on a short-lived connection that never retries, so a dead node answers "no" at once. */

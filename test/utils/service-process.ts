@@ -111,7 +111,8 @@ export async function createTokenWithCli(env: Record<string, string>, subject: s
   return out[out.length - 1];
 }
 
-function freePort(): Promise<number> {
+/** A TCP port free on 127.0.0.1 at the moment of asking. */
+export function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const server = createServer();
     server.once('error', reject);

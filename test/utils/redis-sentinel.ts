@@ -48,6 +48,16 @@ export function sentinelCommand(): { command: string; args: string[] } | undefin
   return has('redis-sentinel') ? { command: 'redis-sentinel', args: [] } : { command: 'redis-server', args: ['--sentinel'] };
 }
 
+async function until<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs: number): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await probe().catch(() => undefined);
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error(`${what}: not within ${timeoutMs} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
 /** One command on a short-lived connection that never retries, so a dead node answers "no" at once. */
 async function ask<T>(port: number, ...args: (string | number)[]): Promise<T> {
   const client = new Redis({

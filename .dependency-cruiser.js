@@ -12,14 +12,16 @@ module.exports = {
     {
       name: 'no-circular',
       severity: 'error',
-      comment: 'Modules that import each other, directly or around a loop, cannot be understood or moved one at a time.',
+      comment:
+        'Modules that import each other, directly or around a loop, cannot be understood or moved one at a time.',
       from: {},
       to: { circular: true },
     },
     {
       name: 'common-knows-no-feature',
       severity: 'error',
-      comment: 'common/ is cross-cutting: it may import only itself and packages, never a feature or another src folder.',
+      comment:
+        'common/ is cross-cutting: it may import only itself and packages, never a feature or another src folder.',
       from: { path: '^src/common/' },
       to: { path: '^src/', pathNot: '^src/common/' },
     },

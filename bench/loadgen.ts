@@ -134,7 +134,8 @@ export async function runLoad(job: LoadJob): Promise<LoadResult> {
         headers: { authorization: `Bearer ${job.token}` },
         requests,
       },
-      (error: unknown, done: autocannon.Result) => (error ? reject(error instanceof Error ? error : new Error(String(error))) : resolve(done)),
+      (error: unknown, done: autocannon.Result) =>
+        error ? reject(error instanceof Error ? error : new Error(String(error))) : resolve(done),
     );
     instance.on('response', (_client: autocannon.Client, _status: number, _bytes: number, responseTime: number) => {
       if (n === latencies.length) {

@@ -14,7 +14,9 @@ let running = false;
 process.on('SIGUSR2', () => {
   if (!running) {
     running = true;
-    session.post('Profiler.enable', () => session.post('Profiler.setSamplingInterval', { interval: 1000 }, () => session.post('Profiler.start')));
+    session.post('Profiler.enable', () =>
+      session.post('Profiler.setSamplingInterval', { interval: 1000 }, () => session.post('Profiler.start')),
+    );
     return;
   }
   session.post('Profiler.stop', (error, result) => {

@@ -43,7 +43,17 @@ import {
   stopProcess,
   waitForHttp,
 } from './lib/sys';
-import { BenchResults, ParityCheck, RoundResult, ScaleResult, ScenarioResult, TARGETS, TARGET_LABEL, TargetName, TraceEntry } from './lib/types';
+import {
+  BenchResults,
+  ParityCheck,
+  RoundResult,
+  ScaleResult,
+  ScenarioResult,
+  TARGETS,
+  TARGET_LABEL,
+  TargetName,
+  TraceEntry,
+} from './lib/types';
 
 // ---------------------------------------------------------------------------------------------
 // Settings
@@ -110,7 +120,8 @@ const log = (message: string) => process.stderr.write(`[${new Date().toISOString
  * run with them too: the distance between the targets stays what the code costs.
  */
 function startProdCommand(): { nodeFlags: string[]; script: string } {
-  const script = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> }).scripts['start:prod'];
+  const script = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> })
+    .scripts['start:prod'];
   const words = script.trim().split(/\s+/);
   if (words[0] !== 'node' || words.length < 2 || words.slice(1, -1).some((word) => !word.startsWith('-'))) {
     throw new Error(`npm run start:prod is not "node [flags] <script>": ${script}`);
@@ -192,7 +203,13 @@ interface Context {
 
 /** CPU seconds of every process of the benchmark: targets, load generator, database, this driver. */
 function ourCpuSeconds(ctx: Context): number {
-  const pids = [...ctx.targets.map((t) => t.proc.pid), ...ctx.extraPids, ctx.loadgen.proc.pid, process.pid, ...(ctx.dbPid ? [ctx.dbPid] : [])];
+  const pids = [
+    ...ctx.targets.map((t) => t.proc.pid),
+    ...ctx.extraPids,
+    ctx.loadgen.proc.pid,
+    process.pid,
+    ...(ctx.dbPid ? [ctx.dbPid] : []),
+  ];
   return pids.reduce((sum, pid) => sum + (cpuSeconds(pid) || 0), 0);
 }
 
@@ -285,7 +302,8 @@ const SCENARIOS: ScenarioSpec[] = [
   {
     name: 'delete',
     title: 'delete: DELETE /plants/{id} of existing plants, in order',
-    description: 'Ids seeded before each round are deleted in order, each once; 204 is a deleted plant, 404 would be an id that was not there. One DELETE per request.',
+    description:
+      'Ids seeded before each round are deleted in order, each once; 204 is a deleted plant, 404 would be an id that was not there. One DELETE per request.',
     user: 'bench-delete',
     deleteShare: 1,
     workload: (ctx) => ({ kind: 'delete', nextId: String(ctx.pools.get('bench-delete')!.next) }),
@@ -296,7 +314,8 @@ const SCENARIOS: ScenarioSpec[] = [
   {
     name: 'mix',
     title: 'mix: 80% list, 15% create, 5% delete',
-    description: 'One user with 1,000 plants; a fixed cycle of 20 requests per connection: 16 lists (limit=20), 3 creates of fresh ids, 1 delete of a seeded id.',
+    description:
+      'One user with 1,000 plants; a fixed cycle of 20 requests per connection: 16 lists (limit=20), 3 creates of fresh ids, 1 delete of a seeded id.',
     user: 'bench-mix',
     deleteShare: 0.05,
     workload: (ctx) => ({
@@ -320,7 +339,11 @@ async function measure(ctx: Context, target: Target, round: number, job: LoadJob
   const before = await readCounters(ctx.conn);
   const others = othersMeter(ctx);
   const t0 = Date.now();
-  const cpu0 = { target: cpuSeconds(target.proc.pid), db: ctx.dbPid ? cpuSeconds(ctx.dbPid) : NaN, loadgen: cpuSeconds(ctx.loadgen.proc.pid) };
+  const cpu0 = {
+    target: cpuSeconds(target.proc.pid),
+    db: ctx.dbPid ? cpuSeconds(ctx.dbPid) : NaN,
+    loadgen: cpuSeconds(ctx.loadgen.proc.pid),
+  };
   const rss = sampleRss(target.proc.pid);
   const load = await ctx.loadgen.run(job);
   const rssMaxMb = rss.stop();
@@ -334,35 +357,50 @@ async function measure(ctx: Context, target: Target, round: number, job: LoadJob
   await sleep(300); // requests still in flight when the load stopped reach the database
   const after = await readCounters(ctx.conn);
   const sql = diffCounters(after, before, ctx.baseline.selfCost);
-  const sqlPerRequest = Object.fromEntries(COUNTERS.map((c) => [c, sql[c] / Math.max(1, load.sent)])) as RoundResult['sqlPerRequest'];
+  const sqlPerRequest = Object.fromEntries(
+    COUNTERS.map((c) => [c, sql[c] / Math.max(1, load.sent)]),
+  ) as RoundResult['sqlPerRequest'];
   ctx.rpsSeen.set(target.name, Math.max(ctx.rpsSeen.get(target.name) ?? 0, load.rps));
   return { round, target: target.name, load, sql, sqlPerRequest, rssMaxMb, cpu };
 }
 
 function describe(r: RoundResult): string {
   const l = r.load.latencyMs;
-  const statuses = Object.entries(r.load.status).map(([c, n]) => `${c}×${n}`).join(' ');
+  const statuses = Object.entries(r.load.status)
+    .map(([c, n]) => `${c}×${n}`)
+    .join(' ');
   return (
     `${TARGET_LABEL[r.target].padEnd(22)} ${Math.round(r.load.rps).toString().padStart(6)} req/s  p50 ${l.p50.toFixed(2)} ms  p99 ${l.p99.toFixed(2)} ms  ` +
     `${r.sqlPerRequest.Questions.toFixed(3)} SQL/req  RSS ${r.rssMaxMb.toFixed(0)} MB  CPU ${(r.cpu.target * 100).toFixed(0)}%  others ${(r.cpu.others * 100).toFixed(0)}%  [${statuses}${r.load.errors ? ` errors×${r.load.errors}` : ''}]`
   );
 }
 
-function job(ctx: Context, target: Target, user: string, workload: Workload, durationSec: number, connections = S.connections): LoadJob {
+function job(
+  ctx: Context,
+  target: Target,
+  user: string,
+  workload: Workload,
+  durationSec: number,
+  connections = S.connections,
+): LoadJob {
   return { url: target.url, token: ctx.tokens[user], workload, connections, durationSec };
 }
 
 async function runScenario(ctx: Context, spec: ScenarioSpec): Promise<ScenarioResult> {
   log(`scenario ${spec.name}: warm-up ${S.warmupSec}s per target`);
   for (const target of ctx.targets) {
-    if (spec.deleteShare > 0) await ensurePool(ctx, spec.user, deleteBudget(ctx, target.name, S.warmupSec, spec.deleteShare));
+    if (spec.deleteShare > 0)
+      await ensurePool(ctx, spec.user, deleteBudget(ctx, target.name, S.warmupSec, spec.deleteShare));
     const result = await ctx.loadgen.run(job(ctx, target, spec.user, spec.workload(ctx), S.warmupSec));
     spec.after(ctx, result);
   }
   const rounds: RoundResult[] = [];
   for (let round = 1; round <= S.rounds; round++) {
     if (spec.deleteShare > 0) {
-      const needed = ctx.targets.reduce((sum, t) => sum + deleteBudget(ctx, t.name, S.durationSec, spec.deleteShare), 0);
+      const needed = ctx.targets.reduce(
+        (sum, t) => sum + deleteBudget(ctx, t.name, S.durationSec, spec.deleteShare),
+        0,
+      );
       await ensurePool(ctx, spec.user, needed);
     }
     for (const name of orderFor(round)) {
@@ -382,17 +420,28 @@ async function runScenario(ctx: Context, spec: ScenarioSpec): Promise<ScenarioRe
 async function runScalePhase(ctx: Context, label: string, owner: string, users: number): Promise<ScaleResult> {
   const [[{ n }]] = await ctx.conn.query<RowDataPacket[]>('SELECT COUNT(*) AS n FROM plants');
   log(`scale ${label}: ${n} rows in the table`);
-  for (const target of ctx.targets) await ctx.loadgen.run(job(ctx, target, owner, { kind: 'list', path: LIST_PATH }, S.warmupSec));
+  for (const target of ctx.targets)
+    await ctx.loadgen.run(job(ctx, target, owner, { kind: 'list', path: LIST_PATH }, S.warmupSec));
   const loaded: RoundResult[] = [];
   const single: RoundResult[] = [];
   for (let round = 1; round <= S.scaleRounds; round++) {
     for (const name of orderFor(round)) {
       const target = ctx.targets.find((t) => t.name === name)!;
-      const r = await measure(ctx, target, round, job(ctx, target, owner, { kind: 'list', path: LIST_PATH }, S.durationSec));
+      const r = await measure(
+        ctx,
+        target,
+        round,
+        job(ctx, target, owner, { kind: 'list', path: LIST_PATH }, S.durationSec),
+      );
       loaded.push(r);
       log(`scale ${label} ${round}/${S.scaleRounds} ${describe(r)}`);
       if (S.singleSec > 0) {
-        const r1 = await measure(ctx, target, round, job(ctx, target, owner, { kind: 'list', path: LIST_PATH }, S.singleSec, 1));
+        const r1 = await measure(
+          ctx,
+          target,
+          round,
+          job(ctx, target, owner, { kind: 'list', path: LIST_PATH }, S.singleSec, 1),
+        );
         single.push(r1);
         log(`scale ${label} ${round}/${S.scaleRounds} 1 conn ${describe(r1)}`);
       }
@@ -471,9 +520,11 @@ async function checkParity(ctx: Context): Promise<ParityCheck[]> {
       const want = reference[i];
       const diffs: string[] = [];
       if (answer.status !== want.status) diffs.push(`status ${answer.status} vs ${want.status}`);
-      if (answer.body !== want.body) diffs.push(`body ${JSON.stringify(answer.body).slice(0, 200)} vs ${JSON.stringify(want.body).slice(0, 200)}`);
+      if (answer.body !== want.body)
+        diffs.push(`body ${JSON.stringify(answer.body).slice(0, 200)} vs ${JSON.stringify(want.body).slice(0, 200)}`);
       for (const h of ['content-type', 'link', 'www-authenticate']) {
-        if ((answer.headers[h] ?? '').toLowerCase() !== (want.headers[h] ?? '').toLowerCase()) diffs.push(`${h} "${answer.headers[h] ?? ''}" vs "${want.headers[h] ?? ''}"`);
+        if ((answer.headers[h] ?? '').toLowerCase() !== (want.headers[h] ?? '').toLowerCase())
+          diffs.push(`${h} "${answer.headers[h] ?? ''}" vs "${want.headers[h] ?? ''}"`);
       }
       checks.push({ request: steps[i][0], target: target.name, same: diffs.length === 0, detail: diffs.join('; ') });
     });
@@ -481,20 +532,31 @@ async function checkParity(ctx: Context): Promise<ParityCheck[]> {
   return checks;
 }
 
-async function profileService(ctx: Context, serviceEnv: NodeJS.ProcessEnv, spec: ScenarioSpec, cpus: string | undefined): Promise<ReturnType<typeof summarizeProfile> | null> {
+async function profileService(
+  ctx: Context,
+  serviceEnv: NodeJS.ProcessEnv,
+  spec: ScenarioSpec,
+  cpus: string | undefined,
+): Promise<ReturnType<typeof summarizeProfile> | null> {
   const file = join(OUT, `profile-${spec.name}.cpuprofile`);
   rmSync(file, { force: true });
   const port = S.portBase + 10;
   const proc = startProcess(
     `profiled service (${spec.name})`,
     [process.execPath, ...START_PROD.nodeFlags, '-r', join(HERE, 'profile-hook.js'), START_PROD.script],
-    { env: { ...serviceEnv, PORT: String(port), BENCH_PROFILE_OUT: file }, cwd: ROOT, cpus, logPath: join(OUT, `profile-${spec.name}.log`) },
+    {
+      env: { ...serviceEnv, PORT: String(port), BENCH_PROFILE_OUT: file },
+      cwd: ROOT,
+      cpus,
+      logPath: join(OUT, `profile-${spec.name}.log`),
+    },
   );
   ctx.extraPids.add(proc.pid);
   try {
     const target: Target = { name: 'service', proc, url: `http://127.0.0.1:${port}` };
     await waitForHttp(`${target.url}/plants`, proc);
-    if (spec.deleteShare > 0) await ensurePool(ctx, spec.user, deleteBudget(ctx, 'service', S.warmupSec + S.durationSec, spec.deleteShare));
+    if (spec.deleteShare > 0)
+      await ensurePool(ctx, spec.user, deleteBudget(ctx, 'service', S.warmupSec + S.durationSec, spec.deleteShare));
     spec.after(ctx, await ctx.loadgen.run(job(ctx, target, spec.user, spec.workload(ctx), S.warmupSec)));
     await waitForQuiet(ctx);
     proc.child.kill('SIGUSR2'); // start profiling
@@ -541,7 +603,10 @@ async function main(): Promise<void> {
         await run('npm', ['run', 'build'], { cwd: ROOT });
       } catch (error) {
         const e = error as { stdout?: string; stderr?: string };
-        throw new Error(`npm run build failed; fix the build (or set BENCH_SKIP_BUILD=1 to use dist/ as it is):\n${e.stdout ?? ''}${e.stderr ?? ''}`, { cause: error });
+        throw new Error(
+          `npm run build failed; fix the build (or set BENCH_SKIP_BUILD=1 to use dist/ as it is):\n${e.stdout ?? ''}${e.stderr ?? ''}`,
+          { cause: error },
+        );
       }
     }
     if (!existsSync(join(ROOT, START_PROD.script))) throw new Error(`${START_PROD.script} is missing: npm run build`);
@@ -549,10 +614,13 @@ async function main(): Promise<void> {
     // Database server, versions, pinning
     const conn = await connectServer(db);
     cleanups.push(() => conn.end());
-    const [[info]] = await conn.query<RowDataPacket[]>('SELECT VERSION() AS version, @@version_comment AS comment, @@pid_file AS pid_file, @@innodb_buffer_pool_size AS bp');
+    const [[info]] = await conn.query<RowDataPacket[]>(
+      'SELECT VERSION() AS version, @@version_comment AS comment, @@pid_file AS pid_file, @@innodb_buffer_pool_size AS bp',
+    );
     const isMaria = /mariadb/i.test(`${info.version} ${info.comment}`);
     await recreateDatabase(conn, db.database);
-    if (!S.keepDatabase) cleanups.push(async () => void (await conn.query(`DROP DATABASE IF EXISTS \`${db.database}\``)));
+    if (!S.keepDatabase)
+      cleanups.push(async () => void (await conn.query(`DROP DATABASE IF EXISTS \`${db.database}\``)));
     const serviceDbUrl = withScheme(db, isMaria ? 'mariadb' : 'mysql');
     const peerDbUrl = withScheme(db, 'mysql');
 
@@ -575,17 +643,37 @@ async function main(): Promise<void> {
         notes.push('The database server is not on this machine (or its pid was not found): it was not pinned.');
       }
     } else {
-      notes.push('Nothing was pinned (no taskset, fewer than 2 cores, or BENCH_PIN=0): all processes shared all cores.');
+      notes.push(
+        'Nothing was pinned (no taskset, fewer than 2 cores, or BENCH_PIN=0): all processes shared all cores.',
+      );
     }
     if (!local) dbPid = null;
 
-    const dirty = (await run('git', ['status', '--porcelain', '--', 'src'], { cwd: ROOT }).catch(() => ({ stdout: '' }))).stdout.trim();
-    const commit = (await run('git', ['rev-parse', '--short', 'HEAD'], { cwd: ROOT }).catch(() => ({ stdout: 'unknown' }))).stdout.trim();
-    if (dirty) notes.push(`The service was built from commit ${commit} plus uncommitted changes in src/ (${dirty.split('\n').length} files): the figures are for that working tree.`);
+    const dirty = (
+      await run('git', ['status', '--porcelain', '--', 'src'], { cwd: ROOT }).catch(() => ({ stdout: '' }))
+    ).stdout.trim();
+    const commit = (
+      await run('git', ['rev-parse', '--short', 'HEAD'], { cwd: ROOT }).catch(() => ({ stdout: 'unknown' }))
+    ).stdout.trim();
+    if (dirty)
+      notes.push(
+        `The service was built from commit ${commit} plus uncommitted changes in src/ (${dirty.split('\n').length} files): the figures are for that working tree.`,
+      );
 
     // The service
     const serviceEnv: NodeJS.ProcessEnv = { ...env };
-    for (const key of ['DATABASE_URL', 'SQLITE_PATH', 'REDIS_URL', 'CORS_ORIGINS', 'TRUST_PROXY', 'PLANTS_MAX_PAGE', 'LOG_FORMAT', 'HOST', 'PORT']) delete serviceEnv[key];
+    for (const key of [
+      'DATABASE_URL',
+      'SQLITE_PATH',
+      'REDIS_URL',
+      'CORS_ORIGINS',
+      'TRUST_PROXY',
+      'PLANTS_MAX_PAGE',
+      'LOG_FORMAT',
+      'HOST',
+      'PORT',
+    ])
+      delete serviceEnv[key];
     Object.assign(serviceEnv, {
       NODE_ENV: 'production',
       DATABASE_URL: serviceDbUrl,
@@ -598,7 +686,12 @@ async function main(): Promise<void> {
       DB_POOL_SIZE: String(S.poolSize),
     });
     log(`starting the service on :${S.portBase} (runs its migrations)`);
-    const service = startProcess('service', [process.execPath, ...START_PROD.nodeFlags, START_PROD.script], { env: serviceEnv, cwd: ROOT, cpus: cpusService, logPath: join(OUT, 'service.log') });
+    const service = startProcess('service', [process.execPath, ...START_PROD.nodeFlags, START_PROD.script], {
+      env: serviceEnv,
+      cwd: ROOT,
+      cpus: cpusService,
+      logPath: join(OUT, 'service.log'),
+    });
     cleanups.push(() => stopProcess(service));
     await waitForHttp(`http://127.0.0.1:${S.portBase}/plants`, service);
     await sleep(1000);
@@ -611,10 +704,14 @@ async function main(): Promise<void> {
     log(`creating tokens with node dist/cli.js for ${users.join(', ')}`);
     const tokens: Record<string, string> = {};
     for (const user of users) {
-      const { stdout } = await run(process.execPath, ['dist/cli.js', 'token', 'create', '--user', user, '--name', 'bench'], {
-        cwd: ROOT,
-        env: { ...serviceEnv, LOG_LEVEL: 'error' },
-      });
+      const { stdout } = await run(
+        process.execPath,
+        ['dist/cli.js', 'token', 'create', '--user', user, '--name', 'bench'],
+        {
+          cwd: ROOT,
+          env: { ...serviceEnv, LOG_LEVEL: 'error' },
+        },
+      );
       const secret = stdout.trim().split('\n').pop()?.trim() ?? '';
       if (!/^pst_/.test(secret)) throw new Error(`token create printed no token for ${user}:\n${stdout}`);
       tokens[user] = secret;
@@ -630,25 +727,38 @@ async function main(): Promise<void> {
       TOKEN_CACHE_TTL_MS: String(S.peerTokenTtlMs),
       NODE_ENV: 'production',
     });
-    const express = startProcess('express peer', [process.execPath, ...START_PROD.nodeFlags, join(HERE, 'reference', 'express-peer.js')], {
-      env: peerEnv(S.portBase + 1),
-      cwd: ROOT,
-      cpus: cpusService,
-      logPath: join(OUT, 'express-peer.log'),
-    });
+    const express = startProcess(
+      'express peer',
+      [process.execPath, ...START_PROD.nodeFlags, join(HERE, 'reference', 'express-peer.js')],
+      {
+        env: peerEnv(S.portBase + 1),
+        cwd: ROOT,
+        cpus: cpusService,
+        logPath: join(OUT, 'express-peer.log'),
+      },
+    );
     cleanups.push(() => stopProcess(express));
     const expressShapes = startProcess(
       'express peer, stable shapes',
       [process.execPath, ...START_PROD.nodeFlags, join(HERE, 'reference', 'express-peer.js')],
-      { env: { ...peerEnv(S.portBase + 3), STABLE_SHAPES: '1' }, cwd: ROOT, cpus: cpusService, logPath: join(OUT, 'express-peer-shapes.log') },
+      {
+        env: { ...peerEnv(S.portBase + 3), STABLE_SHAPES: '1' },
+        cwd: ROOT,
+        cpus: cpusService,
+        logPath: join(OUT, 'express-peer-shapes.log'),
+      },
     );
     cleanups.push(() => stopProcess(expressShapes));
-    const nodehttp = startProcess('node:http peer', [process.execPath, ...START_PROD.nodeFlags, join(HERE, 'reference', 'node-http-peer.js')], {
-      env: peerEnv(S.portBase + 2),
-      cwd: ROOT,
-      cpus: cpusService,
-      logPath: join(OUT, 'node-http-peer.log'),
-    });
+    const nodehttp = startProcess(
+      'node:http peer',
+      [process.execPath, ...START_PROD.nodeFlags, join(HERE, 'reference', 'node-http-peer.js')],
+      {
+        env: peerEnv(S.portBase + 2),
+        cwd: ROOT,
+        cpus: cpusService,
+        logPath: join(OUT, 'node-http-peer.log'),
+      },
+    );
     cleanups.push(() => stopProcess(nodehttp));
     const targets: Target[] = [
       { name: 'service', proc: service, url: `http://127.0.0.1:${S.portBase}` },
@@ -692,13 +802,17 @@ async function main(): Promise<void> {
     ctx.pools.set('bench-delete', { next: POOL_BASE, end: POOL_BASE });
 
     const trace = S.trace ? await traceRequests(ctx) : null;
-    if (S.trace && trace === null) notes.push('The general query log could not be switched on (needs SUPER, or it was already on): no SQL trace.');
+    if (S.trace && trace === null)
+      notes.push('The general query log could not be switched on (needs SUPER, or it was already on): no SQL trace.');
     const parity = await checkParity(ctx);
     const mismatches = parity.filter((p) => !p.same);
-    if (mismatches.length > 0) log(`parity: ${mismatches.length} answers of the peers differ from the service's (see RESULTS.md)`);
+    if (mismatches.length > 0)
+      log(`parity: ${mismatches.length} answers of the peers differ from the service's (see RESULTS.md)`);
 
     ctx.baseline = await measureCounterBaseline(conn, 2000);
-    log(`status counters: ${ctx.baseline.selfCost.Questions} question per read; idle noise ${ctx.baseline.idleNoisePerSec.Questions.toFixed(2)} questions/s`);
+    log(
+      `status counters: ${ctx.baseline.selfCost.Questions} question per read; idle noise ${ctx.baseline.idleNoisePerSec.Questions.toFixed(2)} questions/s`,
+    );
 
     const planned =
       S.scenarios.length * (3 * S.warmupSec + S.rounds * 3 * S.durationSec) +
@@ -717,7 +831,12 @@ async function main(): Promise<void> {
     if (S.profile) {
       for (const name of ['list', 'create']) {
         log(`profiling the service under the ${name} load`);
-        const summary = await profileService(ctx, serviceEnv, SCENARIOS.find((s) => s.name === name)!, cpusService).catch((error: unknown) => {
+        const summary = await profileService(
+          ctx,
+          serviceEnv,
+          SCENARIOS.find((s) => s.name === name)!,
+          cpusService,
+        ).catch((error: unknown) => {
           notes.push(`The ${name} profile failed: ${String((error as Error).message).split('\n')[0]}`);
           return null;
         });
@@ -732,7 +851,7 @@ async function main(): Promise<void> {
       await conn.query('TRUNCATE TABLE plants');
       await seedRange(conn, scaleOwner, 1n, PLANTS_PER_USER);
       await conn.query('ANALYZE TABLE plants');
-      scale.push(await runScalePhase(ctx, `${(PLANTS_PER_USER).toLocaleString('en-US')} rows`, scaleOwner, 1));
+      scale.push(await runScalePhase(ctx, `${PLANTS_PER_USER.toLocaleString('en-US')} rows`, scaleOwner, 1));
       log(`scale: filling the table to ${S.scaleRows.toLocaleString('en-US')} rows over ${scaleUsers} users`);
       const t0 = Date.now();
       await seedUsers(conn, 'scale-', scaleUsers, PLANTS_PER_USER, [scaleOwner]);
@@ -749,19 +868,30 @@ async function main(): Promise<void> {
             await request(svc.url, 'GET', `${LIST_PATH}&after=500`, tokens[scaleOwner]);
           })
         : null;
-      const selects = (captured ?? []).map((s) => s.sql).filter((sql) => /^\s*SELECT/i.test(sql) && /FROM\s+`?plants`?/i.test(sql));
+      const selects = (captured ?? [])
+        .map((s) => s.sql)
+        .filter((sql) => /^\s*SELECT/i.test(sql) && /FROM\s+`?plants`?/i.test(sql));
       if (selects.length >= 2) {
         explains.push({ label: 'service, first page', result: await explain(conn, selects[0]) });
         explains.push({ label: 'service, page after id 500', result: await explain(conn, selects[1]) });
       } else {
         const shape = (after: boolean) =>
           `SELECT owner, id, name, tag FROM plants WHERE owner = ${conn.escape(scaleOwner)}${after ? ' AND id > 500' : ''} ORDER BY id ASC LIMIT 21`;
-        explains.push({ label: 'service (shape of its query; the log was not available), first page', result: await explain(conn, shape(false)) });
-        explains.push({ label: 'service (shape of its query; the log was not available), page after id 500', result: await explain(conn, shape(true)) });
+        explains.push({
+          label: 'service (shape of its query; the log was not available), first page',
+          result: await explain(conn, shape(false)),
+        });
+        explains.push({
+          label: 'service (shape of its query; the log was not available), page after id 500',
+          result: await explain(conn, shape(true)),
+        });
       }
       explains.push({
         label: 'peers, page after id 500',
-        result: await explain(conn, `SELECT id, name, tag FROM plants WHERE owner = ${conn.escape(scaleOwner)} AND id > 500 ORDER BY id LIMIT 21`),
+        result: await explain(
+          conn,
+          `SELECT id, name, tag FROM plants WHERE owner = ${conn.escape(scaleOwner)} AND id > 500 ORDER BY id LIMIT 21`,
+        ),
       });
     }
 
@@ -779,7 +909,7 @@ async function main(): Promise<void> {
         'Node.js': process.version,
         Database: `${info.version} (${info.comment}), InnoDB buffer pool ${(Number(info.bp) / 1024 ** 2).toFixed(0)} MiB`,
         Service: `commit ${commit}${dirty ? ' + uncommitted changes in src/' : ''}, \`node ${[...START_PROD.nodeFlags, START_PROD.script].join(' ')}\` (npm run start:prod), NODE_ENV=production, LOG_LEVEL=${S.logLevel}, RATE_LIMIT_PER_MINUTE=1000000000, METRICS_PORT=0`,
-        'Peers': `\`node ${[...START_PROD.nodeFlags, '<peer>.js'].join(' ')}\`: the service's Node flags, so that they do not count for either side`,
+        Peers: `\`node ${[...START_PROD.nodeFlags, '<peer>.js'].join(' ')}\`: the service's Node flags, so that they do not count for either side`,
         Pinning: pin
           ? `service and peers on CPU 0; ${dbPid ? 'database server, ' : ''}load generator and bench driver on CPU 1 (taskset)`
           : 'none',
@@ -819,9 +949,14 @@ async function main(): Promise<void> {
           : 'BENCH_QUIET=0: runs did not wait for a quiet machine.'),
     );
     if (results.counterBaseline.idleNoisePerSec.Questions > 1 || idleAfter.idleNoisePerSec.Questions > 1) {
-      notes.push('Other clients were using the database server during the run: the SQL statements per request carry their noise.');
+      notes.push(
+        'Other clients were using the database server during the run: the SQL statements per request carry their noise.',
+      );
     }
-    writeFileSync(join(OUT, 'results.json'), JSON.stringify(results, (_k, v: unknown) => (typeof v === 'bigint' ? String(v) : v), 2));
+    writeFileSync(
+      join(OUT, 'results.json'),
+      JSON.stringify(results, (_k, v: unknown) => (typeof v === 'bigint' ? String(v) : v), 2),
+    );
     // A partial run (BENCH_REPORT_DIR) reports beside the full one instead of replacing it.
     const reportDir = process.env.BENCH_REPORT_DIR ? join(ROOT, process.env.BENCH_REPORT_DIR) : join(ROOT, 'bench');
     mkdirSync(reportDir, { recursive: true });
@@ -832,9 +967,13 @@ async function main(): Promise<void> {
     for (const s of scenarios) {
       for (const peer of ['express', 'expressShapes'] as const) {
         const ratio = spread(
-          s.rounds.filter((r) => r.target === peer).map((r) => s.rounds.find((x) => x.target === 'service' && x.round === r.round)!.load.rps / r.load.rps),
+          s.rounds
+            .filter((r) => r.target === peer)
+            .map((r) => s.rounds.find((x) => x.target === 'service' && x.round === r.round)!.load.rps / r.load.rps),
         );
-        log(`${s.name}: service ÷ ${TARGET_LABEL[peer]} throughput ${ratio.median.toFixed(2)}x [${ratio.min.toFixed(2)}–${ratio.max.toFixed(2)}]`);
+        log(
+          `${s.name}: service ÷ ${TARGET_LABEL[peer]} throughput ${ratio.median.toFixed(2)}x [${ratio.min.toFixed(2)}–${ratio.max.toFixed(2)}]`,
+        );
       }
     }
   } finally {

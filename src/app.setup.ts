@@ -38,18 +38,23 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
     .setDescription(
       'Create, list and delete plants over HTTP with JSON. Every call needs a bearer token ' +
         '(`Authorization: Bearer pst_...`), issued with the `plantstore token create` command. ' +
-        'Plants belong to the token\'s user; ids are chosen by the client, unique per user, and are ' +
+        "Plants belong to the token's user; ids are chosen by the client, unique per user, and are " +
         'exact signed 64-bit integers. Every error is `{ "error": <status>, "message": "..." }`.\n\n' +
         'Each user (or, without a token this instance already knows as valid, each client address) may ' +
         'send a limited number of requests per minute. The limit comes before routing and ' +
-        'authentication: every response but the health probes\' carries the `RateLimit-Policy` and ' +
+        "authentication: every response but the health probes' carries the `RateLimit-Policy` and " +
         '`RateLimit` headers, unknown paths and the documentation included, and any call may be ' +
         'refused with 429 and `Retry-After`. Every response carries `X-Request-Id` ' +
-        '(the client\'s own, if it sent one of 1 to 128 visible ASCII characters), which the service logs.',
+        "(the client's own, if it sent one of 1 to 128 visible ASCII characters), which the service logs.",
     )
     .setVersion('1.0.0')
     .addBearerAuth(
-      { type: 'http', scheme: 'bearer', bearerFormat: 'opaque (pst_...)', description: 'A token from `plantstore token create`' },
+      {
+        type: 'http',
+        scheme: 'bearer',
+        bearerFormat: 'opaque (pst_...)',
+        description: 'A token from `plantstore token create`',
+      },
       'bearer',
     )
     .build();

@@ -106,15 +106,15 @@ describe(parseCommand.name, () => {
     });
 
     it('refuses an unknown scope and lists the known ones', () => {
-      expect(usageError(() => parseCommand(['token', 'create', '--user', 'a', '--scope', 'plants:admin'])).message).toBe(
-        'Unknown scope "plants:admin"; known scopes: plants:read, plants:write',
-      );
+      expect(
+        usageError(() => parseCommand(['token', 'create', '--user', 'a', '--scope', 'plants:admin'])).message,
+      ).toBe('Unknown scope "plants:admin"; known scopes: plants:read, plants:write');
     });
 
     it.each(['0d', '5w', '3651d', '1.5h', '-1d', 'd', '30', ''])('refuses --expires-in %p', (value) => {
-      expect(usageError(() => parseCommand(['token', 'create', '--user', 'a', '--expires-in', value])).message).toContain(
-        '--expires-in',
-      );
+      expect(
+        usageError(() => parseCommand(['token', 'create', '--user', 'a', '--expires-in', value])).message,
+      ).toContain('--expires-in');
     });
 
     it('refuses an extra positional argument', () => {
@@ -186,16 +186,34 @@ describe(parseDuration.name, () => {
     expect(parseDuration(text)).toBe(ms);
   });
 
-  it.each(['0m', '0d', '00d', '01d', '3651d', '87601h', '5256001m', '9999999d', '12345678m', '5w', '5s', '1.5h', '-1d', '+1d', ' 1d', '1d ', '1D', 'd', '30', ''])(
-    'refuses %p',
-    (text) => {
-      const error = usageError(() => parseDuration(text));
-      expect(error.name).toBe('UsageError');
-      expect(error.message).toBe(
-        `--expires-in takes a number of minutes, hours or days, e.g. 90m, 12h, 30d (at most 3650d); got "${text}"`,
-      );
-    },
-  );
+  it.each([
+    '0m',
+    '0d',
+    '00d',
+    '01d',
+    '3651d',
+    '87601h',
+    '5256001m',
+    '9999999d',
+    '12345678m',
+    '5w',
+    '5s',
+    '1.5h',
+    '-1d',
+    '+1d',
+    ' 1d',
+    '1d ',
+    '1D',
+    'd',
+    '30',
+    '',
+  ])('refuses %p', (text) => {
+    const error = usageError(() => parseDuration(text));
+    expect(error.name).toBe('UsageError');
+    expect(error.message).toBe(
+      `--expires-in takes a number of minutes, hours or days, e.g. 90m, 12h, 30d (at most 3650d); got "${text}"`,
+    );
+  });
 });
 
 describe(execute.name, () => {
@@ -213,7 +231,13 @@ describe(execute.name, () => {
   describe('create', () => {
     it('creates through the token service and prints the secret alone on the last line', async () => {
       tokens.create.mockResolvedValue({ secret: SECRET, token: token({ scopes: 'plants:read' }) });
-      const command: CliCommand = { kind: 'create', subject: 'alice', scopes: ['plants:read'], expiresInMs: DAY, name: 'ci' };
+      const command: CliCommand = {
+        kind: 'create',
+        subject: 'alice',
+        scopes: ['plants:read'],
+        expiresInMs: DAY,
+        name: 'ci',
+      };
 
       await expect(run(command)).resolves.toBe(EXIT_OK);
       expect(tokens.create).toHaveBeenCalledWith(
@@ -229,7 +253,10 @@ describe(execute.name, () => {
     });
 
     it('prints the expiry when there is one', async () => {
-      tokens.create.mockResolvedValue({ secret: SECRET, token: token({ expiresAt: new Date('2026-02-01T00:00:00.000Z') }) });
+      tokens.create.mockResolvedValue({
+        secret: SECRET,
+        token: token({ expiresAt: new Date('2026-02-01T00:00:00.000Z') }),
+      });
       await run({ kind: 'create', subject: 'alice', scopes: [] });
       expect(io.lines()[0]).toContain('expires 2026-02-01T00:00:00.000Z');
     });
@@ -253,7 +280,12 @@ describe(execute.name, () => {
     it('prints an aligned table with one row per token and its status', async () => {
       tokens.list.mockResolvedValue([
         token({ id: 'id-active', name: 'laptop', lastUsedAt: new Date('2026-01-02T03:04:05.000Z') }),
-        token({ id: 'id-revoked', subject: 'bob', scopes: 'plants:read', revokedAt: new Date('2026-01-03T00:00:00.000Z') }),
+        token({
+          id: 'id-revoked',
+          subject: 'bob',
+          scopes: 'plants:read',
+          revokedAt: new Date('2026-01-03T00:00:00.000Z'),
+        }),
         token({ id: 'id-expired', expiresAt: new Date('2026-01-01T01:00:00.000Z') }),
       ]);
 

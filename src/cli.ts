@@ -43,7 +43,9 @@ export function parseDuration(text: string): number {
   const match = /^([1-9]\d{0,6})([mhd])$/.exec(text);
   const ms = match ? Number(match[1]) * UNIT_MS[match[2] as keyof typeof UNIT_MS] : NaN;
   if (!(ms > 0 && ms <= MAX_EXPIRY_MS)) {
-    throw new UsageError(`--expires-in takes a number of minutes, hours or days, e.g. 90m, 12h, 30d (at most 3650d); got "${text}"`);
+    throw new UsageError(
+      `--expires-in takes a number of minutes, hours or days, e.g. 90m, 12h, 30d (at most 3650d); got "${text}"`,
+    );
   }
   return ms;
 }
@@ -104,7 +106,9 @@ export function parseCommand(argv: string[]): CliCommand {
       return { kind: 'revoke', reference: positionals[0] };
     }
     default:
-      throw new UsageError(action === undefined ? 'token needs an action: create, list or revoke' : `Unknown action "token ${action}"`);
+      throw new UsageError(
+        action === undefined ? 'token needs an action: create, list or revoke' : `Unknown action "token ${action}"`,
+      );
   }
 }
 
@@ -121,7 +125,12 @@ function formatTable(tokens: ApiToken[], now: Date): string[] {
   ]);
   const header = ['ID', 'USER', 'NAME', 'SCOPES', 'CREATED', 'EXPIRES', 'LAST USED', 'STATUS'];
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
-  return [header, ...rows].map((r) => r.map((cell, i) => cell.padEnd(widths[i])).join('  ').trimEnd());
+  return [header, ...rows].map((r) =>
+    r
+      .map((cell, i) => cell.padEnd(widths[i]))
+      .join('  ')
+      .trimEnd(),
+  );
 }
 
 export async function execute(
@@ -159,10 +168,15 @@ export async function execute(
 /** Builds the context a command runs in; tests pass one configured by a record of their own. */
 export type CliContextFactory = () => Promise<INestApplicationContext>;
 
-const openCliContext: CliContextFactory = () => NestFactory.createApplicationContext(CliModule, { logger: ['error', 'warn'] });
+const openCliContext: CliContextFactory = () =>
+  NestFactory.createApplicationContext(CliModule, { logger: ['error', 'warn'] });
 
 /** Runs one command line; resolves to the process exit code. */
-export async function runCli(argv: string[], io: CliIo, openContext: CliContextFactory = openCliContext): Promise<number> {
+export async function runCli(
+  argv: string[],
+  io: CliIo,
+  openContext: CliContextFactory = openCliContext,
+): Promise<number> {
   let command: CliCommand;
   try {
     command = parseCommand(argv);

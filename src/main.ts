@@ -22,7 +22,9 @@ async function bootstrap(): Promise<void> {
 
   const config = app.get(ConfigService<AppConfig, true>);
   const host = config.get('host', { infer: true });
-  await (host ? app.listen(config.get('port', { infer: true }), host) : app.listen(config.get('port', { infer: true })));
+  await (host
+    ? app.listen(config.get('port', { infer: true }), host)
+    : app.listen(config.get('port', { infer: true })));
 
   const { port } = app.getHttpServer().address() as AddressInfo;
   const base = `http://${host && host !== '0.0.0.0' && host !== '::' ? host : 'localhost'}:${port}`;

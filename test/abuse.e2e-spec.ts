@@ -103,11 +103,14 @@ describe.each(testDatabases())('Abusive requests on %s', (database) => {
     it.each([
       ['gzip', gzipSync],
       ['deflate', deflateSync],
-    ])('counts the cap after %s decompression: a small compressed body that inflates over 16 KiB is 413', async (encoding, compress) => {
-      const body = compress(Buffer.from(padded(LIMIT + 1)));
-      expect(body.length).toBeLessThan(KIB);
-      await expectRefused(await post(body, { 'Content-Encoding': encoding }), [413]);
-    });
+    ])(
+      'counts the cap after %s decompression: a small compressed body that inflates over 16 KiB is 413',
+      async (encoding, compress) => {
+        const body = compress(Buffer.from(padded(LIMIT + 1)));
+        expect(body.length).toBeLessThan(KIB);
+        await expectRefused(await post(body, { 'Content-Encoding': encoding }), [413]);
+      },
+    );
 
     it('answers 413 at once for a gzip bomb (10 MiB of spaces in ~10 KiB)', async () => {
       const bomb = gzipSync(Buffer.from(padded(10 * 1024 * KIB)), { level: 9 });
@@ -155,7 +158,10 @@ describe.each(testDatabases())('Abusive requests on %s', (database) => {
       ['arrays 5k deep inside tag', `{"id":2,"name":"x","tag":${'['.repeat(5_000)}${']'.repeat(5_000)}}`],
       // Parse fine, but deeper than any object walk should go: ~2,700 levels of objects.
       ['objects 2,700 deep (16,201 bytes)', '{"a":'.repeat(2_700) + '1' + '}'.repeat(2_700)],
-      ['objects and arrays 1,500 deep inside tag', `{"id":2,"name":"x","tag":${'[{"a":'.repeat(1_500)}1${'}]'.repeat(1_500)}}`],
+      [
+        'objects and arrays 1,500 deep inside tag',
+        `{"id":2,"name":"x","tag":${'[{"a":'.repeat(1_500)}1${'}]'.repeat(1_500)}}`,
+      ],
       ['objects 2,000 deep inside name', `{"id":2,"name":${'{"a":'.repeat(2_000)}1${'}'.repeat(2_000)}}`],
     ])('answers 400 for %s', async (_label, body) => {
       expect(Buffer.byteLength(body)).toBeLessThanOrEqual(LIMIT);
@@ -195,15 +201,23 @@ describe.each(testDatabases())('Abusive requests on %s', (database) => {
       expect(await snapshot()).toEqual(['mallory|0|"zero"|null', ...before]);
     });
 
-    it.each(['limit=1e400', 'limit=99999999999999999999999', 'limit=-0', 'limit=NaN', 'after=99999999999999999999999', 'after=1e400', 'after=NaN'])(
-      'answers 400 for ?%s',
-      async (query) => {
-        expectCleanError(await get(`/plants?${query}`), [400]);
-      },
-    );
+    it.each([
+      'limit=1e400',
+      'limit=99999999999999999999999',
+      'limit=-0',
+      'limit=NaN',
+      'after=99999999999999999999999',
+      'after=1e400',
+      'after=NaN',
+    ])('answers 400 for ?%s', async (query) => {
+      expectCleanError(await get(`/plants?${query}`), [400]);
+    });
 
     it('answers 400 for DELETE of an id beyond int64, and deletes nothing', async () => {
-      await expectRefused(await rawRequest(port, { method: 'DELETE', path: '/plants/99999999999999999999999', headers: bearer(token) }), [400]);
+      await expectRefused(
+        await rawRequest(port, { method: 'DELETE', path: '/plants/99999999999999999999999', headers: bearer(token) }),
+        [400],
+      );
     });
   });
 
@@ -283,21 +297,28 @@ describe.each(testDatabases())('Abusive requests on %s', (database) => {
       await expectRefused(await rawRequest(port, { method, path, headers: bearer(token) }), [status]);
     });
 
-    it('a raw NUL byte in the request line is refused by Node\'s HTTP parser, with the Error body', async () => {
+    it("a raw NUL byte in the request line is refused by Node's HTTP parser, with the Error body", async () => {
       // Node's parser (llhttp) rejects the request before Express exists for it; the service's
       // clientError handler answers 400 with the Error body and closes the connection.
-      const res = await rawSocketExchange(port, Buffer.from(`DELETE /plants/1\u0000 HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${token}\r\n\r\n`, 'latin1'));
+      const res = await rawSocketExchange(
+        port,
+        Buffer.from(`DELETE /plants/1\u0000 HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${token}\r\n\r\n`, 'latin1'),
+      );
       expect(res.status).toBe(400);
       expect(res.text).toMatch(/connection: close/i);
       expect(res.text).toMatch(/\r\ncontent-type: application\/json; charset=utf-8\r\n/i);
-      expect(JSON.parse(res.text.slice(res.text.indexOf('\r\n\r\n') + 4))).toEqual({ error: 400, message: expect.any(String) });
+      expect(JSON.parse(res.text.slice(res.text.indexOf('\r\n\r\n') + 4))).toEqual({
+        error: 400,
+        message: expect.any(String),
+      });
       expect(await snapshot()).toEqual(before);
       await expectStillServing();
     });
   });
 
   describe('byte order mark and invalid UTF-8', () => {
-    const bytes = (...parts: (string | number[])[]) => Buffer.concat(parts.map((p) => (typeof p === 'string' ? Buffer.from(p, 'utf8') : Buffer.from(p))));
+    const bytes = (...parts: (string | number[])[]) =>
+      Buffer.concat(parts.map((p) => (typeof p === 'string' ? Buffer.from(p, 'utf8') : Buffer.from(p))));
 
     it('answers 400 for a UTF-8 BOM before the JSON (RFC 8259: not part of a JSON text)', async () => {
       await expectRefused(await post(bytes([0xef, 0xbb, 0xbf], '{"id":2,"name":"x"}')), [400]);
@@ -320,7 +341,10 @@ describe.each(testDatabases())('Abusive requests on %s', (database) => {
     });
 
     it('answers 400 for invalid UTF-8 in a path id', async () => {
-      await expectRefused(await rawRequest(port, { method: 'DELETE', path: '/plants/%FF', headers: bearer(token) }), [400]);
+      await expectRefused(
+        await rawRequest(port, { method: 'DELETE', path: '/plants/%FF', headers: bearer(token) }),
+        [400],
+      );
     });
   });
 
@@ -333,11 +357,14 @@ describe.each(testDatabases())('Abusive requests on %s', (database) => {
     });
 
     it('answers 400 for a 10k-digit id and a 10k-digit cursor', async () => {
-      await expectRefused(await rawRequest(port, { method: 'DELETE', path: `/plants/${'9'.repeat(10_000)}`, headers: bearer(token) }), [400]);
+      await expectRefused(
+        await rawRequest(port, { method: 'DELETE', path: `/plants/${'9'.repeat(10_000)}`, headers: bearer(token) }),
+        [400],
+      );
       expectCleanError(await get(`/plants?after=${'1'.repeat(10_000)}`), [400]);
     });
 
-    it('a 100k-character path is refused by Node\'s parser: 431 with the Error body, connection closed', async () => {
+    it("a 100k-character path is refused by Node's parser: 431 with the Error body, connection closed", async () => {
       // The request line counts toward Node's 16 KiB header limit (--max-http-header-size), so
       // Node's parser refuses it before the app sees anything (never 414); the service's
       // clientError handler answers. The app keeps serving.
@@ -347,7 +374,7 @@ describe.each(testDatabases())('Abusive requests on %s', (database) => {
       await expectStillServing();
     });
 
-    it('a 20 KiB header is refused by Node\'s parser: 431 with the Error body, connection closed', async () => {
+    it("a 20 KiB header is refused by Node's parser: 431 with the Error body, connection closed", async () => {
       const res = await get('/plants', { ...bearer(token), 'X-Padding': 'a'.repeat(20 * KIB) });
       expectCleanError(res, [431]);
       expect(res.headers.connection).toBe('close');
@@ -367,12 +394,17 @@ describe.each(testDatabases())('Abusive requests on %s', (database) => {
   });
 
   describe('query arrays and objects', () => {
-    it.each(['limit=1&limit=2', 'limit[]=1', 'limit[0]=1', 'after[a]=1', 'after=1&after=2', 'after[]=1&limit=1', 'limit=1,2'])(
-      'answers 400 for ?%s',
-      async (query) => {
-        expectCleanError(await get(`/plants?${query}`), [400]);
-      },
-    );
+    it.each([
+      'limit=1&limit=2',
+      'limit[]=1',
+      'limit[0]=1',
+      'after[a]=1',
+      'after=1&after=2',
+      'after[]=1&limit=1',
+      'limit=1,2',
+    ])('answers 400 for ?%s', async (query) => {
+      expectCleanError(await get(`/plants?${query}`), [400]);
+    });
   });
 
   describe('wrong Content-Type', () => {
@@ -451,7 +483,11 @@ describe.each(testDatabases())('Abusive requests on %s', (database) => {
 
     it('a query token of another user never switches identity', async () => {
       const other = await t.token({ subject: 'victim' });
-      const res = await rawRequest(port, { method: 'DELETE', path: `/plants/1?access_token=${other}`, headers: { Authorization: 'Bearer pst_invalid' } });
+      const res = await rawRequest(port, {
+        method: 'DELETE',
+        path: `/plants/1?access_token=${other}`,
+        headers: { Authorization: 'Bearer pst_invalid' },
+      });
       await expectRefused(res, [401]);
     });
   });

@@ -52,13 +52,19 @@ describe.each(testDatabases())('Authentication on %s', (database) => {
   });
 
   it('does not take another scheme', async () => {
-    const res = await t.http().get('/plants').set('Authorization', `Basic ${Buffer.from(`alice:${token}`).toString('base64')}`);
+    const res = await t
+      .http()
+      .get('/plants')
+      .set('Authorization', `Basic ${Buffer.from(`alice:${token}`).toString('base64')}`);
     expectErrorBody(res, 401);
     expect(res.headers['www-authenticate']).toBe(CHALLENGE);
   });
 
   it.each([2, 3])('accepts "Bearer" followed by %i spaces (RFC 6750: 1*SP)', async (spaces) => {
-    const res = await t.http().get('/plants').set('Authorization', `Bearer${' '.repeat(spaces)}${token}`);
+    const res = await t
+      .http()
+      .get('/plants')
+      .set('Authorization', `Bearer${' '.repeat(spaces)}${token}`);
     expect(res.status).toBe(200);
   });
 
@@ -120,7 +126,9 @@ describe.each(testDatabases())('Authentication on %s', (database) => {
     for (const method of ['POST', 'DELETE'] as const) {
       const res = await call(method, method === 'POST' ? '/plants' : '/plants/1').set(bearer(reader));
       expectErrorBody(res, 403);
-      expect(res.headers['www-authenticate']).toBe('Bearer realm="plant-store", error="insufficient_scope", scope="plants:write"');
+      expect(res.headers['www-authenticate']).toBe(
+        'Bearer realm="plant-store", error="insufficient_scope", scope="plants:write"',
+      );
     }
   });
 
@@ -129,7 +137,9 @@ describe.each(testDatabases())('Authentication on %s', (database) => {
     expect((await call('POST', '/plants').set(bearer(writer))).status).toBe(200);
     const res = await t.http().get('/plants').set(bearer(writer));
     expectErrorBody(res, 403);
-    expect(res.headers['www-authenticate']).toBe('Bearer realm="plant-store", error="insufficient_scope", scope="plants:read"');
+    expect(res.headers['www-authenticate']).toBe(
+      'Bearer realm="plant-store", error="insufficient_scope", scope="plants:read"',
+    );
   });
 
   it('stores only the SHA-256 of a token, never the token itself', async () => {

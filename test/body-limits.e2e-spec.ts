@@ -76,7 +76,8 @@ function streamBody(
 }
 
 /** One HTTP/1.1 chunk of `data`. */
-const chunked = (data: Buffer) => Buffer.concat([Buffer.from(`${data.length.toString(16)}\r\n`), data, Buffer.from('\r\n')]);
+const chunked = (data: Buffer) =>
+  Buffer.concat([Buffer.from(`${data.length.toString(16)}\r\n`), data, Buffer.from('\r\n')]);
 
 /**
  * The body cap holds on every way a body can arrive: a declared length, no length at all (chunked),
@@ -119,29 +120,36 @@ describe.each(testDatabases())('Request body limits on %s', (database) => {
   it.each([
     ['gzip', () => createGzip({ level: 9 })],
     ['deflate', () => createDeflate({ level: 9 })],
-  ])('answers an endless %s stream with 413 as it passes the cap, never inflating it to the end', async (coding, make) => {
-    // Spaces compress about a thousandfold: the decoded body passes the cap long before the wire
-    // does. The stream is the encoder's first flushed block, then its second one over and over
-    // (valid: every block refers only to spaces before it).
-    const encoder = make();
-    const block = async () => {
-      encoder.write(Buffer.alloc(MIB, 0x20));
-      await new Promise<void>((resolve) => encoder.flush(constants.Z_SYNC_FLUSH, () => resolve()));
-      return chunked(encoder.read() as Buffer);
-    };
-    const [first, next] = [await block(), await block()];
-    let sent = 0;
-    const res = await streamBody(port, head(`Transfer-Encoding: chunked\r\nContent-Encoding: ${coding}\r\n`), () =>
-      sent++ === 0 ? first : next,
-    );
-    expectRefusedEarly(res, 413);
-    expect(res.sentBeforeAnswer).toBeLessThan(8 * MIB);
-  });
+  ])(
+    'answers an endless %s stream with 413 as it passes the cap, never inflating it to the end',
+    async (coding, make) => {
+      // Spaces compress about a thousandfold: the decoded body passes the cap long before the wire
+      // does. The stream is the encoder's first flushed block, then its second one over and over
+      // (valid: every block refers only to spaces before it).
+      const encoder = make();
+      const block = async () => {
+        encoder.write(Buffer.alloc(MIB, 0x20));
+        await new Promise<void>((resolve) => encoder.flush(constants.Z_SYNC_FLUSH, () => resolve()));
+        return chunked(encoder.read() as Buffer);
+      };
+      const [first, next] = [await block(), await block()];
+      let sent = 0;
+      const res = await streamBody(port, head(`Transfer-Encoding: chunked\r\nContent-Encoding: ${coding}\r\n`), () =>
+        sent++ === 0 ? first : next,
+      );
+      expectRefusedEarly(res, 413);
+      expect(res.sentBeforeAnswer).toBeLessThan(8 * MIB);
+    },
+  );
 
   it('answers a compressed stream that decodes to nothing with 413 once its bytes on the wire pass the cap', async () => {
     // Empty gzip members, one after another: decoding them yields no byte, ever.
     const emptyMember = chunked(gzipSync(Buffer.alloc(0)));
-    const res = await streamBody(port, head('Transfer-Encoding: chunked\r\nContent-Encoding: gzip\r\n'), () => emptyMember);
+    const res = await streamBody(
+      port,
+      head('Transfer-Encoding: chunked\r\nContent-Encoding: gzip\r\n'),
+      () => emptyMember,
+    );
     expectRefusedEarly(res, 413);
     expect(res.sentBeforeAnswer).toBeLessThan(8 * MIB);
   });
@@ -170,10 +178,8 @@ describe.each(testDatabases())('Request body limits on %s', (database) => {
 
   it('sends 100 Continue for a body within the cap, once the caller is authenticated, and creates the plant', async () => {
     const body = '{"id":100,"name":"Continued"}';
-    const res = await waitForAnswer(
-      port,
-      head(`Content-Length: ${body.length}\r\nExpect: 100-continue\r\n`),
-      (text) => (text.startsWith('HTTP/1.1 100 Continue') ? body : null),
+    const res = await waitForAnswer(port, head(`Content-Length: ${body.length}\r\nExpect: 100-continue\r\n`), (text) =>
+      text.startsWith('HTTP/1.1 100 Continue') ? body : null,
     );
     expect(res.interim).toBe('HTTP/1.1 100 Continue');
     expect(res.status).toBe(200);
@@ -181,7 +187,10 @@ describe.each(testDatabases())('Request body limits on %s', (database) => {
   });
 
   it('refuses a caller without a token before reading its body: 401 for a malformed body, without 100 Continue', async () => {
-    const res = await waitForAnswer(port, head(`Content-Length: 7\r\nExpect: 100-continue\r\n`, '/plants', 'POST', false));
+    const res = await waitForAnswer(
+      port,
+      head(`Content-Length: 7\r\nExpect: 100-continue\r\n`, '/plants', 'POST', false),
+    );
     expect(res.status).toBe(401);
     expect(res.interim).toBeUndefined();
     const malformed = await rawRequest(port, {
@@ -206,7 +215,12 @@ describe.each(testDatabases())('Request body limits on %s', (database) => {
     const live = await t.http().get('/health/live').set('Content-Type', 'text/plain').send('x');
     expect(live.status).toBe(200);
     await t.http().post('/plants').set(bearer(token)).send({ id: 7, name: 'Gone soon' }).expect(200);
-    const removed = await t.http().delete('/plants/7').set(bearer(token)).set('Content-Type', 'application/xml').send('<x/>');
+    const removed = await t
+      .http()
+      .delete('/plants/7')
+      .set(bearer(token))
+      .set('Content-Type', 'application/xml')
+      .send('<x/>');
     expect(removed.status).toBe(204);
   });
 });
@@ -257,7 +271,12 @@ function waitForAnswer(port: number, head: string, onInterim?: (text: string) =>
       if (Buffer.byteLength(body, 'latin1') < length) return;
       clearTimeout(timer);
       socket.destroy();
-      resolve({ interim, status: Number(/^HTTP\/1\.1 (\d{3})/.exec(headers)?.[1] ?? 0), headers, body: body.slice(0, length) });
+      resolve({
+        interim,
+        status: Number(/^HTTP\/1\.1 (\d{3})/.exec(headers)?.[1] ?? 0),
+        headers,
+        body: body.slice(0, length),
+      });
     });
     socket.write(head);
   });

@@ -27,7 +27,12 @@ describe.each(testDatabases())('plantstore CLI on %s', (database) => {
     const secret = created.out[created.out.length - 1];
     expect(secret).toMatch(/^pst_[A-Za-z0-9_-]{43}$/);
 
-    const res = await t.http().post('/plants').set(bearer(secret)).set('Content-Type', 'application/json').send('{"id":1,"name":"Basil"}');
+    const res = await t
+      .http()
+      .post('/plants')
+      .set(bearer(secret))
+      .set('Content-Type', 'application/json')
+      .send('{"id":1,"name":"Basil"}');
     expect(res.status).toBe(200);
     expect((await t.http().get('/plants').set(bearer(secret))).body).toEqual([{ id: 1, name: 'Basil' }]);
   });

@@ -43,10 +43,14 @@ async function emptyDatabase(suffix: string): Promise<string> {
 
   it('takes over the migration lock of an instance that died holding it, once its lease has run out', async () => {
     const url = await emptyDatabase('lease');
-    const source = await new DataSource(buildDataSourceOptions(loadConfig({ DATABASE_URL: url }).database)).initialize();
+    const source = await new DataSource(
+      buildDataSourceOptions(loadConfig({ DATABASE_URL: url }).database),
+    ).initialize();
     try {
       await runPendingMigrations(source);
-      await source.query(`INSERT INTO ${MIGRATION_LOCK_TABLE} (name, holder, expires_at) VALUES ('migrations', 'dead', UTC_TIMESTAMP(6) - INTERVAL 1 SECOND)`);
+      await source.query(
+        `INSERT INTO ${MIGRATION_LOCK_TABLE} (name, holder, expires_at) VALUES ('migrations', 'dead', UTC_TIMESTAMP(6) - INTERVAL 1 SECOND)`,
+      );
       const started = Date.now();
       await runPendingMigrations(source);
       expect(Date.now() - started).toBeLessThan(5000);
@@ -60,9 +64,17 @@ async function emptyDatabase(suffix: string): Promise<string> {
     const url = await emptyDatabase('start');
     let apps: TestApp[] = [];
     try {
-      apps = await Promise.all([startTestApp('mysql', { DATABASE_URL: url }), startTestApp('mysql', { DATABASE_URL: url })]);
+      apps = await Promise.all([
+        startTestApp('mysql', { DATABASE_URL: url }),
+        startTestApp('mysql', { DATABASE_URL: url }),
+      ]);
       const token = await apps[0].token({ subject: 'first-deploy' });
-      const created = await apps[0].http().post('/plants').set(bearer(token)).set('Content-Type', 'application/json').send('{"id":1,"name":"Seedling"}');
+      const created = await apps[0]
+        .http()
+        .post('/plants')
+        .set(bearer(token))
+        .set('Content-Type', 'application/json')
+        .send('{"id":1,"name":"Seedling"}');
       expect(created.status).toBe(200);
       expect((await apps[1].http().get('/plants').set(bearer(token))).body).toEqual([{ id: 1, name: 'Seedling' }]);
       const rows = (await apps[1].dataSource.query('SELECT COUNT(*) AS n FROM migrations')) as { n: unknown }[];

@@ -31,7 +31,12 @@ describe('Test app configuration', () => {
       try {
         const token = await t.token({ subject: 'dotenv' });
         for (const id of [1, 2, 3]) {
-          const res = await t.http().post('/plants').set(bearer(token)).set('Content-Type', 'application/json').send(`{"id":${id},"name":"P${id}"}`);
+          const res = await t
+            .http()
+            .post('/plants')
+            .set(bearer(token))
+            .set('Content-Type', 'application/json')
+            .send(`{"id":${id},"name":"P${id}"}`);
           expect(res.status).toBe(200);
         }
         // PLANTS_MAX_PAGE=2 and RATE_LIMIT_PER_MINUTE=1 from .env would cut this page and refuse these calls.

@@ -35,7 +35,12 @@ const onMysql = testDatabases().includes('mysql');
   });
 
   it('answers 503 while the database is unreachable and recovers without a restart', async () => {
-    const created = await t.http().post('/plants').set(bearer(token)).set('Content-Type', 'application/json').send('{"id":1,"name":"Survivor"}');
+    const created = await t
+      .http()
+      .post('/plants')
+      .set(bearer(token))
+      .set('Content-Type', 'application/json')
+      .send('{"id":1,"name":"Survivor"}');
     expect(created.status).toBe(200);
 
     await proxy.cut();
@@ -45,7 +50,12 @@ const onMysql = testDatabases().includes('mysql');
     expect(during.body.message).toBe('The database is unavailable; try again shortly');
     expect(Date.now() - started).toBeLessThan(10_000);
 
-    const write = await t.http().post('/plants').set(bearer(token)).set('Content-Type', 'application/json').send('{"id":2,"name":"Lost?"}');
+    const write = await t
+      .http()
+      .post('/plants')
+      .set(bearer(token))
+      .set('Content-Type', 'application/json')
+      .send('{"id":2,"name":"Lost?"}');
     expectErrorBody(write, 503);
 
     const readiness = await t.http().get('/health/ready');
@@ -61,14 +71,24 @@ const onMysql = testDatabases().includes('mysql');
   });
 
   it('answers 503 within the query timeout when the link goes silent, never hanging, and recovers', async () => {
-    const seeded = await t.http().post('/plants').set(bearer(token)).set('Content-Type', 'application/json').send('{"id":10,"name":"Before the silence"}');
+    const seeded = await t
+      .http()
+      .post('/plants')
+      .set(bearer(token))
+      .set('Content-Type', 'application/json')
+      .send('{"id":10,"name":"Before the silence"}');
     expect(seeded.status).toBe(200);
 
     proxy.blackhole();
     const started = Date.now();
     const answers = await Promise.all([
       t.http().get('/plants').set(bearer(token)),
-      t.http().post('/plants').set(bearer(token)).set('Content-Type', 'application/json').send('{"id":11,"name":"Unanswered"}'),
+      t
+        .http()
+        .post('/plants')
+        .set(bearer(token))
+        .set('Content-Type', 'application/json')
+        .send('{"id":11,"name":"Unanswered"}'),
       t.http().get('/health/ready'),
     ]);
     const elapsed = Date.now() - started;

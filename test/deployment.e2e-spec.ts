@@ -157,13 +157,18 @@ describe('docker-compose.yml', () => {
 
   it('lets a graceful shutdown (SHUTDOWN_DELAY_MS, then SHUTDOWN_TIMEOUT_MS) end before Docker kills the container', () => {
     // Compose's default grace period is 10s.
-    expect(durationMs(app.stop_grace_period ?? '10s')).toBeGreaterThan(config.shutdown.delayMs + config.shutdown.timeoutMs);
+    expect(durationMs(app.stop_grace_period ?? '10s')).toBeGreaterThan(
+      config.shutdown.delayMs + config.shutdown.timeoutMs,
+    );
   });
 
   describe('the cluster profile (docs/scaling.md)', () => {
     const nodes = ['galera1', 'galera2', 'galera3'];
     const commandOf = (name: string) => [services[name].command ?? []].flat().map(String);
-    const option = (name: string, key: string) => commandOf(name).find((arg) => arg.startsWith(`${key}=`))?.slice(key.length + 1);
+    const option = (name: string, key: string) =>
+      commandOf(name)
+        .find((arg) => arg.startsWith(`${key}=`))
+        ?.slice(key.length + 1);
 
     it('adds three Galera nodes and HAProxy only under `--profile cluster`; a plain `up` is unchanged', () => {
       for (const name of [...nodes, 'haproxy']) expect(services[name]?.profiles).toEqual(['cluster']);
@@ -185,7 +190,9 @@ describe('docker-compose.yml', () => {
       const { haproxy } = services;
       expect(haproxy.volumes).toContain('./deploy/haproxy.cfg:/usr/local/etc/haproxy/haproxy.cfg:ro');
       const cfg = read('deploy/haproxy.cfg');
-      const servers = [...cfg.matchAll(/^\s*server (\S+) (\S+):3306 check( backup)?$/gm)].map(([, name, host, backup]) => ({ name, host, backup: !!backup }));
+      const servers = [...cfg.matchAll(/^\s*server (\S+) (\S+):3306 check( backup)?$/gm)].map(
+        ([, name, host, backup]) => ({ name, host, backup: !!backup }),
+      );
       expect(servers).toEqual([
         { name: 'galera1', host: 'galera1', backup: false },
         { name: 'galera2', host: 'galera2', backup: true },
@@ -194,7 +201,9 @@ describe('docker-compose.yml', () => {
       expect(cfg).toMatch(/^\s*option mysql-check user haproxy/m);
       expect(read('deploy/galera-init.sql')).toContain("CREATE USER IF NOT EXISTS 'haproxy'@'%'");
       expect((haproxy.ports ?? []).map(parsePort)).toEqual([{ hostIp: '127.0.0.1', published: '3307', target: 3306 }]);
-      expect(haproxy.depends_on).toMatchObject(Object.fromEntries(nodes.map((n) => [n, { condition: 'service_healthy' }])));
+      expect(haproxy.depends_on).toMatchObject(
+        Object.fromEntries(nodes.map((n) => [n, { condition: 'service_healthy' }])),
+      );
     });
   });
 });
@@ -254,7 +263,8 @@ describe('Dockerfile', () => {
     const ciLine = /scripts\/ci\/node-line\.sh (\d+)/.exec(read('.ci/run'))?.[1];
     expect(ciLine).toBe('22');
     expect(stages.length).toBeGreaterThan(1);
-    for (const stage of stages) expect(argsOf(stage, 'FROM')[0]).toMatch(new RegExp(`^node:${ciLine}-bookworm-slim(\\s|$)`));
+    for (const stage of stages)
+      expect(argsOf(stage, 'FROM')[0]).toMatch(new RegExp(`^node:${ciLine}-bookworm-slim(\\s|$)`));
   });
 
   it('runs the final stage as a user other than root, with NODE_ENV=production', () => {
@@ -285,7 +295,9 @@ describe('Dockerfile', () => {
   });
 
   it('exposes the API port and the metrics port', () => {
-    const exposed = argsOf(final, 'EXPOSE').flatMap((args) => args.split(/\s+/).map((port) => Number(port.replace(/\/\w+$/, ''))));
+    const exposed = argsOf(final, 'EXPOSE').flatMap((args) =>
+      args.split(/\s+/).map((port) => Number(port.replace(/\/\w+$/, ''))),
+    );
     const { port, metrics } = finalConfig();
     expect(exposed).toEqual(expect.arrayContaining([port, metrics.port]));
   });
@@ -299,7 +311,10 @@ describe('configuration documentation', () => {
     return [...section.matchAll(/^\|\s*`([A-Za-z_][A-Za-z0-9_]*)`\s*\|/gm)].map((match) => match[1]);
   };
   const envExample = (): [string, string][] =>
-    [...read('.env.example').matchAll(/^#?\s*([A-Za-z_][A-Za-z0-9_]*)=(.*)$/gm)].map((match) => [match[1], match[2].trim()]);
+    [...read('.env.example').matchAll(/^#?\s*([A-Za-z_][A-Za-z0-9_]*)=(.*)$/gm)].map((match) => [
+      match[1],
+      match[2].trim(),
+    ]);
   const sorted = (names: readonly string[]): string[] => [...names].sort();
 
   it('reads variables at all (NODE_ENV among them)', () => {

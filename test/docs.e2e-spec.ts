@@ -5,7 +5,9 @@ import { expectCleanError, listenOnLoopback, rawRequest } from './utils/raw-http
 import { TestApp, startTestApp } from './utils/test-app';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
-const SWAGGER_UI_DIST = dirname(require.resolve('swagger-ui-dist/package.json', { paths: [dirname(require.resolve('@nestjs/swagger'))] }));
+const SWAGGER_UI_DIST = dirname(
+  require.resolve('swagger-ui-dist/package.json', { paths: [dirname(require.resolve('@nestjs/swagger'))] }),
+);
 
 /**
  * The API documentation (Swagger UI and the OpenAPI document) is served by the service itself, like
@@ -34,17 +36,27 @@ describe('API documentation', () => {
     expect(page.headers['content-type']).toBe('text/html; charset=utf-8');
     const files = await linkedFiles();
     expect(files.sort()).toEqual(
-      ['/docs/favicon-16x16.png', '/docs/favicon-32x32.png', '/docs/swagger-ui-bundle.js', '/docs/swagger-ui-init.js', '/docs/swagger-ui.css'].sort(),
+      [
+        '/docs/favicon-16x16.png',
+        '/docs/favicon-32x32.png',
+        '/docs/swagger-ui-bundle.js',
+        '/docs/swagger-ui-init.js',
+        '/docs/swagger-ui.css',
+      ].sort(),
     );
     for (const file of files) {
       const res = await t.http().get(file).buffer(true);
       expect({ file, status: res.status }).toEqual({ file, status: 200 });
     }
-    const bundle = await t.http().get('/docs/swagger-ui-bundle.js').buffer(true).parse((res, done) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (chunk: Buffer) => chunks.push(chunk));
-      res.on('end', () => done(null, Buffer.concat(chunks)));
-    });
+    const bundle = await t
+      .http()
+      .get('/docs/swagger-ui-bundle.js')
+      .buffer(true)
+      .parse((res, done) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (chunk: Buffer) => chunks.push(chunk));
+        res.on('end', () => done(null, Buffer.concat(chunks)));
+      });
     expect(bundle.headers['content-type']).toBe('text/javascript; charset=utf-8');
     expect(bundle.headers['cache-control']).toBe('public, max-age=86400');
     expect((bundle.body as Buffer).equals(readFileSync(join(SWAGGER_UI_DIST, 'swagger-ui-bundle.js')))).toBe(true);
@@ -52,7 +64,7 @@ describe('API documentation', () => {
     expect((await t.http().get('/docs/favicon-32x32.png')).headers['content-type']).toBe('image/png');
   });
 
-  it('starts Swagger UI on the service\'s own document, never on a URL from the address bar', async () => {
+  it("starts Swagger UI on the service's own document, never on a URL from the address bar", async () => {
     const init = await t.http().get('/docs/swagger-ui-init.js');
     expect(init.headers['content-type']).toBe('text/javascript; charset=utf-8');
     expect(init.text).toContain("url: '/docs-json'");
@@ -93,11 +105,21 @@ describe('API documentation', () => {
     const metrics = t.app.get(MetricsService);
     const counted = async (route: string) =>
       (await metrics.requestDuration.get()).values.find(
-        (v) => v.metricName === 'http_request_duration_seconds_count' && v.labels.route === route && v.labels.status === '200',
+        (v) =>
+          v.metricName === 'http_request_duration_seconds_count' &&
+          v.labels.route === route &&
+          v.labels.status === '200',
       )?.value ?? 0;
-    const before = { page: await counted('/docs'), file: await counted('/docs/{file}'), json: await counted('/docs-json') };
+    const before = {
+      page: await counted('/docs'),
+      file: await counted('/docs/{file}'),
+      json: await counted('/docs-json'),
+    };
     for (const path of ['/docs', '/docs/swagger-ui.css', '/docs-json']) {
-      const res = await t.http().get(path).set('X-Request-Id', `docs-trace${path.replace(/\//g, '-')}`);
+      const res = await t
+        .http()
+        .get(path)
+        .set('X-Request-Id', `docs-trace${path.replace(/\//g, '-')}`);
       expect(res.status).toBe(200);
       expect(res.headers['x-request-id']).toBe(`docs-trace${path.replace(/\//g, '-')}`);
       expect(res.headers['ratelimit']).toMatch(/^"default";r=\d+;t=\d+$/);

@@ -15,7 +15,8 @@ const DB = 'plantstore_galera';
 /** Runs `task` for each item, `width` at a time. */
 async function inBatches<T, R>(items: T[], width: number, task: (item: T) => Promise<R>): Promise<R[]> {
   const results: R[] = [];
-  for (let i = 0; i < items.length; i += width) results.push(...(await Promise.all(items.slice(i, i + width).map(task))));
+  for (let i = 0; i < items.length; i += width)
+    results.push(...(await Promise.all(items.slice(i, i + width).map(task))));
   return results;
 }
 
@@ -78,10 +79,19 @@ describeGalera('On a three-node Galera cluster', () => {
   it('reads its own writes across instances and nodes: created through node 1, deleted and listed at once through node 2', async () => {
     const ids = Array.from({ length: 300 }, (_, i) => 5000 + i);
     const misses = await inBatches(ids, 6, async (id) => {
-      const created = await a.http().post('/plants').set(bearer(token)).set(JSON_TYPE).send(JSON.stringify({ id, name: 'Seen' }));
+      const created = await a
+        .http()
+        .post('/plants')
+        .set(bearer(token))
+        .set(JSON_TYPE)
+        .send(JSON.stringify({ id, name: 'Seen' }));
       if (created.status !== 200) return `create ${id}: ${created.status}`;
-      const listed = await b.http().get(`/plants?after=${id - 1}&limit=1`).set(bearer(token));
-      if (listed.status !== 200 || listed.body[0]?.id !== id) return `list ${id}: ${listed.status} ${JSON.stringify(listed.body)}`;
+      const listed = await b
+        .http()
+        .get(`/plants?after=${id - 1}&limit=1`)
+        .set(bearer(token));
+      if (listed.status !== 200 || listed.body[0]?.id !== id)
+        return `list ${id}: ${listed.status} ${JSON.stringify(listed.body)}`;
       const deleted = await b.http().delete(`/plants/${id}`).set(bearer(token));
       return deleted.status === 204 ? null : `delete ${id}: ${deleted.status}`;
     });
@@ -98,13 +108,22 @@ describeGalera('On a three-node Galera cluster', () => {
         await lagging.query('FLUSH TABLES WITH READ LOCK');
         const resume = new Promise((resolve) => setTimeout(resolve, 300)).then(() => lagging.query('UNLOCK TABLES'));
         try {
-          const created = await a.http().post('/plants').set(bearer(token)).set(JSON_TYPE).send(JSON.stringify({ id, name: 'Lagged' }));
+          const created = await a
+            .http()
+            .post('/plants')
+            .set(bearer(token))
+            .set(JSON_TYPE)
+            .send(JSON.stringify({ id, name: 'Lagged' }));
           expect(created.status).toBe(200);
           const [listed, deleted] = await Promise.all([
-            b.http().get(`/plants?after=${id - 1}&limit=1`).set(bearer(token)),
+            b
+              .http()
+              .get(`/plants?after=${id - 1}&limit=1`)
+              .set(bearer(token)),
             b.http().delete(`/plants/${id}`).set(bearer(token)),
           ]);
-          if (listed.status !== 200 || listed.body[0]?.id !== id) misses.push(`list ${id}: ${listed.status} ${JSON.stringify(listed.body)}`);
+          if (listed.status !== 200 || listed.body[0]?.id !== id)
+            misses.push(`list ${id}: ${listed.status} ${JSON.stringify(listed.body)}`);
           if (deleted.status !== 204) misses.push(`delete ${id}: ${deleted.status}`);
         } finally {
           await resume;
@@ -122,7 +141,9 @@ describeGalera('On a three-node Galera cluster', () => {
     await cluster.createDatabase(database);
     const sources = await Promise.all(
       [1, 2, 3, 1, 2, 3].map((node) =>
-        new DataSource(buildDataSourceOptions(loadConfig({ DATABASE_URL: cluster.nodeUrl(node, database) }).database)).initialize(),
+        new DataSource(
+          buildDataSourceOptions(loadConfig({ DATABASE_URL: cluster.nodeUrl(node, database) }).database),
+        ).initialize(),
       ),
     );
     try {
@@ -144,7 +165,9 @@ describeGalera('On a three-node Galera cluster', () => {
     const instance = await startInstance(cluster.nodeUrl(3, database));
     apps.push(instance);
     const own = await instance.token({ subject: 'after-migrations' });
-    expect((await instance.http().post('/plants').set(bearer(own)).set(JSON_TYPE).send('{"id":1,"name":"New"}')).status).toBe(200);
+    expect(
+      (await instance.http().post('/plants').set(bearer(own)).set(JSON_TYPE).send('{"id":1,"name":"New"}')).status,
+    ).toBe(200);
   });
 
   it('answers 503, and readiness says so, on a node cut off from the cluster; serves again once it rejoins', async () => {
@@ -157,7 +180,7 @@ describeGalera('On a three-node Galera cluster', () => {
       // Causal reads fail first; the node's own status follows once it has noticed the partition.
       const notSynced = (res: { body: { message?: string } }) => /not synced/.test(res.body.message ?? '');
       let ready = await c.http().get('/health/ready');
-      for (const deadline = Date.now() + 20_000; !notSynced(ready) && Date.now() < deadline; ) {
+      for (const deadline = Date.now() + 20_000; !notSynced(ready) && Date.now() < deadline;) {
         await new Promise((resolve) => setTimeout(resolve, 200));
         ready = await c.http().get('/health/ready');
       }
@@ -168,13 +191,16 @@ describeGalera('On a three-node Galera cluster', () => {
       expectErrorBody(list, 503);
       expect(list.body.message).toBe('The database is unavailable; try again shortly');
       expect(Date.now() - started).toBeLessThan(2500);
-      expectErrorBody(await c.http().post('/plants').set(bearer(token)).set(JSON_TYPE).send('{"id":9001,"name":"Refused"}'), 503);
+      expectErrorBody(
+        await c.http().post('/plants').set(bearer(token)).set(JSON_TYPE).send('{"id":9001,"name":"Refused"}'),
+        503,
+      );
     } finally {
       await admin.query("SET GLOBAL wsrep_provider_options = 'gmcast.isolate=0'").catch(() => undefined);
       await admin.end();
     }
     let ready = await c.http().get('/health/ready');
-    for (const deadline = Date.now() + 30_000; ready.status !== 200 && Date.now() < deadline; ) {
+    for (const deadline = Date.now() + 30_000; ready.status !== 200 && Date.now() < deadline;) {
       await new Promise((resolve) => setTimeout(resolve, 200));
       ready = await c.http().get('/health/ready');
     }
@@ -198,7 +224,12 @@ describeGalera('On a three-node Galera cluster', () => {
       while (Date.now() < until.time) {
         const id = nextId++;
         const sent = Date.now();
-        const res = await viaProxy.http().post('/plants').set(bearer(token)).set(JSON_TYPE).send(JSON.stringify({ id, name: 'Under load' }));
+        const res = await viaProxy
+          .http()
+          .post('/plants')
+          .set(bearer(token))
+          .set(JSON_TYPE)
+          .send(JSON.stringify({ id, name: 'Under load' }));
         answers.push({ status: res.status, at: sent, ms: Date.now() - sent, body: res.body });
         if (res.status === 200) acknowledged.push(id);
       }
@@ -209,7 +240,7 @@ describeGalera('On a three-node Galera cluster', () => {
     killedAt = Date.now();
     await cluster.killNode(1);
     // Keep writing until writes have succeeded for a while after the kill, within a deadline.
-    for (const deadline = Date.now() + 30_000; Date.now() < deadline; ) {
+    for (const deadline = Date.now() + 30_000; Date.now() < deadline;) {
       const recovered = answers.filter((x) => x.at > killedAt && x.status === 200);
       if (recovered.length >= 50) break;
       await new Promise((resolve) => setTimeout(resolve, 100));

@@ -25,11 +25,15 @@ describe.each(testDatabases())('Health probes on %s', (database) => {
     expect(res.status).toBe(200);
     expect(res.headers['content-type']).toMatch(/^application\/json/);
     expect(res.body).toEqual({ status: 'ok', info: expect.objectContaining({ database: { status: 'up' } }) });
-    for (const value of Object.values(res.body.info as Record<string, unknown>)) expect(value).toEqual({ status: 'up' });
+    for (const value of Object.values(res.body.info as Record<string, unknown>))
+      expect(value).toEqual({ status: 'up' });
   });
 
   it('ignores a token, even an invalid one', async () => {
-    const res = await t.http().get('/health/ready').set('Authorization', `Bearer pst_${'Z'.repeat(43)}`);
+    const res = await t
+      .http()
+      .get('/health/ready')
+      .set('Authorization', `Bearer pst_${'Z'.repeat(43)}`);
     expect(res.status).toBe(200);
     expect(res.headers['www-authenticate']).toBeUndefined();
   });

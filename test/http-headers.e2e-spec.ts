@@ -38,7 +38,11 @@ const ANSWERS: Array<[string, number, (t: TestApp, token: string) => request.Tes
   ['a 200 list', 200, (t, token) => t.http().get('/plants').set(bearer(token))],
   ['a 401 without a token', 401, (t) => t.http().get('/plants')],
   ['a 400 invalid id', 400, (t, token) => t.http().delete('/plants/abc').set(bearer(token))],
-  ['a 415 refused body', 415, (t, token) => t.http().post('/plants').set(bearer(token)).set('Content-Type', 'text/plain').send('x')],
+  [
+    'a 415 refused body',
+    415,
+    (t, token) => t.http().post('/plants').set(bearer(token)).set('Content-Type', 'text/plain').send('x'),
+  ],
   ['an unknown-route 404', 404, (t) => t.http().get('/no/such/route')],
 ];
 
@@ -59,7 +63,10 @@ describe('HTTP headers on sqlite', () => {
       const first = await t.http().get('/plants').set(bearer(token));
       expect(first.status).toBe(200);
       expect(first.headers.etag).toBeUndefined();
-      for (const condition of [{ 'If-None-Match': '*' }, { 'If-Modified-Since': new Date(Date.now() + 60_000).toUTCString() }]) {
+      for (const condition of [
+        { 'If-None-Match': '*' },
+        { 'If-Modified-Since': new Date(Date.now() + 60_000).toUTCString() },
+      ]) {
         const res = await t.http().get('/plants').set(bearer(token)).set(condition);
         expect({ status: res.status, body: res.body }).toEqual({ status: 200, body: [] });
       }
@@ -100,7 +107,11 @@ describe('HTTP headers on sqlite', () => {
       ['a space in it', 'two words'],
       ['non-ASCII', 'naïve-id'],
     ])('replaces an X-Request-Id with %s by a UUID', async (_label, id) => {
-      for (const send of [() => t.http().get('/plants').set(bearer(token)), () => t.http().get('/plants'), () => t.http().get('/nowhere')]) {
+      for (const send of [
+        () => t.http().get('/plants').set(bearer(token)),
+        () => t.http().get('/plants'),
+        () => t.http().get('/nowhere'),
+      ]) {
         const res = await send().set('X-Request-Id', id);
         expect(res.headers['x-request-id']).toMatch(UUID);
       }
@@ -108,7 +119,9 @@ describe('HTTP headers on sqlite', () => {
 
     it('accepts an X-Request-Id of exactly 128 characters', async () => {
       const id = 'q'.repeat(128);
-      expect((await t.http().get('/plants').set(bearer(token)).set('X-Request-Id', id)).headers['x-request-id']).toBe(id);
+      expect((await t.http().get('/plants').set(bearer(token)).set('X-Request-Id', id)).headers['x-request-id']).toBe(
+        id,
+      );
     });
 
     it('makes a different id for each request', async () => {
@@ -186,7 +199,14 @@ describe('HTTP headers on sqlite', () => {
       expect(res.status).toBe(200);
       expect(res.headers['access-control-allow-origin']).toBe(APP_ORIGIN);
       expect(exposedHeadersOf(res)).toEqual(
-        expect.arrayContaining(['ratelimit', 'ratelimit-policy', 'retry-after', 'link', 'x-request-id', 'www-authenticate']),
+        expect.arrayContaining([
+          'ratelimit',
+          'ratelimit-policy',
+          'retry-after',
+          'link',
+          'x-request-id',
+          'www-authenticate',
+        ]),
       );
       expect(res.headers['access-control-allow-credentials']).toBeUndefined();
     });
@@ -227,7 +247,12 @@ describe('HTTP headers on sqlite', () => {
     });
 
     it('never echoes a look-alike origin', async () => {
-      for (const origin of [`${APP_ORIGIN}.evil.net`, 'http://app.example.com', 'https://app.example.com:8443', 'null']) {
+      for (const origin of [
+        `${APP_ORIGIN}.evil.net`,
+        'http://app.example.com',
+        'https://app.example.com:8443',
+        'null',
+      ]) {
         const res = await t.http().get('/plants').set(bearer(token)).set('Origin', origin);
         expect({ origin, allowed: res.headers['access-control-allow-origin'] }).toEqual({ origin, allowed: undefined });
       }

@@ -65,7 +65,10 @@ describe('A stalled or gone log reader', () => {
   async function exitTime(s: ServiceProcess): Promise<{ code: number | null; ms: number }> {
     const signalledAt = Date.now();
     s.child.kill('SIGTERM');
-    const code = await Promise.race([s.exited, new Promise<'running'>((r) => setTimeout(() => r('running'), EXIT_BOUND_MS * 2).unref())]);
+    const code = await Promise.race([
+      s.exited,
+      new Promise<'running'>((r) => setTimeout(() => r('running'), EXIT_BOUND_MS * 2).unref()),
+    ]);
     if (code === 'running') throw new Error(`Still running ${EXIT_BOUND_MS * 2} ms after SIGTERM`);
     return { code, ms: Date.now() - signalledAt };
   }
@@ -102,7 +105,9 @@ describe('A stalled or gone log reader', () => {
     service = await startServiceProcess(env);
     stdoutReader(service).close();
     for (let i = 0; i < 200; i++) {
-      expect((await fetch(`${service.url}/plants`, { headers: { Authorization: `Bearer ${token}` } })).status).toBe(200);
+      expect((await fetch(`${service.url}/plants`, { headers: { Authorization: `Bearer ${token}` } })).status).toBe(
+        200,
+      );
     }
     const { code, ms } = await exitTime(service);
     expect(code).toBe(0);
@@ -118,10 +123,15 @@ describe('A stalled or gone log reader', () => {
     reader.resume();
 
     const s = service;
-    const warning = async () => s.logLines().find((line) => String(line.msg).startsWith('Log output could not keep up'));
+    const warning = async () =>
+      s.logLines().find((line) => String(line.msg).startsWith('Log output could not keep up'));
     const deadline = Date.now() + 20_000;
     while (!(await warning()) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
-    expect(await warning()).toMatchObject({ level: 'warn', droppedLines: expect.any(Number), since: expect.any(String) });
+    expect(await warning()).toMatchObject({
+      level: 'warn',
+      droppedLines: expect.any(Number),
+      since: expect.any(String),
+    });
     expect(((await warning())!.droppedLines as number) > 0).toBe(true);
   }, 120_000);
 });

@@ -103,7 +103,10 @@ describe('Request logs', () => {
       ['trace-0103', `/plants/${jwt}`],
     ];
     for (const [id, path] of sent) {
-      const res = await fetch(`${service.url}${path}`, { method: 'DELETE', headers: { Authorization: `Bearer ${token}`, 'X-Request-Id': id } });
+      const res = await fetch(`${service.url}${path}`, {
+        method: 'DELETE',
+        headers: { Authorization: `Bearer ${token}`, 'X-Request-Id': id },
+      });
       expect(res.status).toBe(400);
       const text = await res.text();
       expect(text).not.toContain(token.slice(4, 24));
@@ -132,15 +135,27 @@ describe('Request logs', () => {
     socket.write('{"id":');
     socket.destroy();
     const [line] = await waitForLine('trace-0201');
-    expect(line).toMatchObject({ level: 'warn', method: 'POST', path: '/plants', status: 499, client: '127.0.0.1', msg: expect.stringContaining('aborted') });
+    expect(line).toMatchObject({
+      level: 'warn',
+      method: 'POST',
+      path: '/plants',
+      status: 499,
+      client: '127.0.0.1',
+      msg: expect.stringContaining('aborted'),
+    });
   });
 
   it('writes every line as JSON with a level and a time', () => {
-    const lines = service.output().split('\n').filter((line) => line.trim() !== '');
+    const lines = service
+      .output()
+      .split('\n')
+      .filter((line) => line.trim() !== '');
     expect(lines.length).toBeGreaterThan(5);
     for (const line of lines) {
       const parsed = JSON.parse(line) as Record<string, unknown>;
-      expect(parsed).toEqual(expect.objectContaining({ level: expect.any(String), time: expect.any(String), msg: expect.any(String) }));
+      expect(parsed).toEqual(
+        expect.objectContaining({ level: expect.any(String), time: expect.any(String), msg: expect.any(String) }),
+      );
     }
   });
 });
@@ -152,7 +167,13 @@ describe('Log settings', () => {
 
     const quiet = await startServiceProcess({ ...env, LOG_LEVEL: 'warn' });
     try {
-      expect((await fetch(`${quiet.url}/plants`, { headers: { Authorization: `Bearer ${token}`, 'X-Request-Id': 'quiet-1' } })).status).toBe(200);
+      expect(
+        (
+          await fetch(`${quiet.url}/plants`, {
+            headers: { Authorization: `Bearer ${token}`, 'X-Request-Id': 'quiet-1' },
+          })
+        ).status,
+      ).toBe(200);
     } finally {
       await quiet.stop();
     }
@@ -161,8 +182,13 @@ describe('Log settings', () => {
 
     const pretty = await startServiceProcess({ ...env, LOG_FORMAT: 'pretty' });
     try {
-      await fetch(`${pretty.url}/plants`, { headers: { Authorization: `Bearer ${token}`, 'X-Request-Id': 'pretty-1' } });
-      await waitFor(() => pretty.output().includes('pretty-1'), { timeoutMs: 5000, what: 'a pretty line for pretty-1' });
+      await fetch(`${pretty.url}/plants`, {
+        headers: { Authorization: `Bearer ${token}`, 'X-Request-Id': 'pretty-1' },
+      });
+      await waitFor(() => pretty.output().includes('pretty-1'), {
+        timeoutMs: 5000,
+        what: 'a pretty line for pretty-1',
+      });
       const text = pretty.output();
       const line = text.split('\n').find((l) => l.includes('pretty-1')) ?? '';
       expect(line).toContain('GET /plants 200');

@@ -11,7 +11,11 @@ function scrape(port: number, path = '/metrics'): Promise<{ status: number; type
       const chunks: Buffer[] = [];
       res.on('data', (chunk: Buffer) => chunks.push(chunk));
       res.on('end', () =>
-        resolve({ status: res.statusCode ?? 0, type: res.headers['content-type'], text: Buffer.concat(chunks).toString('utf8') }),
+        resolve({
+          status: res.statusCode ?? 0,
+          type: res.headers['content-type'],
+          text: Buffer.concat(chunks).toString('utf8'),
+        }),
       );
     });
     req.on('error', reject);
@@ -61,11 +65,21 @@ describe.each(testDatabases())('Prometheus metrics on %s', (database) => {
     expect(res.type).toMatch(/^text\/plain; version=0\.0\.4/);
     const { text } = res;
     expect(text).toContain('# TYPE http_request_duration_seconds histogram');
-    expect(sample(text, 'http_request_duration_seconds_count{method="POST",route="/plants",status="200"}')).toBeGreaterThanOrEqual(1);
-    expect(sample(text, 'http_request_duration_seconds_count{method="GET",route="/plants",status="200"}')).toBeGreaterThanOrEqual(1);
-    expect(sample(text, 'http_request_duration_seconds_count{method="DELETE",route="/plants/{id}",status="204"}')).toBe(1);
-    expect(sample(text, 'http_request_duration_seconds_count{method="DELETE",route="/plants/{id}",status="404"}')).toBe(1);
-    expect(sample(text, 'http_request_duration_seconds_count{method="GET",route="unmatched",status="404"}')).toBeGreaterThanOrEqual(1);
+    expect(
+      sample(text, 'http_request_duration_seconds_count{method="POST",route="/plants",status="200"}'),
+    ).toBeGreaterThanOrEqual(1);
+    expect(
+      sample(text, 'http_request_duration_seconds_count{method="GET",route="/plants",status="200"}'),
+    ).toBeGreaterThanOrEqual(1);
+    expect(sample(text, 'http_request_duration_seconds_count{method="DELETE",route="/plants/{id}",status="204"}')).toBe(
+      1,
+    );
+    expect(sample(text, 'http_request_duration_seconds_count{method="DELETE",route="/plants/{id}",status="404"}')).toBe(
+      1,
+    );
+    expect(
+      sample(text, 'http_request_duration_seconds_count{method="GET",route="unmatched",status="404"}'),
+    ).toBeGreaterThanOrEqual(1);
     expect(text).not.toContain('/plants/123');
     // Ids are looked for in labels only: the values of other metrics may hold any digits.
     const labelValues = [...text.matchAll(/="([^"]*)"/g)].map((m) => m[1]);
@@ -90,12 +104,21 @@ describe.each(testDatabases())('Prometheus metrics on %s', (database) => {
       expectation: 'http_request_duration_seconds_count{method="POST",route="unmatched",status="417"}',
     };
     const before = (await scrape(port)).text;
-    expect((await rawSocketExchange(apiPort, Buffer.from('GET /\u0000 HTTP/1.1\r\nHost: x\r\n\r\n', 'latin1'))).status).toBe(400);
-    expect((await rawRequest(apiPort, { path: '/plants', headers: { 'X-Padding': 'a'.repeat(20_000) } })).status).toBe(431);
-    const expectation = await rawRequest(apiPort, { method: 'POST', path: '/plants', headers: { Expect: 'teapot', 'Content-Length': '0' } });
+    expect(
+      (await rawSocketExchange(apiPort, Buffer.from('GET /\u0000 HTTP/1.1\r\nHost: x\r\n\r\n', 'latin1'))).status,
+    ).toBe(400);
+    expect((await rawRequest(apiPort, { path: '/plants', headers: { 'X-Padding': 'a'.repeat(20_000) } })).status).toBe(
+      431,
+    );
+    const expectation = await rawRequest(apiPort, {
+      method: 'POST',
+      path: '/plants',
+      headers: { Expect: 'teapot', 'Content-Length': '0' },
+    });
     expect(expectation.status).toBe(417);
     const after = (await scrape(port)).text;
-    for (const name of Object.values(series)) expect({ name, count: sample(after, name) }).toEqual({ name, count: (sample(before, name) ?? 0) + 1 });
+    for (const name of Object.values(series))
+      expect({ name, count: sample(after, name) }).toEqual({ name, count: (sample(before, name) ?? 0) + 1 });
   });
 
   it('serves the default process and Node.js metrics', async () => {

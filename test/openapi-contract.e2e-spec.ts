@@ -19,7 +19,13 @@ import { TestApp, bearer, startTestApp } from './utils/test-app';
 const JSON_TYPE = 'application/json; charset=utf-8';
 
 /** A response as the recorder would capture it. */
-function response(method: string, url: string, status: number, body = '', headers: RecordedResponse['headers'] = {}): RecordedResponse {
+function response(
+  method: string,
+  url: string,
+  status: number,
+  body = '',
+  headers: RecordedResponse['headers'] = {},
+): RecordedResponse {
   return {
     method,
     url,
@@ -45,21 +51,45 @@ describe('the OpenAPI contract checker', () => {
       ['a created plant', response('POST', '/plants', 200, '{"id":7,"name":"Monstera","tag":"tropical"}')],
       ['int64 max, beyond 2^53', response('POST', '/plants', 200, '{"id":9223372036854775807,"name":"x"}')],
       ['int64 min', response('POST', '/plants', 200, '{"id":-9223372036854775808,"name":"x"}')],
-      ['a page with a Link', response('GET', '/plants?limit=1', 200, '[{"id":1,"name":"a"}]', { link: '</plants?limit=1&after=1>; rel="next"' })],
+      [
+        'a page with a Link',
+        response('GET', '/plants?limit=1', 200, '[{"id":1,"name":"a"}]', {
+          link: '</plants?limit=1&after=1>; rel="next"',
+        }),
+      ],
       ['an empty page', response('GET', '/plants', 200, '[]')],
       ['a delete', response('DELETE', '/plants/-9223372036854775808', 204)],
       ['a 409', response('POST', '/plants', 409, error(409))],
-      ['a 401 with its challenge', response('GET', '/plants', 401, error(401), { 'www-authenticate': 'Bearer realm="plant-store"' })],
+      [
+        'a 401 with its challenge',
+        response('GET', '/plants', 401, error(401), { 'www-authenticate': 'Bearer realm="plant-store"' }),
+      ],
       ['a 400 to an invalid id', response('DELETE', '/plants/abc', 400, error(400))],
       ['an unknown route as a 404 Error', response('GET', '/nope/deeper?x=1', 404, error(404))],
       ['an unsupported method as a 404 Error', response('PUT', '/plants', 404, error(404))],
-      ['malformed percent-encoding in an unknown path as a 400 Error (docs/api.md)', response('GET', '/%zz/x', 400, error(400))],
-      ['a HEAD to an unknown route (404, no body)', { ...response('HEAD', '/nope', 404), headers: { 'content-type': JSON_TYPE } }],
+      [
+        'malformed percent-encoding in an unknown path as a 400 Error (docs/api.md)',
+        response('GET', '/%zz/x', 400, error(400)),
+      ],
+      [
+        'a HEAD to an unknown route (404, no body)',
+        { ...response('HEAD', '/nope', 404), headers: { 'content-type': JSON_TYPE } },
+      ],
       [
         'a CORS preflight answered by the CORS layer',
-        { ...response('OPTIONS', '/plants/1', 204), requestHeaders: { origin: 'https://app.example.com', 'access-control-request-method': 'DELETE' } },
+        {
+          ...response('OPTIONS', '/plants/1', 204),
+          requestHeaders: { origin: 'https://app.example.com', 'access-control-request-method': 'DELETE' },
+        },
       ],
-      ['the Swagger UI page (exempt)', { ...response('GET', '/docs', 200), headers: { 'content-type': 'text/html' }, body: Buffer.from('<html></html>') }],
+      [
+        'the Swagger UI page (exempt)',
+        {
+          ...response('GET', '/docs', 200),
+          headers: { 'content-type': 'text/html' },
+          body: Buffer.from('<html></html>'),
+        },
+      ],
       ['the JSON document (exempt)', response('GET', '/docs-json', 200, '{"openapi":"3.0.0"}')],
     ])('%s', (_label, r) => ok(r));
   });
@@ -74,11 +104,23 @@ describe('the OpenAPI contract checker', () => {
     it.each([
       ['a plant without a name', response('POST', '/plants', 200, '{"id":7}'), /must have required property 'name'/],
       ['a name that is a number', response('POST', '/plants', 200, '{"id":7,"name":5}'), /\/name must be string/],
-      ['a tag of null (never null, docs/api.md)', response('POST', '/plants', 200, '{"id":7,"name":"x","tag":null}'), /\/tag must be string/],
+      [
+        'a tag of null (never null, docs/api.md)',
+        response('POST', '/plants', 200, '{"id":7,"name":"x","tag":null}'),
+        /\/tag must be string/,
+      ],
       ['a page that is an object', response('GET', '/plants', 200, '{"id":7,"name":"x"}'), /must be array/],
       ['an Error without a message', response('POST', '/plants', 400, '{"error":400}'), /required property 'message'/],
-      ['an Error of the wrong status', response('POST', '/plants', 400, error(409)), /says error 409 but the status is 400/],
-      ['a Nest-style error', response('POST', '/plants', 400, '{"statusCode":400,"message":"x"}'), /required property 'error'/],
+      [
+        'an Error of the wrong status',
+        response('POST', '/plants', 400, error(409)),
+        /says error 409 but the status is 400/,
+      ],
+      [
+        'a Nest-style error',
+        response('POST', '/plants', 400, '{"statusCode":400,"message":"x"}'),
+        /required property 'error'/,
+      ],
       ['malformed JSON', response('POST', '/plants', 200, '{"id":7,'), /not valid JSON/],
       ['duplicate keys', response('POST', '/plants', 200, '{"id":7,"id":8,"name":"x"}'), /not valid JSON/],
     ])('a wrong body shape: %s', (_label, r, problem) => broken(r, problem));
@@ -103,10 +145,23 @@ describe('the OpenAPI contract checker', () => {
     });
 
     it('an undocumented path that is not a 404 Error', () => {
-      broken(response('GET', '/admin', 200, '{"ok":true}'), /path not in the document, so it must be 404.*answered 200/);
+      broken(
+        response('GET', '/admin', 200, '{"ok":true}'),
+        /path not in the document, so it must be 404.*answered 200/,
+      );
       broken(response('GET', '/plants/1/extra', 500, error(500)), /path not in the document.*answered 500/);
-      broken(response('GET', '/admin', 404, '{"statusCode":404,"message":"Not Found"}'), /path not in the document: body/);
-      broken({ ...response('GET', '/admin', 404), headers: { 'content-type': 'text/html' }, body: Buffer.from('<h1>Not Found</h1>') }, /not application\/json/);
+      broken(
+        response('GET', '/admin', 404, '{"statusCode":404,"message":"Not Found"}'),
+        /path not in the document: body/,
+      );
+      broken(
+        {
+          ...response('GET', '/admin', 404),
+          headers: { 'content-type': 'text/html' },
+          body: Buffer.from('<h1>Not Found</h1>'),
+        },
+        /not application\/json/,
+      );
       broken(response('GET', '/docsy', 200, '{}'), /path not in the document/);
       broken(response('GET', '/nope', 400, error(400)), /path not in the document, so it must be 404.*answered 400/);
       broken(response('GET', '/%zz/x', 500, error(500)), /malformed percent-encoding, so it must be 400 or 404/);
@@ -128,8 +183,18 @@ describe('the OpenAPI contract checker', () => {
     it('a body where none is documented, none where one is, or an undocumented media type', () => {
       broken(response('DELETE', '/plants/1', 200, '{}'), /status 200 is not documented/);
       broken({ ...response('DELETE', '/plants/1', 404), headers: {}, body: Buffer.alloc(0) }, /no body/);
-      broken({ ...response('POST', '/plants', 200), headers: { 'content-type': 'text/plain' }, body: Buffer.from('ok') }, /Content-Type "text\/plain" is not documented/);
-      broken({ ...response('POST', '/plants', 200), headers: { 'content-type': JSON_TYPE }, body: Buffer.from([0xff, 0xfe]) }, /not valid UTF-8/);
+      broken(
+        { ...response('POST', '/plants', 200), headers: { 'content-type': 'text/plain' }, body: Buffer.from('ok') },
+        /Content-Type "text\/plain" is not documented/,
+      );
+      broken(
+        {
+          ...response('POST', '/plants', 200),
+          headers: { 'content-type': JSON_TYPE },
+          body: Buffer.from([0xff, 0xfe]),
+        },
+        /not valid UTF-8/,
+      );
     });
   });
 
@@ -141,16 +206,25 @@ describe('the OpenAPI contract checker', () => {
       doc.paths['/plants'].get.responses['200'].headers.Link.required = true;
       const strict = new OpenApiContract(doc);
       expect(strict.check(response('GET', '/plants', 200, '[]'))).toEqual(['required header Link is missing']);
-      expect(strict.check(response('GET', '/plants', 200, '[]', { link: '</plants?limit=1&after=1>; rel="next"' }))).toEqual([]);
+      expect(
+        strict.check(response('GET', '/plants', 200, '[]', { link: '</plants?limit=1&after=1>; rel="next"' })),
+      ).toEqual([]);
     });
 
     it('checks a present header against its schema, read from text', () => {
       const doc = document();
-      doc.paths['/plants'].get.responses['200'].headers['Retry-After'] = { required: true, schema: { type: 'integer', minimum: 0 } };
+      doc.paths['/plants'].get.responses['200'].headers['Retry-After'] = {
+        required: true,
+        schema: { type: 'integer', minimum: 0 },
+      };
       const strict = new OpenApiContract(doc);
       expect(strict.check(response('GET', '/plants', 200, '[]', { 'retry-after': '30' }))).toEqual([]);
-      expect(strict.check(response('GET', '/plants', 200, '[]', { 'retry-after': 'soon' })).join()).toMatch(/header Retry-After/);
-      expect(strict.check(response('GET', '/plants', 200, '[]', { 'retry-after': '-1' })).join()).toMatch(/header Retry-After/);
+      expect(strict.check(response('GET', '/plants', 200, '[]', { 'retry-after': 'soon' })).join()).toMatch(
+        /header Retry-After/,
+      );
+      expect(strict.check(response('GET', '/plants', 200, '[]', { 'retry-after': '-1' })).join()).toMatch(
+        /header Retry-After/,
+      );
     });
 
     it('checks an operation added to the document, and a default response', () => {
@@ -158,7 +232,17 @@ describe('the OpenAPI contract checker', () => {
       doc.paths['/not-yet/documented'] = {
         get: {
           responses: {
-            '200': { content: { 'application/json': { schema: { type: 'object', required: ['status'], properties: { status: { type: 'string', enum: ['ok'] } } } } } },
+            '200': {
+              content: {
+                'application/json': {
+                  schema: {
+                    type: 'object',
+                    required: ['status'],
+                    properties: { status: { type: 'string', enum: ['ok'] } },
+                  },
+                },
+              },
+            },
             default: { content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } },
           },
         },
@@ -166,8 +250,12 @@ describe('the OpenAPI contract checker', () => {
       const grown = new OpenApiContract(doc);
       expect(grown.check(response('GET', '/not-yet/documented', 200, '{"status":"ok"}'))).toEqual([]);
       expect(grown.check(response('GET', '/not-yet/documented', 503, error(503)))).toEqual([]);
-      expect(grown.check(response('GET', '/not-yet/documented', 200, '{"status":"down"}')).join()).toMatch(/status must be equal to one of the allowed values/);
-      expect(checker.check(response('GET', '/not-yet/documented', 200, '{"status":"ok"}')).join()).toMatch(/path not in the document/);
+      expect(grown.check(response('GET', '/not-yet/documented', 200, '{"status":"down"}')).join()).toMatch(
+        /status must be equal to one of the allowed values/,
+      );
+      expect(checker.check(response('GET', '/not-yet/documented', 200, '{"status":"ok"}')).join()).toMatch(
+        /path not in the document/,
+      );
     });
 
     it('reads OpenAPI 3.0 nullable and boolean exclusive bounds', () => {
@@ -179,7 +267,9 @@ describe('the OpenAPI contract checker', () => {
       expect(relaxed.check(response('POST', '/plants', 200, '{"id":1,"name":"x","tag":null}'))).toEqual([]);
       expect(relaxed.check(response('POST', '/plants', 200, '{"id":9223372036854775807,"name":"x"}'))).toEqual([]);
       expect(relaxed.check(response('POST', '/plants', 200, '{"id":0,"name":"x"}')).join()).toMatch(/\/id/);
-      expect(relaxed.check(response('POST', '/plants', 200, '{"id":-9223372036854775808,"name":"x"}')).join()).toMatch(/\/id/);
+      expect(relaxed.check(response('POST', '/plants', 200, '{"id":-9223372036854775808,"name":"x"}')).join()).toMatch(
+        /\/id/,
+      );
     });
   });
 
@@ -218,7 +308,11 @@ describe('recording what an Express app sends', () => {
     await request(app).get('/stream').expect(200);
 
     const recorded = takeRecordedResponses();
-    expect(recorded.map((r) => [r.method, r.url, r.status])).toEqual([['GET', '/plants', 200], ['POST', '/plants', 201], ['GET', '/stream', 200]]);
+    expect(recorded.map((r) => [r.method, r.url, r.status])).toEqual([
+      ['GET', '/plants', 200],
+      ['POST', '/plants', 201],
+      ['GET', '/stream', 200],
+    ]);
     expect(recorded[0].body.toString()).toBe('[{"id":"7","name":"string id"}]');
     expect(recorded[0].headers['content-type']).toMatch(/^application\/json/);
     expect(recorded[2].body.toString()).toBe('{"a":1}');
@@ -243,11 +337,21 @@ describe.each(testDatabases())('the test app on %s is recorded', (database) => {
     await t.reset();
     const token = await t.token({ subject: 'recorder' });
     takeRecordedResponses();
-    await t.http().post('/plants').set(bearer(token)).set('Content-Type', 'application/json').send('{"id":9223372036854775807,"name":"big"}').expect(200);
+    await t
+      .http()
+      .post('/plants')
+      .set(bearer(token))
+      .set('Content-Type', 'application/json')
+      .send('{"id":9223372036854775807,"name":"big"}')
+      .expect(200);
     await t.http().get('/plants').set(bearer(token)).expect(200);
     await t.http().get('/nowhere').expect(404);
     const recorded = takeRecordedResponses();
-    expect(recorded.map((r) => `${r.method} ${r.url} ${r.status}`)).toEqual(['POST /plants 200', 'GET /plants 200', 'GET /nowhere 404']);
+    expect(recorded.map((r) => `${r.method} ${r.url} ${r.status}`)).toEqual([
+      'POST /plants 200',
+      'GET /plants 200',
+      'GET /nowhere 404',
+    ]);
     expect(recorded[1].body.toString()).toBe('[{"id":9223372036854775807,"name":"big"}]');
     expect(recorded.flatMap((r) => contract().check(r))).toEqual([]);
   });

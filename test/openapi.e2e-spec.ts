@@ -37,14 +37,24 @@ describe('OpenAPI document', () => {
     const operation = served.paths[path][method];
     expect(Object.keys(operation.responses).sort()).toEqual(statuses);
     for (const status of statuses.filter((s) => Number(s) >= 400)) {
-      expect(operation.responses[status].content['application/json'].schema).toEqual({ $ref: '#/components/schemas/Error' });
+      expect(operation.responses[status].content['application/json'].schema).toEqual({
+        $ref: '#/components/schemas/Error',
+      });
     }
     expect(operation.security).toEqual([{ bearer: [] }]);
   });
 
   it('documents the rate limit headers of a 429', () => {
-    for (const [path, method] of [['/plants', 'get'], ['/plants', 'post'], ['/plants/{id}', 'delete']]) {
-      expect(Object.keys(served.paths[path][method].responses['429'].headers).sort()).toEqual(['RateLimit', 'RateLimit-Policy', 'Retry-After']);
+    for (const [path, method] of [
+      ['/plants', 'get'],
+      ['/plants', 'post'],
+      ['/plants/{id}', 'delete'],
+    ]) {
+      expect(Object.keys(served.paths[path][method].responses['429'].headers).sort()).toEqual([
+        'RateLimit',
+        'RateLimit-Policy',
+        'Retry-After',
+      ]);
     }
   });
 

@@ -29,7 +29,10 @@ function pipeline(port: number, requests: string[], count: number): Promise<Answ
         const head = buffer.subarray(0, end).toString('latin1');
         const length = Number(/\r\ncontent-length: *(\d+)/i.exec(head)?.[1] ?? 0);
         if (buffer.length < end + 4 + length) break;
-        answers.push({ status: Number(head.slice(9, 12)), body: buffer.subarray(end + 4, end + 4 + length).toString('utf8') });
+        answers.push({
+          status: Number(head.slice(9, 12)),
+          body: buffer.subarray(end + 4, end + 4 + length).toString('utf8'),
+        });
         buffer = buffer.subarray(end + 4 + length);
       }
       if (answers.length >= count) {
@@ -76,7 +79,10 @@ describe.each(testDatabases())('Pipelined requests on %s', (database) => {
   it('lets a list sent after writes see them, and a write after a list not show in it', async () => {
     const answers = await pipeline(port, [create(1, 'Moss'), create(2, 'Ivy'), list(), remove(1), list()], 5);
     expect(answers.map((a) => a.status)).toEqual([200, 200, 200, 204, 200]);
-    expect(JSON.parse(answers[2].body)).toEqual([{ id: 1, name: 'Moss' }, { id: 2, name: 'Ivy' }]);
+    expect(JSON.parse(answers[2].body)).toEqual([
+      { id: 1, name: 'Moss' },
+      { id: 2, name: 'Ivy' },
+    ]);
     expect(JSON.parse(answers[4].body)).toEqual([{ id: 2, name: 'Ivy' }]);
   });
 });

@@ -117,7 +117,11 @@ describe.each(testDatabases())('Plants API on %s', (database) => {
     });
 
     it('answers 400 for a lone surrogate, which could not be stored as given', async () => {
-      const res = await t.http().post('/plants').set(bearer(alice)).set('Content-Type', 'application/json')
+      const res = await t
+        .http()
+        .post('/plants')
+        .set(bearer(alice))
+        .set('Content-Type', 'application/json')
         .send('{"id":1,"name":"\\ud800"}');
       expectErrorBody(res, 400);
       expect(res.body.message).toBe('name must be valid Unicode text');
@@ -146,8 +150,18 @@ describe.each(testDatabases())('Plants API on %s', (database) => {
     });
 
     it('accepts application/json with a charset and +json media types', async () => {
-      const a = await t.http().post('/plants').set(bearer(alice)).set('Content-Type', 'application/json; charset=utf-8').send('{"id":1,"name":"a"}');
-      const b = await t.http().post('/plants').set(bearer(alice)).set('Content-Type', 'application/merge-patch+json').send('{"id":2,"name":"b"}');
+      const a = await t
+        .http()
+        .post('/plants')
+        .set(bearer(alice))
+        .set('Content-Type', 'application/json; charset=utf-8')
+        .send('{"id":1,"name":"a"}');
+      const b = await t
+        .http()
+        .post('/plants')
+        .set(bearer(alice))
+        .set('Content-Type', 'application/merge-patch+json')
+        .send('{"id":2,"name":"b"}');
       expect([a.status, b.status]).toEqual([200, 200]);
     });
 
@@ -173,10 +187,19 @@ describe.each(testDatabases())('Plants API on %s', (database) => {
 
     it('answers 413 for a body over 16 KiB, and accepts one just under', async () => {
       const padding = (n: number) => jsonText({ id: 1, name: 'x', tag: 'y'.repeat(n) });
-      const over = await t.http().post('/plants').set(bearer(alice)).set('Content-Type', 'application/json').send(padding(16 * 1024));
+      const over = await t
+        .http()
+        .post('/plants')
+        .set(bearer(alice))
+        .set('Content-Type', 'application/json')
+        .send(padding(16 * 1024));
       expectErrorBody(over, 413);
       expect(over.body.message).toBe('Request body exceeds 16384 bytes');
-      const under = await t.http().post('/plants').set(bearer(alice)).set('Content-Type', 'application/json')
+      const under = await t
+        .http()
+        .post('/plants')
+        .set(bearer(alice))
+        .set('Content-Type', 'application/json')
         .send(jsonText({ id: 1, name: 'x' }) + ' '.repeat(16 * 1024 - 40));
       expect(under.status).toBe(200);
     });
@@ -187,7 +210,7 @@ describe.each(testDatabases())('Plants API on %s', (database) => {
       for (const id of ids) expect((await create(token, { id, name: `plant ${id}` })).status).toBe(200);
     };
 
-    it('lists the caller\'s plants ordered by id ascending, signed', async () => {
+    it("lists the caller's plants ordered by id ascending, signed", async () => {
       await seed(alice, [3n, INT64_MAX, -1n, INT64_MIN, 0n]);
       const ids = exactJson<Plant[]>(await list(alice)).map((p) => p.id);
       expect(ids).toEqual([INT64_MIN, -1n, 0n, 3n, INT64_MAX]);
@@ -201,7 +224,15 @@ describe.each(testDatabases())('Plants API on %s', (database) => {
     });
 
     it('pages through every plant exactly once by following Link rel="next"', async () => {
-      const ids = [INT64_MIN, INT64_MIN + 1n, -9007199254740993n, ...Array.from({ length: 40 }, (_, i) => BigInt(i * 7 - 100)), 9007199254740993n, INT64_MAX - 1n, INT64_MAX];
+      const ids = [
+        INT64_MIN,
+        INT64_MIN + 1n,
+        -9007199254740993n,
+        ...Array.from({ length: 40 }, (_, i) => BigInt(i * 7 - 100)),
+        9007199254740993n,
+        INT64_MAX - 1n,
+        INT64_MAX,
+      ];
       await seed(alice, ids);
       await seed(bob, [1n, 2n]);
 
@@ -231,13 +262,19 @@ describe.each(testDatabases())('Plants API on %s', (database) => {
     });
 
     it(`caps a page at PLANTS_MAX_PAGE (${MAX_PAGE}) with or without a limit`, async () => {
-      await seed(alice, Array.from({ length: MAX_PAGE + 3 }, (_, i) => BigInt(i)));
+      await seed(
+        alice,
+        Array.from({ length: MAX_PAGE + 3 }, (_, i) => BigInt(i)),
+      );
       const unlimited = await list(alice);
       expect(unlimited.body).toHaveLength(MAX_PAGE);
       expect(unlimited.headers.link).toBe(`</plants?limit=${MAX_PAGE}&after=${MAX_PAGE - 1}>; rel="next"`);
       const large = await list(alice, '?limit=2147483647');
       expect(large.body).toHaveLength(MAX_PAGE);
-      const rest = await t.http().get(`/plants?limit=${MAX_PAGE}&after=${MAX_PAGE - 1}`).set(bearer(alice));
+      const rest = await t
+        .http()
+        .get(`/plants?limit=${MAX_PAGE}&after=${MAX_PAGE - 1}`)
+        .set(bearer(alice));
       expect(rest.body).toHaveLength(3);
     });
 
@@ -277,15 +314,12 @@ describe.each(testDatabases())('Plants API on %s', (database) => {
       expect(res.body.message).toBe(`Plant ${INT64_MAX} not found`);
     });
 
-    it.each(['-9223372036854775809', '%20'])(
-      'answers 400 for the id %s',
-      async (id) => {
-        expectErrorBody(await t.http().delete(`/plants/${id}`).set(bearer(alice)), 400);
-      },
-    );
+    it.each(['-9223372036854775809', '%20'])('answers 400 for the id %s', async (id) => {
+      expectErrorBody(await t.http().delete(`/plants/${id}`).set(bearer(alice)), 400);
+    });
   });
 
-  describe('one user never sees or touches another\'s plants', () => {
+  describe("one user never sees or touches another's plants", () => {
     it('lets two users hold the same id independently', async () => {
       expect((await create(alice, { id: 7, name: 'Alice rose' })).status).toBe(200);
       expect((await create(bob, { id: 7, name: 'Bob cactus' })).status).toBe(200);
@@ -293,7 +327,7 @@ describe.each(testDatabases())('Plants API on %s', (database) => {
       expect((await list(bob)).body).toEqual([{ id: 7, name: 'Bob cactus' }]);
     });
 
-    it('answers 404 for another user\'s plant, exactly as for a missing one', async () => {
+    it("answers 404 for another user's plant, exactly as for a missing one", async () => {
       await create(alice, { id: 11, name: 'Private' });
       const theirs = await t.http().delete('/plants/11').set(bearer(bob));
       const missing = await t.http().delete('/plants/12').set(bearer(bob));

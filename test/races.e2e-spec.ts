@@ -82,30 +82,38 @@ describe.each(testDatabases())('Concurrent writes on %s', (database) => {
     ['a small id', 42n],
     ['int64 max', INT64_MAX],
     ['a negative id beyond 2^53', -9007199254740993n],
-  ])('50 simultaneous creates of %s by one user: exactly one 200, 49 409s, one row with the winning body', async (_label, id) => {
-    const names = Array.from({ length: 50 }, (_, i) => `racer ${i} 🌿`);
-    const answers = await Promise.all(names.map((name) => create(racer, id, name)));
+  ])(
+    '50 simultaneous creates of %s by one user: exactly one 200, 49 409s, one row with the winning body',
+    async (_label, id) => {
+      const names = Array.from({ length: 50 }, (_, i) => `racer ${i} 🌿`);
+      const answers = await Promise.all(names.map((name) => create(racer, id, name)));
 
-    const statuses = answers.map((r) => r.status);
-    expect(statuses.filter((s) => s === 200)).toHaveLength(1);
-    expect(statuses.filter((s) => s === 409)).toHaveLength(49);
-    for (const conflict of answers.filter((r) => r.status === 409)) {
-      expectCleanError(conflict, [409]);
-      expect(JSON.parse(conflict.text).message).toBe(`A plant with id ${id} already exists`);
-    }
-    const winner = answers.findIndex((r) => r.status === 200);
-    expect(answers[winner].text).toBe(`{"id":${id},"name":${JSON.stringify(names[winner])}}`);
+      const statuses = answers.map((r) => r.status);
+      expect(statuses.filter((s) => s === 200)).toHaveLength(1);
+      expect(statuses.filter((s) => s === 409)).toHaveLength(49);
+      for (const conflict of answers.filter((r) => r.status === 409)) {
+        expectCleanError(conflict, [409]);
+        expect(JSON.parse(conflict.text).message).toBe(`A plant with id ${id} already exists`);
+      }
+      const winner = answers.findIndex((r) => r.status === 200);
+      expect(answers[winner].text).toBe(`{"id":${id},"name":${JSON.stringify(names[winner])}}`);
 
-    const expected = [{ id, name: names[winner] }];
-    expect(await rowsOf('racer')).toEqual(expected);
-    expect(await listAll(racer)).toEqual(expected);
-  });
+      const expected = [{ id, name: names[winner] }];
+      expect(await rowsOf('racer')).toEqual(expected);
+      expect(await listAll(racer)).toEqual(expected);
+    },
+  );
 
   it('50 simultaneous creates of one id split between two users: one winner each, neither sees the other', async () => {
     const answers = await Promise.all(
-      Array.from({ length: 50 }, (_, i) => (i % 2 === 0 ? create(racer, 7n, `racer ${i}`) : create(bystander, 7n, `bystander ${i}`))),
+      Array.from({ length: 50 }, (_, i) =>
+        i % 2 === 0 ? create(racer, 7n, `racer ${i}`) : create(bystander, 7n, `bystander ${i}`),
+      ),
     );
-    for (const [token, owner] of [[racer, 'racer'], [bystander, 'bystander']] as const) {
+    for (const [token, owner] of [
+      [racer, 'racer'],
+      [bystander, 'bystander'],
+    ] as const) {
       const mine = answers.filter((_, i) => (i % 2 === 0) === (owner === 'racer'));
       expect(mine.filter((r) => r.status === 200)).toHaveLength(1);
       expect(mine.filter((r) => r.status === 409)).toHaveLength(24);
@@ -148,48 +156,77 @@ describe.each(testDatabases())('Concurrent writes on %s', (database) => {
     let state: StoredPlant | undefined;
     for (const op of order) {
       if (op.kind === 'create') {
-        expect({ context, op: `${op.kind} -> ${op.status}`, present: state !== undefined }).toEqual({ context, op: `${op.kind} -> ${op.status}`, present: op.status === 409 });
+        expect({ context, op: `${op.kind} -> ${op.status}`, present: state !== undefined }).toEqual({
+          context,
+          op: `${op.kind} -> ${op.status}`,
+          present: op.status === 409,
+        });
         if (op.status === 200) state = { id, name: op.name };
       } else {
-        expect({ context, op: `${op.kind} -> ${op.status}`, present: state !== undefined }).toEqual({ context, op: `${op.kind} -> ${op.status}`, present: op.status === 204 });
+        expect({ context, op: `${op.kind} -> ${op.status}`, present: state !== undefined }).toEqual({
+          context,
+          op: `${op.kind} -> ${op.status}`,
+          present: op.status === 204,
+        });
         state = undefined;
       }
     }
     return state;
   }
 
-  it.each([1, 2, 3])('200 mixed creates and deletes at once over 5 ids leave the store exactly as the answers say (seed %i)', async (seed) => {
-    const random = prng(seed);
-    const ids = [1n, 2n, 3n, 4n, 5n];
-    // The other user holds the same ids; none of the racer's operations may touch them.
-    for (const id of ids) expect((await create(bystander, id, `bystander ${id}`)).status).toBe(200);
+  it.each([1, 2, 3])(
+    '200 mixed creates and deletes at once over 5 ids leave the store exactly as the answers say (seed %i)',
+    async (seed) => {
+      const random = prng(seed);
+      const ids = [1n, 2n, 3n, 4n, 5n];
+      // The other user holds the same ids; none of the racer's operations may touch them.
+      for (const id of ids) expect((await create(bystander, id, `bystander ${id}`)).status).toBe(200);
 
-    const operations: Operation[] = Array.from({ length: 200 }, (_, i) => {
-      const id = ids[Math.floor(random() * ids.length)];
-      return random() < 0.55 ? { kind: 'create', id, name: `op ${i} seed ${seed}` } : { kind: 'delete', id };
-    });
-    const answers = await Promise.all(operations.map((op) => (op.kind === 'create' ? create(racer, op.id, op.name) : remove(racer, op.id))));
-    const outcomes: Outcome[] = operations.map((op, i) => ({ ...op, status: answers[i].status, text: answers[i].text }));
+      const operations: Operation[] = Array.from({ length: 200 }, (_, i) => {
+        const id = ids[Math.floor(random() * ids.length)];
+        return random() < 0.55 ? { kind: 'create', id, name: `op ${i} seed ${seed}` } : { kind: 'delete', id };
+      });
+      const answers = await Promise.all(
+        operations.map((op) => (op.kind === 'create' ? create(racer, op.id, op.name) : remove(racer, op.id))),
+      );
+      const outcomes: Outcome[] = operations.map((op, i) => ({
+        ...op,
+        status: answers[i].status,
+        text: answers[i].text,
+      }));
 
-    for (const o of outcomes) {
-      const allowed = o.kind === 'create' ? [200, 409] : [204, 404];
-      if (!allowed.includes(o.status)) {
-        throw new Error(`${o.kind} ${o.id} answered ${o.status} ${o.text} (seed ${seed})`);
+      for (const o of outcomes) {
+        const allowed = o.kind === 'create' ? [200, 409] : [204, 404];
+        if (!allowed.includes(o.status)) {
+          throw new Error(`${o.kind} ${o.id} answered ${o.status} ${o.text} (seed ${seed})`);
+        }
+        if (o.status >= 400)
+          expectCleanError({ status: o.status, headers: answers[outcomes.indexOf(o)].headers, text: o.text }, [
+            o.status,
+          ]);
+        if (o.kind === 'create' && o.status === 200)
+          expect(o.text).toBe(`{"id":${o.id},"name":${JSON.stringify(o.name)}}`);
+        if (o.kind === 'delete' && o.status === 204) expect(o.text).toBe('');
       }
-      if (o.status >= 400) expectCleanError({ status: o.status, headers: answers[outcomes.indexOf(o)].headers, text: o.text }, [o.status]);
-      if (o.kind === 'create' && o.status === 200) expect(o.text).toBe(`{"id":${o.id},"name":${JSON.stringify(o.name)}}`);
-      if (o.kind === 'delete' && o.status === 204) expect(o.text).toBe('');
-    }
 
-    const stored = await rowsOf('racer');
-    const listed = await listAll(racer);
-    expect(listed).toEqual(stored);
-    const replayed = ids.map((id) => replay(id, outcomes.filter((o) => o.id === id), stored.find((p) => p.id === id))).filter((p) => p !== undefined);
-    expect(stored).toEqual(replayed);
-    // Both outcomes of each kind occurred, so the race really was exercised.
-    const seen = new Set(outcomes.map((o) => `${o.kind} ${o.status}`));
-    expect([...seen].sort()).toEqual(['create 200', 'create 409', 'delete 204', 'delete 404']);
+      const stored = await rowsOf('racer');
+      const listed = await listAll(racer);
+      expect(listed).toEqual(stored);
+      const replayed = ids
+        .map((id) =>
+          replay(
+            id,
+            outcomes.filter((o) => o.id === id),
+            stored.find((p) => p.id === id),
+          ),
+        )
+        .filter((p) => p !== undefined);
+      expect(stored).toEqual(replayed);
+      // Both outcomes of each kind occurred, so the race really was exercised.
+      const seen = new Set(outcomes.map((o) => `${o.kind} ${o.status}`));
+      expect([...seen].sort()).toEqual(['create 200', 'create 409', 'delete 204', 'delete 404']);
 
-    expect(await rowsOf('bystander')).toEqual(ids.map((id) => ({ id, name: `bystander ${id}` })));
-  });
+      expect(await rowsOf('bystander')).toEqual(ids.map((id) => ({ id, name: `bystander ${id}` })));
+    },
+  );
 });

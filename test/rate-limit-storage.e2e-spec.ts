@@ -55,7 +55,9 @@ async function ready(storage: RateLimitStorage, timeoutMs = 5000): Promise<void>
   if (client.status === 'ready') return;
   const signal = AbortSignal.timeout(timeoutMs);
   await once(client, 'ready', { signal }).catch((error: unknown) => {
-    throw new Error(`Redis did not become ready (${(error as Error).message}, status ${client.status}); is it running?`);
+    throw new Error(
+      `Redis did not become ready (${(error as Error).message}, status ${client.status}); is it running?`,
+    );
   });
 }
 
@@ -142,7 +144,8 @@ describe(RateLimitStorage.name, () => {
     await Promise.all(closing.map((moduleRef) => moduleRef.close()));
     for (const moduleRef of closing) {
       const client = clientOf(moduleRef.get(RateLimitStorage));
-      if (client) lastTimerRunsOutAt = Math.max(lastTimerRunsOutAt, Date.now() + (client.options.disconnectTimeout ?? 2000));
+      if (client)
+        lastTimerRunsOutAt = Math.max(lastTimerRunsOutAt, Date.now() + (client.options.disconnectTimeout ?? 2000));
     }
     jest.restoreAllMocks();
   });
@@ -371,7 +374,9 @@ describe(RateLimitStorage.name, () => {
           },
           { what: 'counts shared in Redis again' },
         );
-        expect(log.mock.calls.map(([message]) => String(message))).toContainEqual(expect.stringMatching(/reachable again/));
+        expect(log.mock.calls.map(([message]) => String(message))).toContainEqual(
+          expect.stringMatching(/reachable again/),
+        );
 
         // Second outage: a second warning.
         await proxy.cut();

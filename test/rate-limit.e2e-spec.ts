@@ -59,13 +59,19 @@ describe.each(testDatabases())('Rate limits on %s', (database) => {
     afterAll(() => t.close());
 
     const create = (token: string, id: number) =>
-      t.http().post('/plants').set(bearer(token)).set('Content-Type', 'application/json').send(`{"id":${id},"name":"Fern"}`);
+      t
+        .http()
+        .post('/plants')
+        .set(bearer(token))
+        .set('Content-Type', 'application/json')
+        .send(`{"id":${id},"name":"Fern"}`);
     const list = (token: string) => t.http().get('/plants').set(bearer(token));
     const remove = (token: string, id: number) => t.http().delete(`/plants/${id}`).set(bearer(token));
     const storedFor = async (subject: string): Promise<number> => {
-      const rows: Array<{ n: number | string }> = await t.dataSource.query('SELECT COUNT(*) AS n FROM plants WHERE owner = ?', [
-        subject,
-      ]);
+      const rows: Array<{ n: number | string }> = await t.dataSource.query(
+        'SELECT COUNT(*) AS n FROM plants WHERE owner = ?',
+        [subject],
+      );
       return Number(rows[0].n);
     };
 
@@ -114,7 +120,10 @@ describe.each(testDatabases())('Rate limits on %s', (database) => {
       expect(anonymous.map((res) => rateLimitOf(res).remaining)).toEqual([2, 1, 0]);
 
       // Past the budget, even an invalid token is answered 429, not 401: guessing tokens is limited.
-      const guess = await t.http().get('/plants').set(bearer(`pst_${'Y'.repeat(43)}`));
+      const guess = await t
+        .http()
+        .get('/plants')
+        .set(bearer(`pst_${'Y'.repeat(43)}`));
       expectLimited(guess);
       expect(guess.headers['www-authenticate']).toBeUndefined();
       expectLimited(await t.http().post('/plants').set('Content-Type', 'application/json').send('{"id":1,"name":"x"}'));
@@ -176,7 +185,9 @@ describe.each(testDatabases())('Rate limits on %s', (database) => {
   describe('before routing, authentication and the body (TRUST_PROXY=loopback, one address per test)', () => {
     let t: TestApp;
     const statements: string[] = [];
-    const counter: EntitySubscriberInterface = { beforeQuery: (event: BeforeQueryEvent) => void statements.push(event.query) };
+    const counter: EntitySubscriberInterface = {
+      beforeQuery: (event: BeforeQueryEvent) => void statements.push(event.query),
+    };
     let addresses = 0;
     /** An address no other test uses, so each test starts with its whole budget. */
     const freshAddress = () => `198.51.100.${100 + (addresses += 1)}`;
@@ -191,7 +202,8 @@ describe.each(testDatabases())('Rate limits on %s', (database) => {
     });
 
     const exhaust = async (address: string) => {
-      for (let i = 0; i < LIMIT; i += 1) expect((await t.http().get('/plants').set('X-Forwarded-For', address)).status).toBe(401);
+      for (let i = 0; i < LIMIT; i += 1)
+        expect((await t.http().get('/plants').set('X-Forwarded-For', address)).status).toBe(401);
     };
 
     it('refuses a limited address with 429 before any token lookup or body work: no SQL, no body read', async () => {
@@ -201,7 +213,11 @@ describe.each(testDatabases())('Rate limits on %s', (database) => {
       statements.length = 0;
       const post = (type: string, body: string) =>
         t.http().post('/plants').set(bearer(randomToken())).set('Content-Type', type).send(body);
-      const withoutBody = [t.http().get('/plants').set(bearer(randomToken())), t.http().get('/plants').set(bearer(real)), t.http().delete('/plants/1').set(bearer(randomToken()))];
+      const withoutBody = [
+        t.http().get('/plants').set(bearer(randomToken())),
+        t.http().get('/plants').set(bearer(real)),
+        t.http().delete('/plants/1').set(bearer(randomToken())),
+      ];
       // Malformed, not JSON, over 16 KiB: each would be refused by the body reader (400, 415, 413).
       const withBody = [
         post('application/json', '{"id": 1, "name":'),
@@ -288,7 +304,12 @@ describe.each(testDatabases())('Rate limits on %s', (database) => {
     it('ignores X-Forwarded-For: all callers from one address share its budget', async () => {
       const answers = [];
       for (let i = 0; i < LIMIT; i += 1) {
-        answers.push(await t.http().get('/plants').set('X-Forwarded-For', `198.51.100.${20 + i}`));
+        answers.push(
+          await t
+            .http()
+            .get('/plants')
+            .set('X-Forwarded-For', `198.51.100.${20 + i}`),
+        );
       }
       expect(answers.map((res) => res.status)).toEqual([401, 401, 401]);
       expect(answers.map((res) => rateLimitOf(res).remaining)).toEqual([2, 1, 0]);

@@ -46,7 +46,11 @@ describeWithSentinel()('Shared rate limits through Redis Sentinel', () => {
     dataDir = mkdtempSync(join(tmpdir(), 'plant-store-sentinel-e2e-'));
     rig = await startSentinelRig();
     // One database for both, as a deployment's instances have; the Redis behind Sentinel is the point.
-    const env = { REDIS_URL: rig.url, RATE_LIMIT_PER_MINUTE: String(LIMIT), SQLITE_PATH: join(dataDir, 'shared.sqlite') };
+    const env = {
+      REDIS_URL: rig.url,
+      RATE_LIMIT_PER_MINUTE: String(LIMIT),
+      SQLITE_PATH: join(dataDir, 'shared.sqlite'),
+    };
     apps.push(await startTestApp('sqlite', env), await startTestApp('sqlite', env));
   }, 60_000);
   afterAll(async () => {
@@ -77,7 +81,9 @@ describeWithSentinel()('Shared rate limits through Redis Sentinel', () => {
    * Sends requests through both instances until every sentinel names a primary other than
    * `oldPrimary`: every one must be answered, none with a 5xx, none slowly.
    */
-  async function serveUntilFailover(oldPrimary: number): Promise<{ failoverMs: number; slowest: number; countedApart: boolean }> {
+  async function serveUntilFailover(
+    oldPrimary: number,
+  ): Promise<{ failoverMs: number; slowest: number; countedApart: boolean }> {
     const sentinel = rig as SentinelRig;
     const storages = apps.map((app) => app.app.get(RateLimitStorage));
     const started = Date.now();
@@ -95,7 +101,8 @@ describeWithSentinel()('Shared rate limits through Redis Sentinel', () => {
       }
       const reported = await sentinel.reportedPrimaries();
       if (reported.every((port) => port !== undefined && port !== oldPrimary && port === reported[0])) break;
-      if (Date.now() - started > FAILOVER_TIMEOUT_MS) throw new Error(`no failover within ${FAILOVER_TIMEOUT_MS} ms: ${reported}`);
+      if (Date.now() - started > FAILOVER_TIMEOUT_MS)
+        throw new Error(`no failover within ${FAILOVER_TIMEOUT_MS} ms: ${reported}`);
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
     expect([...statuses].filter((status) => status !== 200 && status !== 429)).toEqual([]);
@@ -113,7 +120,8 @@ describeWithSentinel()('Shared rate limits through Redis Sentinel', () => {
       const second = await list(1, probe);
       expect([first.status, second.status]).toEqual([200, 200]);
       if (remaining(first) === LIMIT - 1 && remaining(second) === LIMIT - 2) break;
-      if (Date.now() > deadline) throw new Error(`counting not shared again within ${RECOVERY_TIMEOUT_MS} ms of the failover`);
+      if (Date.now() > deadline)
+        throw new Error(`counting not shared again within ${RECOVERY_TIMEOUT_MS} ms of the failover`);
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
     expect(apps.map((app) => app.app.get(RateLimitStorage).sharedInRedis)).toEqual([true, true]);

@@ -46,7 +46,9 @@ describe.each(testDatabases())('Schema on %s', (database) => {
       const first = await issueFirstRunToken(t.app);
       expect(first?.token.subject).toBe('developer');
       expect(first?.secret).toMatch(/^pst_/);
-      await expect(t.app.get(TokensService).authenticate(first!.secret)).resolves.toMatchObject({ subject: 'developer' });
+      await expect(t.app.get(TokensService).authenticate(first!.secret)).resolves.toMatchObject({
+        subject: 'developer',
+      });
       await expect(issueFirstRunToken(t.app)).resolves.toBeNull();
     });
 

@@ -31,7 +31,12 @@ describe.each(testDatabases())('Token secrecy on %s', (database) => {
       await t.http().get('/plants').set('Authorization', `Basic ${secret}`),
       await t.http().get(`/plants?access_token=${secret}`),
       await t.http().get(`/plants/${secret}`).set(bearer(secret)),
-      await t.http().post('/plants').set(bearer(secret)).set('Content-Type', 'application/json').send(`{"id":1,"name":"${secret}","token":"${secret}"}`),
+      await t
+        .http()
+        .post('/plants')
+        .set(bearer(secret))
+        .set('Content-Type', 'application/json')
+        .send(`{"id":1,"name":"${secret}","token":"${secret}"}`),
     ];
     for (const res of answers) {
       expect(res.status).toBeGreaterThanOrEqual(400);
@@ -54,14 +59,23 @@ describe.each(testDatabases())('Token secrecy on %s', (database) => {
     expect([400, 401]).toContain(inQuery.status);
     expectErrorBody(inQuery, inQuery.status);
 
-    const inBody = await t.http().post('/plants').set('Content-Type', 'application/json').send(`{"access_token":"${secret}","id":2,"name":"Nope"}`);
+    const inBody = await t
+      .http()
+      .post('/plants')
+      .set('Content-Type', 'application/json')
+      .send(`{"access_token":"${secret}","id":2,"name":"Nope"}`);
     expectErrorBody(inBody, 401);
     expect((await t.http().get('/plants').set(bearer(secret))).body).toEqual([]);
   });
 
   it('writes no token into the URLs it hands out (paging links)', async () => {
     for (let id = 1; id <= 3; id++) {
-      await t.http().post('/plants').set(bearer(secret)).set('Content-Type', 'application/json').send(`{"id":${id},"name":"P${id}"}`);
+      await t
+        .http()
+        .post('/plants')
+        .set(bearer(secret))
+        .set('Content-Type', 'application/json')
+        .send(`{"id":${id},"name":"P${id}"}`);
     }
     const page = await t.http().get('/plants?limit=1').set(bearer(secret));
     expect(page.headers.link).toBe('</plants?limit=1&after=1>; rel="next"');

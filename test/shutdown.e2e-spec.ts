@@ -57,7 +57,11 @@ describe.each(testDatabases())('Graceful shutdown on %s', (database) => {
       }
     };
     const writers = Array.from({ length: 16 }, writer);
-    await waitFor(() => acknowledged.length >= 200, { timeoutMs: 60_000, intervalMs: 10, what: '200 acknowledged creates' });
+    await waitFor(() => acknowledged.length >= 200, {
+      timeoutMs: 60_000,
+      intervalMs: 10,
+      what: '200 acknowledged creates',
+    });
 
     service.child.kill('SIGTERM');
     const code = await service.exited;
@@ -130,10 +134,17 @@ describe.each(testDatabases())('Graceful shutdown on %s', (database) => {
       const lock = await lockPlants();
       let released = false;
       try {
-        const pending = fetch(`${service.url}/plants`, { method: 'POST', headers: { ...auth(), ...json }, body: '{"id":77,"name":"In flight"}' });
+        const pending = fetch(`${service.url}/plants`, {
+          method: 'POST',
+          headers: { ...auth(), ...json },
+          body: '{"id":77,"name":"In flight"}',
+        });
         await lock.insertWaiting();
         service.child.kill('SIGTERM');
-        await waitFor(() => service.output().includes('readiness is now 503'), { timeoutMs: 5000, what: 'shutdown under way' });
+        await waitFor(() => service.output().includes('readiness is now 503'), {
+          timeoutMs: 5000,
+          what: 'shutdown under way',
+        });
         expect(service.child.exitCode).toBeNull(); // still draining
 
         await lock.release();
@@ -158,7 +169,11 @@ describe.each(testDatabases())('Graceful shutdown on %s', (database) => {
       const service = await startServiceProcess({ ...env, SHUTDOWN_TIMEOUT_MS: '500' });
       const lock = await lockPlants();
       try {
-        const pending = fetch(`${service.url}/plants`, { method: 'POST', headers: { ...auth(), ...json }, body: '{"id":78,"name":"Too slow"}' }).then(
+        const pending = fetch(`${service.url}/plants`, {
+          method: 'POST',
+          headers: { ...auth(), ...json },
+          body: '{"id":78,"name":"Too slow"}',
+        }).then(
           (res) => res.status,
           () => 'cut',
         );

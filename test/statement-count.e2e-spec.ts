@@ -39,7 +39,12 @@ describe.each(testDatabases())('SQL statements per request on %s', (database) =>
   });
 
   const create = (id: number) =>
-    t.http().post('/plants').set(bearer(token)).set('Content-Type', 'application/json').send(`{"id":${id},"name":"Counted ${id}"}`);
+    t
+      .http()
+      .post('/plants')
+      .set(bearer(token))
+      .set('Content-Type', 'application/json')
+      .send(`{"id":${id},"name":"Counted ${id}"}`);
   /** Plants with ids 1..count, created before the counting starts. */
   const seed = async (count: number) => {
     for (let id = 1; id <= count; id++) expect((await create(id)).status).toBe(200);
@@ -68,7 +73,8 @@ describe.each(testDatabases())('SQL statements per request on %s', (database) =>
 
   it('deletes with one DELETE each, found or not', async () => {
     await seed(10);
-    for (let id = 1; id <= 10; id++) expect((await t.http().delete(`/plants/${id}`).set(bearer(token))).status).toBe(204);
+    for (let id = 1; id <= 10; id++)
+      expect((await t.http().delete(`/plants/${id}`).set(bearer(token))).status).toBe(204);
     expect((await t.http().delete('/plants/999').set(bearer(token))).status).toBe(404);
     expect(statements).toHaveLength(11);
     expect(statements.every((sql) => /^DELETE/i.test(sql))).toBe(true);
@@ -101,8 +107,13 @@ describe.each(testDatabases())('SQL statements per request on %s', (database) =>
     const tokens = t.app.get(TokensService);
     const flood = TOKEN_CACHE_MAX_ENTRIES + 1;
     for (let sent = 0; sent < flood; sent += 200) {
-      const batch = Array.from({ length: Math.min(200, flood - sent) }, () => `pst_${randomBytes(32).toString('base64url')}`);
-      await expect(Promise.all(batch.map((secret) => tokens.authenticate(secret)))).resolves.toEqual(batch.map(() => null));
+      const batch = Array.from(
+        { length: Math.min(200, flood - sent) },
+        () => `pst_${randomBytes(32).toString('base64url')}`,
+      );
+      await expect(Promise.all(batch.map((secret) => tokens.authenticate(secret)))).resolves.toEqual(
+        batch.map(() => null),
+      );
     }
     statements.length = 0;
     expect((await t.http().get('/plants?limit=5').set(bearer(token))).status).toBe(200);
@@ -111,18 +122,22 @@ describe.each(testDatabases())('SQL statements per request on %s', (database) =>
   });
 
   (database === 'mysql' ? it : it.skip)("leaves mysql2's per-statement stack capture off", () => {
-    const pool = (t.dataSource.driver as unknown as { pool: { config: { connectionConfig: { trace: boolean } } } }).pool;
+    const pool = (t.dataSource.driver as unknown as { pool: { config: { connectionConfig: { trace: boolean } } } })
+      .pool;
     expect(pool.config.connectionConfig.trace).toBe(false);
   });
 
-  (database === 'mysql' ? it : it.skip)('reads a list page as a range of the primary key, with no filesort', async () => {
-    for (let id = 1; id <= 50; id++) await create(1000 + id);
-    statements.length = 0;
-    expect((await t.http().get('/plants?limit=20&after=1010').set(bearer(token))).status).toBe(200);
-    expect(statements).toHaveLength(1);
-    const plan = (await t.dataSource.query(`EXPLAIN ${statements[0]}`, lastParameters)) as Record<string, unknown>[];
-    expect(plan).toHaveLength(1);
-    expect(plan[0]).toMatchObject({ table: expect.any(String), key: 'PRIMARY', type: 'range' });
-    expect(String(plan[0].Extra ?? '')).not.toMatch(/filesort|temporary/i);
-  });
+  (database === 'mysql' ? it : it.skip)(
+    'reads a list page as a range of the primary key, with no filesort',
+    async () => {
+      for (let id = 1; id <= 50; id++) await create(1000 + id);
+      statements.length = 0;
+      expect((await t.http().get('/plants?limit=20&after=1010').set(bearer(token))).status).toBe(200);
+      expect(statements).toHaveLength(1);
+      const plan = (await t.dataSource.query(`EXPLAIN ${statements[0]}`, lastParameters)) as Record<string, unknown>[];
+      expect(plan).toHaveLength(1);
+      expect(plan[0]).toMatchObject({ table: expect.any(String), key: 'PRIMARY', type: 'range' });
+      expect(String(plan[0].Extra ?? '')).not.toMatch(/filesort|temporary/i);
+    },
+  );
 });

@@ -40,7 +40,12 @@ const onMysql = testDatabases().includes('mysql');
   });
 
   it('shares data and one rate-limit budget between the instances', async () => {
-    const created = await a.http().post('/plants').set(bearer(token)).set('Content-Type', 'application/json').send('{"id":9007199254740993,"name":"Shared"}');
+    const created = await a
+      .http()
+      .post('/plants')
+      .set(bearer(token))
+      .set('Content-Type', 'application/json')
+      .send('{"id":9007199254740993,"name":"Shared"}');
     expect(created.status).toBe(200);
     expect(created.headers['ratelimit']).toBe(`"default";r=${LIMIT - 1};t=60`);
 

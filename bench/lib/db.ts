@@ -2,7 +2,16 @@
 import mysql, { Connection, RowDataPacket } from 'mysql2/promise';
 import { sleep } from './sys';
 
-export const COUNTERS = ['Questions', 'Com_select', 'Com_insert', 'Com_delete', 'Com_update', 'Com_begin', 'Com_commit', 'Com_stmt_execute'] as const;
+export const COUNTERS = [
+  'Questions',
+  'Com_select',
+  'Com_insert',
+  'Com_delete',
+  'Com_update',
+  'Com_begin',
+  'Com_commit',
+  'Com_stmt_execute',
+] as const;
 export type Counter = (typeof COUNTERS)[number];
 export type Counters = Record<Counter, number>;
 
@@ -15,9 +24,12 @@ export interface DbTarget {
 export function parseDbUrl(text: string): DbTarget {
   const url = new URL(text);
   const database = decodeURIComponent(url.pathname.replace(/^\//, ''));
-  if (!/^[A-Za-z0-9_]+$/.test(database)) throw new Error(`BENCH_DATABASE_URL must name a database ([A-Za-z0-9_]+): ${text}`);
+  if (!/^[A-Za-z0-9_]+$/.test(database))
+    throw new Error(`BENCH_DATABASE_URL must name a database ([A-Za-z0-9_]+): ${text}`);
   if (!/bench/i.test(database)) {
-    throw new Error(`BENCH_DATABASE_URL names "${database}": the benchmark drops and re-creates its database, so the name must contain "bench"`);
+    throw new Error(
+      `BENCH_DATABASE_URL names "${database}": the benchmark drops and re-creates its database, so the name must contain "bench"`,
+    );
   }
   return { url, database };
 }
@@ -66,7 +78,10 @@ export function diffCounters(after: Counters, before: Counters, minus?: Counters
  * What reading the counters costs the counters themselves (the SHOW statement is a question), and
  * what the rest of the server adds per second while the benchmark is idle (other clients).
  */
-export async function measureCounterBaseline(conn: Connection, idleMs: number): Promise<{ selfCost: Counters; idleNoisePerSec: Counters }> {
+export async function measureCounterBaseline(
+  conn: Connection,
+  idleMs: number,
+): Promise<{ selfCost: Counters; idleNoisePerSec: Counters }> {
   const snaps: Counters[] = [];
   for (let i = 0; i < 6; i++) snaps.push(await readCounters(conn));
   const deltas = snaps.slice(1).map((s, i) => diffCounters(s, snaps[i]));
@@ -83,7 +98,8 @@ export async function measureCounterBaseline(conn: Connection, idleMs: number): 
 
 /** A derived table of the integers 0 .. 10^digits - 1, as column n, portable to MySQL and MariaDB. */
 function integers(digits: number): string {
-  const ten = '(SELECT 0 d UNION ALL SELECT 1 UNION ALL SELECT 2 UNION ALL SELECT 3 UNION ALL SELECT 4 UNION ALL SELECT 5 UNION ALL SELECT 6 UNION ALL SELECT 7 UNION ALL SELECT 8 UNION ALL SELECT 9)';
+  const ten =
+    '(SELECT 0 d UNION ALL SELECT 1 UNION ALL SELECT 2 UNION ALL SELECT 3 UNION ALL SELECT 4 UNION ALL SELECT 5 UNION ALL SELECT 6 UNION ALL SELECT 7 UNION ALL SELECT 8 UNION ALL SELECT 9)';
   const parts = Array.from({ length: digits }, (_, i) => `${ten} t${i}`);
   const sum = Array.from({ length: digits }, (_, i) => (i === 0 ? 't0.d' : `${10 ** i} * t${i}.d`)).join(' + ');
   return `(SELECT ${sum} AS n FROM ${parts.join(' CROSS JOIN ')})`;
@@ -104,7 +120,13 @@ export async function seedRange(conn: Connection, owner: string, firstId: bigint
  * `users` owners named prefix-0001.. with `perUser` plants each (ids 1..perUser), in batches of
  * 100 owners per INSERT ... SELECT, in primary-key order. Owners listed in `skip` are left out.
  */
-export async function seedUsers(conn: Connection, prefix: string, users: number, perUser: number, skip: string[] = []): Promise<void> {
+export async function seedUsers(
+  conn: Connection,
+  prefix: string,
+  users: number,
+  perUser: number,
+  skip: string[] = [],
+): Promise<void> {
   const userDigits = Math.max(1, Math.ceil(Math.log10(users + 1)));
   const plantDigits = Math.max(1, Math.ceil(Math.log10(perUser + 1)));
   const width = Math.max(4, String(users).length);
@@ -136,10 +158,14 @@ export interface TracedStatement {
  * log settings are restored. Null when the log cannot be switched on.
  */
 export async function traceStatements(conn: Connection, fn: () => Promise<void>): Promise<TracedStatement[] | null> {
-  const [[settings]] = await conn.query<RowDataPacket[]>('SELECT @@global.general_log AS on_, @@global.log_output AS output, CONNECTION_ID() AS me, NOW(6) AS since');
+  const [[settings]] = await conn.query<RowDataPacket[]>(
+    'SELECT @@global.general_log AS on_, @@global.log_output AS output, CONNECTION_ID() AS me, NOW(6) AS since',
+  );
   if (Number(settings.on_) === 1) return null; // someone else is logging: leave it alone
   try {
-    await conn.query(`SET GLOBAL log_output = ?`, [String(settings.output).includes('TABLE') ? settings.output : `${settings.output},TABLE`]);
+    await conn.query(`SET GLOBAL log_output = ?`, [
+      String(settings.output).includes('TABLE') ? settings.output : `${settings.output},TABLE`,
+    ]);
     await conn.query('SET GLOBAL general_log = 1');
   } catch {
     return null;

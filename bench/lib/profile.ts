@@ -35,14 +35,22 @@ export interface ProfileSummary {
 /** Where a frame's code lives: an npm package, Node's own code, the service's dist, or a V8 pseudo-frame. */
 export function packageOf(url: string, functionName: string): string {
   if (!url) return functionName.startsWith('(') ? functionName : '(native / V8)';
-  if (url.startsWith('node:')) return `node:${url.slice(5).split('/')[0] === 'internal' ? 'internal' : url.slice(5).split('/')[0]}`;
+  if (url.startsWith('node:'))
+    return `node:${url.slice(5).split('/')[0] === 'internal' ? 'internal' : url.slice(5).split('/')[0]}`;
   const nm = url.lastIndexOf('/node_modules/');
   if (nm !== -1) {
     const rest = url.slice(nm + '/node_modules/'.length).split('/');
     return rest[0].startsWith('@') ? `${rest[0]}/${rest[1]}` : rest[0];
   }
   const dist = url.indexOf('/dist/');
-  if (dist !== -1) return `service: ${url.slice(dist + 6).split('/').slice(0, -1).join('/') || '.'}`;
+  if (dist !== -1)
+    return `service: ${
+      url
+        .slice(dist + 6)
+        .split('/')
+        .slice(0, -1)
+        .join('/') || '.'
+    }`;
   return url.replace(/^file:\/\//, '');
 }
 
@@ -79,7 +87,9 @@ export function summarizeProfile(path: string, top = 25): ProfileSummary {
     allUs += us;
     const { functionName, url, lineNumber } = node.callFrame;
     if (functionName === '(idle)') idleUs += us;
-    const fn = url ? `${functionName || '(anonymous)'} ${shortUrl(url)}:${lineNumber + 1}` : functionName || '(anonymous)';
+    const fn = url
+      ? `${functionName || '(anonymous)'} ${shortUrl(url)}:${lineNumber + 1}`
+      : functionName || '(anonymous)';
     byFunction.set(fn, (byFunction.get(fn) ?? 0) + us);
     const pkg = packageOf(url, functionName);
     byPackage.set(pkg, (byPackage.get(pkg) ?? 0) + us);

@@ -37,7 +37,9 @@ export function sqlOutliers(rounds: RoundResult[]): string[] {
     const median = sqlPerRequestMedian(rounds, t, 'Questions');
     for (const r of roundsOf(rounds, t)) {
       if (Math.abs(r.sqlPerRequest.Questions - median) > 0.01) {
-        const counts = (['Com_select', 'Com_insert', 'Com_delete', 'Com_update'] as const).map((c) => `${c} ${r.sql[c]}`).join(', ');
+        const counts = (['Com_select', 'Com_insert', 'Com_delete', 'Com_update'] as const)
+          .map((c) => `${c} ${r.sql[c]}`)
+          .join(', ');
         out.push(
           `round ${r.round}, ${TARGET_LABEL[t]}: ${r.sqlPerRequest.Questions.toFixed(3)} statements/request (${num(r.sql.Questions)} questions for ${num(r.load.sent)} requests: ${counts}), other processes at ${num(r.cpu.others * 100)}% of a core`,
         );
@@ -59,7 +61,9 @@ const p50 = (r: RoundResult) => r.load.latencyMs.p50;
 const p99 = (r: RoundResult) => r.load.latencyMs.p99;
 
 const num = (x: number, digits = 0) =>
-  Number.isFinite(x) ? x.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits }) : 'n/a';
+  Number.isFinite(x)
+    ? x.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits })
+    : 'n/a';
 const ms = (x: number) => (Number.isFinite(x) ? (x < 10 ? x.toFixed(2) : x.toFixed(1)) : 'n/a');
 const ratio = (x: number) => (Number.isFinite(x) ? `${x.toFixed(2)}x` : 'n/a');
 
@@ -162,40 +166,60 @@ export function evaluateTargets(results: BenchResults): TargetVerdict[] {
     const ranged = plans.some((e) => e.result.rows.some((row) => String(row.type) === 'range'));
     out.push({
       target: 'EXPLAIN of the list query at scale: index range, no filesort',
-      figure: plans.map((e) => e.result.rows.map((r) => `${e.label}: type=${r.type}, key=${r.key}, Extra=${r.Extra ?? ''}`).join('; ')).join(' | '),
+      figure: plans
+        .map((e) =>
+          e.result.rows.map((r) => `${e.label}: type=${r.type}, key=${r.key}, Extra=${r.Extra ?? ''}`).join('; '),
+        )
+        .join(' | '),
       pass: ok && ranged,
     });
   }
   const rssValues = results.scenarios.flatMap((s) => roundsOf(s.rounds, 'service').map((r) => r.rssMaxMb));
   if (rssValues.length > 0) {
     const max = Math.max(...rssValues);
-    out.push({ target: 'service resident memory under load below 200 MB', figure: `max VmRSS ${num(max, 1)} MB`, pass: max < 200 });
+    out.push({
+      target: 'service resident memory under load below 200 MB',
+      figure: `max VmRSS ${num(max, 1)} MB`,
+      pass: max < 200,
+    });
   }
   return out;
 }
 
 function scenarioTable(rounds: RoundResult[]): string[] {
   const lines: string[] = [];
-  lines.push(`| | ${TARGETS.map((t) => TARGET_LABEL[t]).join(' | ')} |`, `|---|${TARGETS.map(() => '---:').join('|')}|`);
-  const row = (label: string, f: (rs: RoundResult[]) => string) => lines.push(`| ${label} | ${TARGETS.map((t) => f(roundsOf(rounds, t))).join(' | ')} |`);
+  lines.push(
+    `| | ${TARGETS.map((t) => TARGET_LABEL[t]).join(' | ')} |`,
+    `|---|${TARGETS.map(() => '---:').join('|')}|`,
+  );
+  const row = (label: string, f: (rs: RoundResult[]) => string) =>
+    lines.push(`| ${label} | ${TARGETS.map((t) => f(roundsOf(rounds, t))).join(' | ')} |`);
   row('req/s, median [min–max]', (rs) => fmtSpread(spread(rs.map(rps)), (x) => num(x)));
   row('p50 ms', (rs) => fmtSpread(spread(rs.map(p50)), ms));
   row('p99 ms', (rs) => fmtSpread(spread(rs.map(p99)), ms));
   row('SQL statements / request (Questions), median of rounds (pooled)', (rs) =>
-    rs.length ? `${sqlPerRequestMedian(rs, rs[0].target, 'Questions').toFixed(3)} (${sqlPerRequest(rs, rs[0].target, 'Questions').toFixed(3)})` : '',
+    rs.length
+      ? `${sqlPerRequestMedian(rs, rs[0].target, 'Questions').toFixed(3)} (${sqlPerRequest(rs, rs[0].target, 'Questions').toFixed(3)})`
+      : '',
   );
   row('Com_select / insert / delete / update / begin per request, median', (rs) =>
     rs.length
-      ? (['Com_select', 'Com_insert', 'Com_delete', 'Com_update', 'Com_begin'] as const).map((c) => sqlPerRequestMedian(rs, rs[0].target, c).toFixed(3)).join(' / ')
+      ? (['Com_select', 'Com_insert', 'Com_delete', 'Com_update', 'Com_begin'] as const)
+          .map((c) => sqlPerRequestMedian(rs, rs[0].target, c).toFixed(3))
+          .join(' / ')
       : '',
   );
   row('max RSS under load, MB', (rs) => num(Math.max(...rs.map((r) => r.rssMaxMb)), 1));
   row('CPU of its core, median', (rs) => `${num(spread(rs.map((r) => r.cpu.target * 100)).median)}%`);
-  row('core 1: database + load generator CPU, median', (rs) =>
-    `${num(spread(rs.map((r) => (r.cpu.db ?? NaN) * 100)).median)}% + ${num(spread(rs.map((r) => r.cpu.loadgen * 100)).median)}%`,
+  row(
+    'core 1: database + load generator CPU, median',
+    (rs) =>
+      `${num(spread(rs.map((r) => (r.cpu.db ?? NaN) * 100)).median)}% + ${num(spread(rs.map((r) => r.cpu.loadgen * 100)).median)}%`,
   );
-  row('other processes on the machine, CPU median (max)', (rs) =>
-    `${num(spread(rs.map((r) => r.cpu.others * 100)).median)}% (${num(Math.max(...rs.map((r) => r.cpu.others * 100)))}%)`,
+  row(
+    'other processes on the machine, CPU median (max)',
+    (rs) =>
+      `${num(spread(rs.map((r) => r.cpu.others * 100)).median)}% (${num(Math.max(...rs.map((r) => r.cpu.others * 100)))}%)`,
   );
   row('responses by status', (rs) => statusSummary(rs));
   return lines;
@@ -222,7 +246,7 @@ function roundsDetail(rounds: RoundResult[]): string[] {
   const lines = [
     '<details><summary>Every round</summary>',
     '',
-    '| round | target | req/s | p50 ms | p90 ms | p99 ms | max ms | sent | SQL/req | RSS MB | CPU | others\' CPU | statuses |',
+    "| round | target | req/s | p50 ms | p90 ms | p99 ms | max ms | sent | SQL/req | RSS MB | CPU | others' CPU | statuses |",
     '|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|',
   ];
   for (const r of rounds) {
@@ -244,7 +268,11 @@ function table(rows: Record<string, unknown>[]): string {
   const keys = Object.keys(rows[0]);
   const widths = keys.map((k) => Math.max(k.length, ...rows.map((r) => String(r[k] ?? 'NULL').length)));
   const line = (cells: string[]) => cells.map((c, i) => c.padEnd(widths[i])).join(' | ');
-  return [line(keys), widths.map((w) => '-'.repeat(w)).join('-+-'), ...rows.map((r) => line(keys.map((k) => String(r[k] ?? 'NULL'))))].join('\n');
+  return [
+    line(keys),
+    widths.map((w) => '-'.repeat(w)).join('-+-'),
+    ...rows.map((r) => line(keys.map((k) => String(r[k] ?? 'NULL')))),
+  ].join('\n');
 }
 
 export function renderMarkdown(results: BenchResults): string {
@@ -261,7 +289,9 @@ export function renderMarkdown(results: BenchResults): string {
     '',
     '| target | measured | result |',
     '|---|---|---|',
-    ...verdicts.map((v) => `| ${v.target} | ${v.figure} | ${v.pass === null ? 'no target' : v.pass ? 'PASS' : '**FAIL**'} |`),
+    ...verdicts.map(
+      (v) => `| ${v.target} | ${v.figure} | ${v.pass === null ? 'no target' : v.pass ? 'PASS' : '**FAIL**'} |`,
+    ),
     '',
   );
   if (results.notes.length > 0) out.push('## Notes on this run', '', ...results.notes.map((n) => `- ${n}`), '');
@@ -287,7 +317,12 @@ export function renderMarkdown(results: BenchResults): string {
     const outliers = sqlOutliers(s.rounds);
     out.push(`## ${s.title}`, '', s.description, '', ...scenarioTable(s.rounds), '');
     if (outliers.length > 0) {
-      out.push('Rounds whose SQL count strays from the median (the server counts every client\'s statements):', '', ...outliers.map((o) => `- ${o}`), '');
+      out.push(
+        "Rounds whose SQL count strays from the median (the server counts every client's statements):",
+        '',
+        ...outliers.map((o) => `- ${o}`),
+        '',
+      );
     }
     out.push(...ratioTable(s.rounds), '', ...roundsDetail(s.rounds), '');
   }
@@ -319,7 +354,11 @@ export function renderMarkdown(results: BenchResults): string {
     const small = results.scale[0];
     const big = results.scale[results.scale.length - 1];
     if (small !== big) {
-      out.push('', `| large ÷ small table | ${TARGETS.map((t) => TARGET_LABEL[t]).join(' | ')} |`, `|---|${TARGETS.map(() => '---:').join('|')}|`);
+      out.push(
+        '',
+        `| large ÷ small table | ${TARGETS.map((t) => TARGET_LABEL[t]).join(' | ')} |`,
+        `|---|${TARGETS.map(() => '---:').join('|')}|`,
+      );
       for (const [label, rounds, pick] of [
         ['p50, loaded', 'loaded', p50],
         ['p99, loaded', 'loaded', p99],
@@ -339,7 +378,13 @@ export function renderMarkdown(results: BenchResults): string {
     out.push('## EXPLAIN of the list query at scale', '');
     for (const e of results.explain) {
       out.push(`${e.label}:`, '', ...codeBlock(`${e.result.sql}\n\n${table(e.result.rows)}`), '');
-      if (e.result.analyze) out.push('ANALYZE (the statement run, with the rows it actually read):', '', ...codeBlock(table(e.result.analyze)), '');
+      if (e.result.analyze)
+        out.push(
+          'ANALYZE (the statement run, with the rows it actually read):',
+          '',
+          ...codeBlock(table(e.result.analyze)),
+          '',
+        );
     }
   }
 
@@ -395,7 +440,9 @@ export function renderMarkdown(results: BenchResults): string {
       '',
       '| function | self ms | share |',
       '|---|---:|---:|',
-      ...p.summary.functions.map((e) => `| \`${e.name.replace(/\|/g, '\\|')}\` | ${num(e.selfMs)} | ${num(e.share * 100, 1)}% |`),
+      ...p.summary.functions.map(
+        (e) => `| \`${e.name.replace(/\|/g, '\\|')}\` | ${num(e.selfMs)} | ${num(e.share * 100, 1)}% |`,
+      ),
       '',
       '</details>',
       '',
@@ -415,7 +462,12 @@ export function renderMarkdown(results: BenchResults): string {
 // ---------------------------------------------------------------------------------------------
 // The chart: grouped bars of median req/s with min–max whiskers, written by hand.
 
-const COLORS: Record<TargetName, string> = { service: '#e0234e', express: '#5b5b5b', expressShapes: '#a3a3a3', nodehttp: '#3c873a' };
+const COLORS: Record<TargetName, string> = {
+  service: '#e0234e',
+  express: '#5b5b5b',
+  expressShapes: '#a3a3a3',
+  nodehttp: '#3c873a',
+};
 
 function niceStep(max: number): number {
   const raw = max / 5;
@@ -426,7 +478,10 @@ function niceStep(max: number): number {
 const esc = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
 
 export function renderSvg(results: BenchResults): string {
-  const groups: { label: string; rounds: RoundResult[] }[] = results.scenarios.map((s) => ({ label: s.name, rounds: s.rounds }));
+  const groups: { label: string; rounds: RoundResult[] }[] = results.scenarios.map((s) => ({
+    label: s.name,
+    rounds: s.rounds,
+  }));
   for (const phase of results.scale) groups.push({ label: `list, ${phase.label}`, rounds: phase.loaded });
 
   const barW = 30;
@@ -473,9 +528,13 @@ export function renderSvg(results: BenchResults): string {
     });
     const service = stats[gi][0].median;
     const express = stats[gi][1].median;
-    parts.push(`<text x="${x0 + groupMid}" y="${top + plotH + 18}" text-anchor="middle" font-weight="bold">${esc(g.label)}</text>`);
+    parts.push(
+      `<text x="${x0 + groupMid}" y="${top + plotH + 18}" text-anchor="middle" font-weight="bold">${esc(g.label)}</text>`,
+    );
     if (Number.isFinite(service) && Number.isFinite(express)) {
-      parts.push(`<text x="${x0 + groupMid}" y="${top + plotH + 34}" text-anchor="middle" fill="#555">service ÷ Express peer: ${(service / express).toFixed(2)}x</text>`);
+      parts.push(
+        `<text x="${x0 + groupMid}" y="${top + plotH + 34}" text-anchor="middle" fill="#555">service ÷ Express peer: ${(service / express).toFixed(2)}x</text>`,
+      );
     }
   });
   TARGETS.forEach((t, i) => {

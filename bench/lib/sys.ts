@@ -6,7 +6,11 @@ import os from 'node:os';
 
 export const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
-export function run(cmd: string, args: string[], options: { env?: NodeJS.ProcessEnv; cwd?: string } = {}): Promise<{ stdout: string; stderr: string }> {
+export function run(
+  cmd: string,
+  args: string[],
+  options: { env?: NodeJS.ProcessEnv; cwd?: string } = {},
+): Promise<{ stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
     execFile(cmd, args, { ...options, maxBuffer: 64 * 1024 * 1024 }, (error, stdout, stderr) => {
       if (error) reject(Object.assign(error, { stdout, stderr }));
@@ -19,7 +23,12 @@ let tasksetChecked: boolean | undefined;
 /** Pinning needs taskset and at least two cores. */
 export async function canPin(): Promise<boolean> {
   if (tasksetChecked === undefined) {
-    tasksetChecked = os.cpus().length >= 2 && (await run('taskset', ['-p', String(process.pid)]).then(() => true, () => false));
+    tasksetChecked =
+      os.cpus().length >= 2 &&
+      (await run('taskset', ['-p', String(process.pid)]).then(
+        () => true,
+        () => false,
+      ));
   }
   return tasksetChecked;
 }
@@ -86,7 +95,8 @@ export function tail(path: string, lines = 30): string {
 export async function waitForHttp(url: string, proc: Spawned, timeoutMs = 60_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
-    if (proc.child.exitCode !== null) throw new Error(`${proc.name} exited (${proc.child.exitCode}):\n${tail(proc.logPath)}`);
+    if (proc.child.exitCode !== null)
+      throw new Error(`${proc.name} exited (${proc.child.exitCode}):\n${tail(proc.logPath)}`);
     const ok = await new Promise<boolean>((resolve) => {
       const req = http.get(url, (res) => {
         res.resume();
@@ -132,7 +142,11 @@ export function cpuSeconds(pid: number): number {
 /** CPU seconds all cores spent busy since boot (/proc/stat: user, nice, system, irq, softirq, steal). */
 export function systemBusySeconds(): number {
   try {
-    const [, user, nice, system, , , irq, softirq, steal] = readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/).map(Number);
+    const [, user, nice, system, , , irq, softirq, steal] = readFileSync('/proc/stat', 'utf8')
+      .split('\n')[0]
+      .trim()
+      .split(/\s+/)
+      .map(Number);
     return (user + nice + system + irq + softirq + (steal || 0)) / clockTicks;
   } catch {
     return NaN;
@@ -169,13 +183,20 @@ export function findDatabasePid(pidFile: string | null): number | null {
     const pid = Number(readFileSync(pidFile, 'utf8').trim());
     if (isDb(pid)) return pid;
   }
-  const found = readdirSync('/proc').filter((entry) => /^\d+$/.test(entry)).map(Number).filter(isDb);
+  const found = readdirSync('/proc')
+    .filter((entry) => /^\d+$/.test(entry))
+    .map(Number)
+    .filter(isDb);
   return found.length === 1 ? found[0] : null;
 }
 
 export function cpuModel(): string {
   try {
-    return /^model name\s*:\s*(.+)$/m.exec(readFileSync('/proc/cpuinfo', 'utf8'))?.[1]?.trim() ?? os.cpus()[0]?.model ?? 'unknown';
+    return (
+      /^model name\s*:\s*(.+)$/m.exec(readFileSync('/proc/cpuinfo', 'utf8'))?.[1]?.trim() ??
+      os.cpus()[0]?.model ??
+      'unknown'
+    );
   } catch {
     return os.cpus()[0]?.model ?? 'unknown';
   }

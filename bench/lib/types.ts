@@ -22,7 +22,12 @@ export interface RoundResult {
   sqlPerRequest: Record<Counter, number>;
   rssMaxMb: number;
   /** CPU time over wall time, as a share of one core. */
-  cpu: { target: number; db: number | null; loadgen: number; /** Processes outside the benchmark, in cores. */ others: number };
+  cpu: {
+    target: number;
+    db: number | null;
+    loadgen: number;
+    /** Processes outside the benchmark, in cores. */ others: number;
+  };
 }
 
 export interface ScenarioResult {

@@ -11,7 +11,18 @@
  */
 import express, { NextFunction, Request, Response } from 'express';
 import { IncomingMessage, Server, ServerResponse, createServer } from 'node:http';
-import { BODY_LIMIT_BYTES, HttpError, PlantStore, errorBody, parseId, parseJson, parseListQuery, readConfig, toHttpError, validateNewPlant } from './plants-core';
+import {
+  BODY_LIMIT_BYTES,
+  HttpError,
+  PlantStore,
+  errorBody,
+  parseId,
+  parseJson,
+  parseListQuery,
+  readConfig,
+  toHttpError,
+  validateNewPlant,
+} from './plants-core';
 
 const config = readConfig();
 const store = new PlantStore(config);
@@ -48,7 +59,10 @@ app.post(
 
 app.get('/plants', async (req: Request, res: Response) => {
   const caller = await store.authorize(req.headers.authorization, 'plants:read');
-  const page = await store.list(caller.subject, parseListQuery(Object.entries(req.query as Record<string, string | string[]>)));
+  const page = await store.list(
+    caller.subject,
+    parseListQuery(Object.entries(req.query as Record<string, string | string[]>)),
+  );
   if (page.link) res.setHeader('Link', page.link);
   sendJson(res, 200, page.body);
 });
@@ -91,10 +105,18 @@ function constructingWith(base: typeof IncomingMessage | typeof ServerResponse, 
 
 const server: Server =
   process.env.STABLE_SHAPES === '1'
-    ? createServer({ IncomingMessage: constructingWith(IncomingMessage, app.request), ServerResponse: constructingWith(ServerResponse, app.response) }, app)
+    ? createServer(
+        {
+          IncomingMessage: constructingWith(IncomingMessage, app.request),
+          ServerResponse: constructingWith(ServerResponse, app.response),
+        },
+        app,
+      )
     : createServer(app);
 server.listen(config.port, config.host, () => {
-  console.log(`express peer${process.env.STABLE_SHAPES === '1' ? ' (stable shapes)' : ''} listening on http://${config.host}:${config.port}`);
+  console.log(
+    `express peer${process.env.STABLE_SHAPES === '1' ? ' (stable shapes)' : ''} listening on http://${config.host}:${config.port}`,
+  );
 });
 
 function shutdown(): void {

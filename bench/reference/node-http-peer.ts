@@ -6,7 +6,18 @@
  */
 import { IncomingMessage, ServerResponse, createServer } from 'node:http';
 import { gunzipSync, inflateSync } from 'node:zlib';
-import { BODY_LIMIT_BYTES, HttpError, PlantStore, errorBody, parseId, parseJson, parseListQuery, readConfig, toHttpError, validateNewPlant } from './plants-core';
+import {
+  BODY_LIMIT_BYTES,
+  HttpError,
+  PlantStore,
+  errorBody,
+  parseId,
+  parseJson,
+  parseListQuery,
+  readConfig,
+  toHttpError,
+  validateNewPlant,
+} from './plants-core';
 
 const config = readConfig();
 const store = new PlantStore(config);
@@ -55,7 +66,9 @@ async function readBody(req: IncomingMessage): Promise<string | undefined> {
     try {
       raw = (encoding === 'gzip' ? gunzipSync : inflateSync)(raw, { maxOutputLength: BODY_LIMIT_BYTES });
     } catch (error) {
-      throw (error as { code?: string }).code === 'ERR_BUFFER_TOO_LARGE' ? tooLarge() : new HttpError(400, 'Request body could not be read');
+      throw (error as { code?: string }).code === 'ERR_BUFFER_TOO_LARGE'
+        ? tooLarge()
+        : new HttpError(400, 'Request body could not be read');
     }
   } else if (encoding !== 'identity') {
     throw new HttpError(415, 'Request body must be UTF-8 JSON (identity, gzip or deflate encoded)');
@@ -113,7 +126,8 @@ const server = createServer((req, res) => {
       return;
     }
     // A body left unread (413, 415) would be taken for the next request: close the connection.
-    const headers: Record<string, string> = failure.status === 413 || failure.status === 415 ? { Connection: 'close' } : {};
+    const headers: Record<string, string> =
+      failure.status === 413 || failure.status === 415 ? { Connection: 'close' } : {};
     if (failure.challenge) headers['WWW-Authenticate'] = failure.challenge;
     send(res, failure.status, errorBody(failure.status, failure.message), headers);
   });

@@ -112,9 +112,10 @@ export function parseId(text: string): bigint {
 }
 
 /** `?limit&after`; every other parameter, or a repeated one, is refused. */
-export function parseListQuery(
-  entries: Iterable<[string, string | string[] | undefined]>,
-): { limit?: number; after?: bigint } {
+export function parseListQuery(entries: Iterable<[string, string | string[] | undefined]>): {
+  limit?: number;
+  after?: bigint;
+} {
   const unknown: string[] = [];
   const problems: string[] = [];
   const out: { limit?: number; after?: bigint } = {};
@@ -131,7 +132,8 @@ export function parseListQuery(
       unknown.push(`property ${key} should not exist`);
     }
   }
-  if (unknown.length + problems.length > 0) throw new HttpError(400, [...new Set([...unknown, ...problems])].join('; '));
+  if (unknown.length + problems.length > 0)
+    throw new HttpError(400, [...new Set([...unknown, ...problems])].join('; '));
   return out;
 }
 
@@ -150,7 +152,10 @@ export function parseJson(text: string): unknown {
     );
   } catch (error) {
     if (error instanceof ForbiddenKey) throw new HttpError(400, 'The JSON key "__proto__" is not allowed');
-    throw new HttpError(400, `Malformed JSON: ${error instanceof RangeError ? 'nested too deeply' : (error as Error).message}`);
+    throw new HttpError(
+      400,
+      `Malformed JSON: ${error instanceof RangeError ? 'nested too deeply' : (error as Error).message}`,
+    );
   }
 }
 
@@ -177,7 +182,10 @@ export interface NewPlant {
 /** The body of POST /plants: `{id, name, tag?}`, nothing else. */
 export function validateNewPlant(body: unknown): NewPlant {
   if (typeof body !== 'object' || body === null || Array.isArray(body)) {
-    throw new HttpError(400, body === undefined ? `${int64Message('id')}; name must be a string` : 'Request body must be a JSON object');
+    throw new HttpError(
+      400,
+      body === undefined ? `${int64Message('id')}; name must be a string` : 'Request body must be a JSON object',
+    );
   }
   const fields = body as Record<string, unknown>;
   const problems: string[] = [];
@@ -249,12 +257,20 @@ export class PlantStore {
   async authorize(header: string | undefined, scope: Scope): Promise<Principal> {
     const match = /^bearer(?:\s+(\S+))?\s*$/i.exec(header ?? '');
     if (!match) {
-      throw new HttpError(401, 'Authentication required: send Authorization: Bearer <token>', `Bearer realm="${REALM}"`);
+      throw new HttpError(
+        401,
+        'Authentication required: send Authorization: Bearer <token>',
+        `Bearer realm="${REALM}"`,
+      );
     }
     const secret = match[1] ?? '';
     const principal = TOKEN_PATTERN.test(secret) ? await this.lookup(secret) : null;
     if (!principal || (principal.expiresAt !== null && principal.expiresAt <= Date.now())) {
-      throw new HttpError(401, 'The access token is invalid, expired or revoked', `Bearer realm="${REALM}", error="invalid_token"`);
+      throw new HttpError(
+        401,
+        'The access token is invalid, expired or revoked',
+        `Bearer realm="${REALM}", error="invalid_token"`,
+      );
     }
     if (!principal.scopes.includes(scope)) {
       throw new HttpError(
@@ -334,7 +350,10 @@ export class PlantStore {
 
   /** One DELETE scoped to the owner: another user's plant is as absent as a missing one. */
   async remove(owner: string, id: bigint): Promise<void> {
-    const [result] = await this.pool.query<ResultSetHeader>('DELETE FROM plants WHERE owner = ? AND id = ?', [owner, id]);
+    const [result] = await this.pool.query<ResultSetHeader>('DELETE FROM plants WHERE owner = ? AND id = ?', [
+      owner,
+      id,
+    ]);
     if (result.affectedRows === 0) throw new HttpError(404, `Plant ${id} not found`);
   }
 }

@@ -62,7 +62,11 @@ function contextFor(
     getClass: () => controller,
     getArgs: () => [http.request, http.response, jest.fn()],
     getArgByIndex: (index: number) => [http.request, http.response, jest.fn()][index],
-    switchToHttp: () => ({ getRequest: () => http.request, getResponse: () => http.response, getNext: () => jest.fn() }),
+    switchToHttp: () => ({
+      getRequest: () => http.request,
+      getResponse: () => http.response,
+      getNext: () => jest.fn(),
+    }),
     switchToRpc: () => {
       throw new Error('not RPC');
     },
@@ -134,7 +138,9 @@ describe(BearerAuthGuard.name, () => {
     });
 
     it('answers an unknown token with 401 invalid_token', async () => {
-      const { context, http } = contextFor(RoutesController, 'plain', { authorization: `Bearer pst_${'Z'.repeat(43)}` });
+      const { context, http } = contextFor(RoutesController, 'plain', {
+        authorization: `Bearer pst_${'Z'.repeat(43)}`,
+      });
       const attempt = guard.canActivate(context);
       await expect(attempt).rejects.toBeInstanceOf(UnauthorizedException);
       await expect(attempt).rejects.toThrow('The access token is invalid, expired or revoked');
@@ -157,7 +163,10 @@ describe(BearerAuthGuard.name, () => {
         const { context, http } = contextFor(RoutesController, 'plain', { authorization });
         await expect(guard.canActivate(context)).rejects.toBeInstanceOf(UnauthorizedException);
         expect(tokens.authenticate).not.toHaveBeenCalled();
-        expect(http.response.setHeader).toHaveBeenCalledWith('WWW-Authenticate', 'Bearer realm="plant-store", error="invalid_token"');
+        expect(http.response.setHeader).toHaveBeenCalledWith(
+          'WWW-Authenticate',
+          'Bearer realm="plant-store", error="invalid_token"',
+        );
       },
     );
 

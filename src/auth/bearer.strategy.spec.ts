@@ -7,7 +7,8 @@ import { TokensService } from './tokens.service';
 const SECRET = `pst_${'A'.repeat(43)}`;
 const PRINCIPAL: Principal = { subject: 'alice', scopes: ['plants:read'], tokenId: 'token-1' };
 
-type Outcome = { kind: 'success'; user: unknown } | { kind: 'fail'; challenge: unknown } | { kind: 'error'; error: unknown };
+type Outcome =
+  { kind: 'success'; user: unknown } | { kind: 'fail'; challenge: unknown } | { kind: 'error'; error: unknown };
 
 describe(BearerStrategy.name, () => {
   let strategy: BearerStrategy;
@@ -68,7 +69,10 @@ describe(BearerStrategy.name, () => {
     it('reports a failing lookup as an error, not as a failed login', async () => {
       const outage = Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' });
       tokens.authenticate.mockRejectedValue(outage);
-      await expect(run({ headers: { authorization: `Bearer ${SECRET}` } })).resolves.toEqual({ kind: 'error', error: outage });
+      await expect(run({ headers: { authorization: `Bearer ${SECRET}` } })).resolves.toEqual({
+        kind: 'error',
+        error: outage,
+      });
     });
 
     it('ignores access_token in the query string', async () => {
@@ -87,17 +91,24 @@ describe(BearerStrategy.name, () => {
       // Plain passport-http-bearer answers 400 to two tokens; here the query one does not count.
       const other = `pst_${'B'.repeat(43)}`;
       await expect(
-        run({ headers: { authorization: `Bearer ${SECRET}` }, query: { access_token: other }, body: { access_token: other } }),
+        run({
+          headers: { authorization: `Bearer ${SECRET}` },
+          query: { access_token: other },
+          body: { access_token: other },
+        }),
       ).resolves.toEqual({ kind: 'success', user: PRINCIPAL });
       expect(tokens.authenticate).toHaveBeenCalledTimes(1);
       expect(tokens.authenticate).toHaveBeenCalledWith(SECRET);
     });
 
-    it.each(['Basic dXNlcjpwYXNz', 'Token abc'])('fails without a lookup for the scheme in %p', async (authorization) => {
-      const outcome = await run({ headers: { authorization } });
-      expect(outcome.kind).toBe('fail');
-      expect(tokens.authenticate).not.toHaveBeenCalled();
-    });
+    it.each(['Basic dXNlcjpwYXNz', 'Token abc'])(
+      'fails without a lookup for the scheme in %p',
+      async (authorization) => {
+        const outcome = await run({ headers: { authorization } });
+        expect(outcome.kind).toBe('fail');
+        expect(tokens.authenticate).not.toHaveBeenCalled();
+      },
+    );
 
     it.each([`Bearer ${SECRET} extra`, 'Bearer', 'Bearer ', `Bearer\t${SECRET}`])(
       'fails without a lookup when the header is not a bearer token: %p',

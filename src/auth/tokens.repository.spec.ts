@@ -44,11 +44,14 @@ describe(TokensRepository.name, () => {
     expect(table.findOneBy).toHaveBeenLastCalledWith({ id: 'a' });
   });
 
-  it('lists every token or one user\'s, oldest first', async () => {
+  it("lists every token or one user's, oldest first", async () => {
     await repository.list();
     expect(table.find).toHaveBeenLastCalledWith({ where: {}, order: { createdAt: 'ASC', id: 'ASC' } });
     await repository.list('alice');
-    expect(table.find).toHaveBeenLastCalledWith({ where: { subject: 'alice' }, order: { createdAt: 'ASC', id: 'ASC' } });
+    expect(table.find).toHaveBeenLastCalledWith({
+      where: { subject: 'alice' },
+      order: { createdAt: 'ASC', id: 'ASC' },
+    });
   });
 
   it('writes one column per update', async () => {

@@ -163,13 +163,19 @@ describe(TokensService.name, () => {
   });
 
   describe('authenticate', () => {
-    it.each(['', 'garbage', 'pst_', `pst_${'A'.repeat(42)}`, `pst_${'A'.repeat(44)}`, `pst_${'A'.repeat(42)}=`, `PST_${'A'.repeat(43)}`, `Bearer ${SECRET}`])(
-      'answers the wrongly shaped secret %p with null without asking the database',
-      async (secret) => {
-        await expect(service.authenticate(secret)).resolves.toBeNull();
-        expect(repository.findByHash).not.toHaveBeenCalled();
-      },
-    );
+    it.each([
+      '',
+      'garbage',
+      'pst_',
+      `pst_${'A'.repeat(42)}`,
+      `pst_${'A'.repeat(44)}`,
+      `pst_${'A'.repeat(42)}=`,
+      `PST_${'A'.repeat(43)}`,
+      `Bearer ${SECRET}`,
+    ])('answers the wrongly shaped secret %p with null without asking the database', async (secret) => {
+      await expect(service.authenticate(secret)).resolves.toBeNull();
+      expect(repository.findByHash).not.toHaveBeenCalled();
+    });
 
     it('looks a secret up by its hash and answers an unknown one with null', async () => {
       await expect(service.authenticate(SECRET)).resolves.toBeNull();
@@ -189,7 +195,9 @@ describe(TokensService.name, () => {
     });
 
     it('answers an active token with its principal', async () => {
-      repository.findByHash.mockResolvedValue(stored({ scopes: 'plants:read', expiresAt: new Date(NOW.getTime() + 1) }));
+      repository.findByHash.mockResolvedValue(
+        stored({ scopes: 'plants:read', expiresAt: new Date(NOW.getTime() + 1) }),
+      );
       await expect(service.authenticate(SECRET)).resolves.toEqual({
         subject: 'alice',
         scopes: ['plants:read'],
@@ -229,7 +237,11 @@ describe(TokensService.name, () => {
       repository.findByHash.mockImplementation(async (tokenHash: string) =>
         tokenHash === token.tokenHash ? token : null,
       );
-      await expect(service.authenticate(secret)).resolves.toEqual({ subject: 'bob', scopes: ['plants:write'], tokenId: token.id });
+      await expect(service.authenticate(secret)).resolves.toEqual({
+        subject: 'bob',
+        scopes: ['plants:write'],
+        tokenId: token.id,
+      });
     });
   });
 
@@ -237,7 +249,8 @@ describe(TokensService.name, () => {
     beforeEach(() => repository.findByHash.mockResolvedValue(stored({ lastUsedAt: NOW })));
 
     it('asks the database once per token within the TTL, and again after it', async () => {
-      for (let i = 0; i < 5; i++) await expect(service.authenticate(SECRET)).resolves.toMatchObject({ subject: 'alice' });
+      for (let i = 0; i < 5; i++)
+        await expect(service.authenticate(SECRET)).resolves.toMatchObject({ subject: 'alice' });
       expect(repository.findByHash).toHaveBeenCalledTimes(1);
 
       jest.advanceTimersByTime(CACHE_TTL_MS - 1);
@@ -328,7 +341,8 @@ describe(TokensService.name, () => {
       for (const secret of valid) expect(service.cachedPrincipal(secret)).toMatchObject({ subject: 'alice' });
       await inFlight;
       repository.findByHash.mockClear();
-      for (const secret of valid) await expect(service.authenticate(secret)).resolves.toMatchObject({ subject: 'alice' });
+      for (const secret of valid)
+        await expect(service.authenticate(secret)).resolves.toMatchObject({ subject: 'alice' });
       expect(repository.findByHash).not.toHaveBeenCalled();
     });
 
@@ -337,7 +351,10 @@ describe(TokensService.name, () => {
         expect(service.cachedPrincipal(SECRET)).toBeNull();
         await service.authenticate(SECRET);
         repository.findByHash.mockClear();
-        expect(service.cachedPrincipal(SECRET)).toMatchObject({ subject: 'alice', scopes: ['plants:read', 'plants:write'] });
+        expect(service.cachedPrincipal(SECRET)).toMatchObject({
+          subject: 'alice',
+          scopes: ['plants:read', 'plants:write'],
+        });
         expect(repository.findByHash).not.toHaveBeenCalled();
       });
 
@@ -402,7 +419,10 @@ describe(TokensService.name, () => {
       const token = stored();
       repository.findById.mockResolvedValue(token);
 
-      await expect(service.revoke(token.id)).resolves.toEqual({ token: { ...token, revokedAt: NOW }, revokedNow: true });
+      await expect(service.revoke(token.id)).resolves.toEqual({
+        token: { ...token, revokedAt: NOW },
+        revokedNow: true,
+      });
       expect(repository.findById).toHaveBeenCalledWith(token.id);
       expect(repository.setRevoked).toHaveBeenCalledWith(token.id, NOW);
     });

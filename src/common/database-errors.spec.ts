@@ -15,7 +15,11 @@ describe('database-errors', () => {
     );
 
     it('recognises a driver error wrapped in a QueryFailedError', () => {
-      const wrapped = new QueryFailedError('INSERT INTO plants ...', [], driverError({ code: 'ER_DUP_ENTRY', errno: 1062 }));
+      const wrapped = new QueryFailedError(
+        'INSERT INTO plants ...',
+        [],
+        driverError({ code: 'ER_DUP_ENTRY', errno: 1062 }),
+      );
       expect(isUniqueViolation(wrapped)).toBe(true);
       expect(isUniqueViolation({ driverError: { code: 'SQLITE_CONSTRAINT_PRIMARYKEY' } })).toBe(true);
     });

@@ -10,11 +10,7 @@ interface DriverError {
   driverError?: DriverError;
 }
 
-const UNIQUE_VIOLATION_CODES = new Set([
-  'ER_DUP_ENTRY',
-  'SQLITE_CONSTRAINT_PRIMARYKEY',
-  'SQLITE_CONSTRAINT_UNIQUE',
-]);
+const UNIQUE_VIOLATION_CODES = new Set(['ER_DUP_ENTRY', 'SQLITE_CONSTRAINT_PRIMARYKEY', 'SQLITE_CONSTRAINT_UNIQUE']);
 
 /** Errors that mean "the database cannot be reached or cannot serve now", not "this request is wrong". */
 const UNAVAILABLE_CODES = new Set([

@@ -62,7 +62,12 @@ describe('withStatementRetry', () => {
     jest.spyOn(Math, 'random').mockReturnValue(0.999);
     try {
       await expect(
-        withStatementRetry(() => Promise.reject(deadlock()), { readOnly: true, attempts: 5, baseDelayMs: 10, maxDelayMs: 50 }),
+        withStatementRetry(() => Promise.reject(deadlock()), {
+          readOnly: true,
+          attempts: 5,
+          baseDelayMs: 10,
+          maxDelayMs: 50,
+        }),
       ).rejects.toThrow();
     } finally {
       spy.mockRestore();

@@ -59,7 +59,13 @@ describe(loadConfig.name, () => {
       env: 'production',
       host: '127.0.0.1',
       port: 8080,
-      database: { type: 'mysql', url: 'mysql://app:secret@db:3306/plants', poolSize: 20, connectTimeoutMs: 2500, queryTimeoutMs: 4000 },
+      database: {
+        type: 'mysql',
+        url: 'mysql://app:secret@db:3306/plants',
+        poolSize: 20,
+        connectTimeoutMs: 2500,
+        queryTimeoutMs: 4000,
+      },
       plants: { maxPage: 50 },
       auth: { tokenCacheTtlMs: 0 },
       log: { level: 'debug', pretty: false },
@@ -115,7 +121,9 @@ describe(loadConfig.name, () => {
   });
 
   it('prefers DATABASE_URL over SQLITE_PATH', () => {
-    expect(loadConfig({ SQLITE_PATH: ':memory:', DATABASE_URL: 'mysql://root@localhost/test' }).database.type).toBe('mysql');
+    expect(loadConfig({ SQLITE_PATH: ':memory:', DATABASE_URL: 'mysql://root@localhost/test' }).database.type).toBe(
+      'mysql',
+    );
   });
 
   it('trims integers written with surrounding spaces', () => {
@@ -205,13 +213,17 @@ describe(loadConfig.name, () => {
     ['memcached://cache:11211', 'its scheme is not redis, rediss or redis+sentinel'],
   ])('refuses REDIS_URL=%p, naming the variable, both forms and what is wrong', (url, why) => {
     const { message } = configError({ REDIS_URL: url });
-    expect(message).toContain('REDIS_URL must be a URL of the form redis://[:password@]host:6379[/db] (rediss:// for TLS)');
+    expect(message).toContain(
+      'REDIS_URL must be a URL of the form redis://[:password@]host:6379[/db] (rediss:// for TLS)',
+    );
     expect(message).toContain('redis+sentinel://[:password@]host1:26379,host2:26379,host3:26379/mymaster[/db]');
     expect(message).toContain(why);
   });
 
   it('masks passwords in the value it quotes back', () => {
-    const redis = configError({ REDIS_URL: 'redis+sentinel://:hunter2@h1:26379/mymaster/x?sentinelPassword=swordfish' }).message;
+    const redis = configError({
+      REDIS_URL: 'redis+sentinel://:hunter2@h1:26379/mymaster/x?sentinelPassword=swordfish',
+    }).message;
     expect(redis).toContain('(got "redis+sentinel://***@h1:26379/mymaster/x?sentinelPassword=***")');
     expect(redis).not.toMatch(/hunter2|swordfish/);
     const database = configError({ DATABASE_URL: 'postgres://app:hunter2@db/plants' }).message;

@@ -221,7 +221,10 @@ function parseTrustProxy(value: string | undefined): boolean | number | string {
   if (value === undefined || value === 'false') return false;
   if (value === 'true') return true;
   if (/^\d+$/.test(value)) return Number(value);
-  return value.split(',').map((part) => part.trim()).join(',');
+  return value
+    .split(',')
+    .map((part) => part.trim())
+    .join(',');
 }
 
 function parseCorsOrigins(value: string | undefined): string[] | '*' | null {
@@ -233,16 +236,11 @@ function parseCorsOrigins(value: string | undefined): string[] | '*' | null {
 /** A wrong URL is echoed in the error, so the password it may carry is masked first. */
 function redactSecrets(value: unknown): unknown {
   if (typeof value !== 'string') return value;
-  return value
-    .replace(/^([a-z][a-z0-9+.-]*:\/\/).*@/i, '$1***@')
-    .replace(/([?&][a-z]*password=)[^&#]*/gi, '$1***');
+  return value.replace(/^([a-z][a-z0-9+.-]*:\/\/).*@/i, '$1***@').replace(/([?&][a-z]*password=)[^&#]*/gi, '$1***');
 }
 
 export function loadConfig(rawEnv: Record<string, unknown>): AppConfig {
-  const env = plainToInstance(
-    EnvironmentVariables,
-    toIntegers(withoutEmpty(rawEnv), INTEGER_VARIABLES),
-  );
+  const env = plainToInstance(EnvironmentVariables, toIntegers(withoutEmpty(rawEnv), INTEGER_VARIABLES));
   const errors = validateSync(env, { skipMissingProperties: false });
   if (errors.length > 0) {
     const lines = errors.flatMap((error) =>

@@ -57,20 +57,24 @@ describe(parseRedisUrl.name, () => {
   });
 
   it('gives the user information to Redis and the sentinelPassword parameter to the sentinels', () => {
-    expect(parseRedisUrl('redis+sentinel://:s3cr%40t@h1:26379,h2:26379/mymaster/1?sentinelPassword=sent%26pw')).toEqual({
-      kind: 'sentinel',
-      group: {
-        name: 'mymaster',
-        db: 1,
-        sentinels: [
-          { host: 'h1', port: 26379 },
-          { host: 'h2', port: 26379 },
-        ],
-        password: 's3cr@t',
-        sentinelPassword: 'sent&pw',
+    expect(parseRedisUrl('redis+sentinel://:s3cr%40t@h1:26379,h2:26379/mymaster/1?sentinelPassword=sent%26pw')).toEqual(
+      {
+        kind: 'sentinel',
+        group: {
+          name: 'mymaster',
+          db: 1,
+          sentinels: [
+            { host: 'h1', port: 26379 },
+            { host: 'h2', port: 26379 },
+          ],
+          password: 's3cr@t',
+          sentinelPassword: 'sent&pw',
+        },
       },
-    });
-    expect(parseRedisUrl('redis+sentinel://app:pw@h1/mymaster?sentinelUsername=watch&sentinelPassword=x')).toMatchObject({
+    );
+    expect(
+      parseRedisUrl('redis+sentinel://app:pw@h1/mymaster?sentinelUsername=watch&sentinelPassword=x'),
+    ).toMatchObject({
       group: { username: 'app', password: 'pw', sentinelUsername: 'watch', sentinelPassword: 'x' },
     });
   });
@@ -84,7 +88,10 @@ describe(parseRedisUrl.name, () => {
     ['redis+sentinel://h1:0/mymaster', /sentinel port 0 is out of range/],
     ['redis+sentinel://h1:port/mymaster', /sentinel address "h1:port"/],
     ['redis+sentinel://h1/mymaster/zero', /database "zero" is not a number/],
-    ['redis+sentinel://h1/mymaster?password=x', /parameter "password" is not one of sentinelUsername, sentinelPassword/],
+    [
+      'redis+sentinel://h1/mymaster?password=x',
+      /parameter "password" is not one of sentinelUsername, sentinelPassword/,
+    ],
     ['redis+sentinel://:%E0%A4%A@h1/mymaster', /password is not valid percent-encoding/],
     ['redis+sentinel://h 1/mymaster', /does not read as/],
   ])('refuses %p, saying why', (url, why) => {

@@ -50,9 +50,14 @@ function parseSentinelAddress(address: string): { host: string; port: number } {
  */
 export function parseRedisUrl(value: string): RedisTarget {
   if (/^rediss?:\/\/[^\s]+$/.test(value)) return { kind: 'server', url: value };
-  if (!value.startsWith('redis+sentinel://')) throw new RedisUrlError('its scheme is not redis, rediss or redis+sentinel');
-  const match = /^redis\+sentinel:\/\/(?:([^@/?#\s]*)@)?([^@/?#\s]+)\/([^/?#\s]+)(?:\/([^/?#\s]*))?\/?(?:\?([^#\s]*))?$/.exec(value);
-  if (!match) throw new RedisUrlError('it does not read as redis+sentinel://[:password@]host1:26379,host2:26379/mymaster[/db]');
+  if (!value.startsWith('redis+sentinel://'))
+    throw new RedisUrlError('its scheme is not redis, rediss or redis+sentinel');
+  const match =
+    /^redis\+sentinel:\/\/(?:([^@/?#\s]*)@)?([^@/?#\s]+)\/([^/?#\s]+)(?:\/([^/?#\s]*))?\/?(?:\?([^#\s]*))?$/.exec(
+      value,
+    );
+  if (!match)
+    throw new RedisUrlError('it does not read as redis+sentinel://[:password@]host1:26379,host2:26379/mymaster[/db]');
   const [, userInfo, hosts, name, db, query] = match;
 
   const sentinels = hosts.split(',').map((address) => parseSentinelAddress(address.trim()));
@@ -71,7 +76,9 @@ export function parseRedisUrl(value: string): RedisTarget {
   }
   for (const [key, parameter] of new URLSearchParams(query ?? '')) {
     if (!SENTINEL_PARAMETERS.has(key)) {
-      throw new RedisUrlError(`its parameter ${JSON.stringify(key)} is not one of ${[...SENTINEL_PARAMETERS].join(', ')}`);
+      throw new RedisUrlError(
+        `its parameter ${JSON.stringify(key)} is not one of ${[...SENTINEL_PARAMETERS].join(', ')}`,
+      );
     }
     if (parameter) group[key as 'sentinelUsername' | 'sentinelPassword'] = parameter;
   }

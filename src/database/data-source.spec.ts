@@ -7,9 +7,20 @@ describe(buildDataSourceOptions.name, () => {
   it('never synchronizes the schema; migrations are left to runPendingMigrations', () => {
     for (const options of [
       buildDataSourceOptions({ type: 'sqlite', path: 'data/x.sqlite' }),
-      buildDataSourceOptions({ type: 'mysql', url: 'mysql://root@localhost/test', poolSize: 10, connectTimeoutMs: 5000, queryTimeoutMs: 5000 }),
+      buildDataSourceOptions({
+        type: 'mysql',
+        url: 'mysql://root@localhost/test',
+        poolSize: 10,
+        connectTimeoutMs: 5000,
+        queryTimeoutMs: 5000,
+      }),
     ]) {
-      expect(options).toMatchObject({ synchronize: false, migrationsRun: false, entities: ENTITIES, migrations: MIGRATIONS });
+      expect(options).toMatchObject({
+        synchronize: false,
+        migrationsRun: false,
+        entities: ENTITIES,
+        migrations: MIGRATIONS,
+      });
     }
     expect(ENTITIES).toEqual(expect.arrayContaining([Plant, ApiToken]));
     expect(MIGRATIONS.length).toBeGreaterThan(0);
@@ -17,7 +28,13 @@ describe(buildDataSourceOptions.name, () => {
 
   it.each(['mysql', 'mariadb'] as const)('reads BIGINT as exact strings on %s, in UTC and utf8mb4', (type) => {
     expect(
-      buildDataSourceOptions({ type, url: 'mysql://app:pw@db:3306/plants', poolSize: 7, connectTimeoutMs: 2500, queryTimeoutMs: 3000 }),
+      buildDataSourceOptions({
+        type,
+        url: 'mysql://app:pw@db:3306/plants',
+        poolSize: 7,
+        connectTimeoutMs: 2500,
+        queryTimeoutMs: 3000,
+      }),
     ).toMatchObject({
       type,
       url: 'mysql://app:pw@db:3306/plants',
@@ -40,6 +57,9 @@ describe(buildDataSourceOptions.name, () => {
   });
 
   it('does not ask for WAL on an in-memory database', () => {
-    expect(buildDataSourceOptions({ type: 'sqlite', path: ':memory:' })).toMatchObject({ database: ':memory:', enableWAL: false });
+    expect(buildDataSourceOptions({ type: 'sqlite', path: ':memory:' })).toMatchObject({
+      database: ':memory:',
+      enableWAL: false,
+    });
   });
 });

@@ -16,7 +16,10 @@ export const MIGRATIONS = [InitialSchema1763780000000, TokenTimesToTheMillisecon
  * (ormconfig.ts), so they can never disagree about where the data lives or which schema it has.
  */
 export function buildDataSourceOptions(database: DatabaseConfig): DataSourceOptions {
-  const common: Pick<DataSourceOptions, 'entities' | 'migrations' | 'migrationsRun' | 'synchronize' | 'logging' | 'logger'> = {
+  const common: Pick<
+    DataSourceOptions,
+    'entities' | 'migrations' | 'migrationsRun' | 'synchronize' | 'logging' | 'logger'
+  > = {
     entities: ENTITIES,
     migrations: MIGRATIONS,
     // Run by runPendingMigrations() once the data source is up, under a lock on MySQL.

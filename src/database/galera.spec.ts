@@ -27,7 +27,11 @@ describe('prepareGaleraSessions', () => {
 
   it.each([
     ['plain MariaDB (wsrep off)', 'mariadb', async () => [{ wsrep_on: '0' }]],
-    ['MySQL (no such variable)', 'mysql', () => Promise.reject(Object.assign(new Error('Unknown system variable'), { errno: 1193 }))],
+    [
+      'MySQL (no such variable)',
+      'mysql',
+      () => Promise.reject(Object.assign(new Error('Unknown system variable'), { errno: 1193 })),
+    ],
   ])('changes nothing on %s', async (_name, type, answer) => {
     const { dataSource, pool, open } = fakeDataSource(type, answer);
     await expect(prepareGaleraSessions(dataSource)).resolves.toBe(false);

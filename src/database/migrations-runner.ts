@@ -34,10 +34,7 @@ export async function runPendingMigrations(dataSource: DataSource): Promise<void
     );
     const holder = randomUUID();
     await acquire(runner, holder);
-    const renewal = setInterval(
-      () => void renew(runner, holder),
-      (MIGRATION_LOCK_LEASE_SECONDS * 1000) / 3,
-    );
+    const renewal = setInterval(() => void renew(runner, holder), (MIGRATION_LOCK_LEASE_SECONDS * 1000) / 3);
     try {
       await dataSource.runMigrations({ transaction: 'each' });
     } finally {
@@ -53,7 +50,9 @@ async function acquire(runner: QueryRunner, holder: string): Promise<void> {
   const deadline = Date.now() + MIGRATION_LOCK_TIMEOUT_SECONDS * 1000;
   for (let wait = 50; ; wait = Math.min(wait * 2, 1000)) {
     try {
-      await runner.query(`DELETE FROM ${MIGRATION_LOCK_TABLE} WHERE name = ? AND expires_at < UTC_TIMESTAMP(6)`, [LOCK_NAME]);
+      await runner.query(`DELETE FROM ${MIGRATION_LOCK_TABLE} WHERE name = ? AND expires_at < UTC_TIMESTAMP(6)`, [
+        LOCK_NAME,
+      ]);
       await runner.query(
         `INSERT INTO ${MIGRATION_LOCK_TABLE} (name, holder, expires_at) ` +
           `VALUES (?, ?, UTC_TIMESTAMP(6) + INTERVAL ${MIGRATION_LOCK_LEASE_SECONDS} SECOND)`,

@@ -10,7 +10,10 @@ describe(TimedOutConnectionSubscriber.name, () => {
   };
 
   it('destroys the connection of a statement that timed out', () => {
-    const { event, destroy } = eventWith(false, Object.assign(new Error('Query inactivity timeout'), { code: 'PROTOCOL_SEQUENCE_TIMEOUT' }));
+    const { event, destroy } = eventWith(
+      false,
+      Object.assign(new Error('Query inactivity timeout'), { code: 'PROTOCOL_SEQUENCE_TIMEOUT' }),
+    );
     subscriber.afterQuery(event);
     expect(destroy).toHaveBeenCalledTimes(1);
   });
@@ -26,7 +29,11 @@ describe(TimedOutConnectionSubscriber.name, () => {
   });
 
   it('copes with a query runner that has no connection (SQLite)', () => {
-    const event = { success: false, error: { code: 'PROTOCOL_SEQUENCE_TIMEOUT' }, queryRunner: {} } as unknown as AfterQueryEvent;
+    const event = {
+      success: false,
+      error: { code: 'PROTOCOL_SEQUENCE_TIMEOUT' },
+      queryRunner: {},
+    } as unknown as AfterQueryEvent;
     expect(() => subscriber.afterQuery(event)).not.toThrow();
   });
 });

@@ -28,14 +28,17 @@ describe(GaleraHealthIndicator.name, () => {
   });
 
   it('asks again after the server could not answer, and gives up waiting after the timeout', async () => {
-    const query = jest.fn().mockRejectedValueOnce({ code: 'ECONNREFUSED' }).mockReturnValueOnce(new Promise(() => undefined));
+    const query = jest
+      .fn()
+      .mockRejectedValueOnce({ code: 'ECONNREFUSED' })
+      .mockReturnValueOnce(new Promise(() => undefined));
     const galera = indicatorOn('mariadb', query);
     await expect(galera.applies(1000)).resolves.toBe(false);
     await expect(galera.applies(10)).resolves.toBe(false);
     expect(query).toHaveBeenCalledTimes(2);
   });
 
-  it('is up only when the node is synced (state 4) and ready; an unanswered question is the database check\'s', async () => {
+  it("is up only when the node is synced (state 4) and ready; an unanswered question is the database check's", async () => {
     const query = jest.fn();
     const galera = indicatorOn('mariadb', query);
     query.mockResolvedValueOnce(status('ON', '4'));

@@ -34,7 +34,10 @@ export class GaleraHealthIndicator {
     );
     let timer: NodeJS.Timeout | undefined;
     try {
-      return await Promise.race([this.galera, new Promise<boolean>((resolve) => (timer = setTimeout(resolve, timeoutMs, false)))]);
+      return await Promise.race([
+        this.galera,
+        new Promise<boolean>((resolve) => (timer = setTimeout(resolve, timeoutMs, false))),
+      ]);
     } finally {
       clearTimeout(timer);
     }

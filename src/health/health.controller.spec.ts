@@ -75,7 +75,9 @@ describe(HealthController.name, () => {
       schema.check.mockResolvedValue(down('schema', "Table 'plantstore.plants' doesn't exist"));
       const error = await rejectionOf(controller.ready());
       expect(error).toBeInstanceOf(ServiceUnavailableException);
-      expect((error as Error).message).toBe('Not ready: the database schema is missing tables or columns the service uses');
+      expect((error as Error).message).toBe(
+        'Not ready: the database schema is missing tables or columns the service uses',
+      );
     });
 
     it('names only the database when it does not answer at all', async () => {

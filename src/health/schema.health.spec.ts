@@ -22,7 +22,12 @@ describe(SchemaHealthIndicator.name, () => {
   let indicator: SchemaHealthIndicator;
 
   beforeEach(async () => {
-    dataSource = new DataSource({ type: 'better-sqlite3', database: ':memory:', entities: [Shelf, Pot], synchronize: true });
+    dataSource = new DataSource({
+      type: 'better-sqlite3',
+      database: ':memory:',
+      entities: [Shelf, Pot],
+      synchronize: true,
+    });
     await dataSource.initialize();
     indicator = new SchemaHealthIndicator(dataSource, new HealthIndicatorService());
   });

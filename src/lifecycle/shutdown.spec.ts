@@ -30,7 +30,8 @@ describe(exitGracefullyOnSignals.name, () => {
     const before = new Set(process.listeners('SIGTERM'));
     exitGracefullyOnSignals(app);
     for (const signal of ['SIGTERM', 'SIGINT'] as const) {
-      for (const listener of process.listeners(signal)) if (!before.has(listener)) added.push([signal, listener as () => void]);
+      for (const listener of process.listeners(signal))
+        if (!before.has(listener)) added.push([signal, listener as () => void]);
     }
     const exited = new Promise<number>((resolve) => {
       jest.spyOn(process, 'exit').mockImplementation(((code: number) => resolve(code)) as never);

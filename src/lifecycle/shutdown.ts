@@ -30,7 +30,9 @@ export async function shutDown(app: INestApplication, reason: string): Promise<n
   const logger = new Logger('Shutdown');
   const { delayMs, timeoutMs } = app.get(ConfigService<AppConfig, true>).get('shutdown', { infer: true });
   app.get(ShutdownState).begin();
-  logger.log(`${reason}: readiness is now 503; closing in ${delayMs} ms, then finishing in-flight requests (at most ${timeoutMs} ms)`);
+  logger.log(
+    `${reason}: readiness is now 503; closing in ${delayMs} ms, then finishing in-flight requests (at most ${timeoutMs} ms)`,
+  );
   if (delayMs > 0) await sleep(delayMs);
 
   const server = app.getHttpServer() as Server;

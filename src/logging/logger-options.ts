@@ -19,10 +19,16 @@ export function loggerOptions(config: ConfigService<AppConfig, true>): LoggerOpt
     timestamp: stdTimeFunctions.isoTime,
     formatters: { level: (label) => ({ level: label }) },
     // Defence in depth: nothing logs headers, but no future field may carry a credential.
-    redact: { paths: ['req.headers.authorization', 'req.headers.cookie', '*.authorization', '*.token', '*.secret'], censor: '[redacted]' },
+    redact: {
+      paths: ['req.headers.authorization', 'req.headers.cookie', '*.authorization', '*.token', '*.secret'],
+      censor: '[redacted]',
+    },
     transport:
       pretty && prettyAvailable()
-        ? { target: 'pino-pretty', options: { singleLine: true, translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname' } }
+        ? {
+            target: 'pino-pretty',
+            options: { singleLine: true, translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname' },
+          }
         : undefined,
   };
 }

@@ -17,7 +17,10 @@ export function loggerParams(output: LogOutput): Params {
  * of the whole app, and RequestLogMiddleware writes one line per request.
  */
 @Module({
-  imports: [LogOutputModule, LoggerModule.forRootAsync({ imports: [LogOutputModule], inject: [LogOutput], useFactory: loggerParams })],
+  imports: [
+    LogOutputModule,
+    LoggerModule.forRootAsync({ imports: [LogOutputModule], inject: [LogOutput], useFactory: loggerParams }),
+  ],
   exports: [LogOutputModule],
 })
 export class LoggingModule {}

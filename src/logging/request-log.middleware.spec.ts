@@ -26,7 +26,9 @@ interface FakeRequest {
 }
 
 function fakeResponse(statusCode = 200): ServerResponse & { setHeader: jest.Mock } {
-  return { statusCode, writableFinished: true, setHeader: jest.fn() } as unknown as ServerResponse & { setHeader: jest.Mock };
+  return { statusCode, writableFinished: true, setHeader: jest.fn() } as unknown as ServerResponse & {
+    setHeader: jest.Mock;
+  };
 }
 
 const asIncoming = (req: FakeRequest) => req as unknown as IncomingMessage;
@@ -110,7 +112,16 @@ describe(requestLogFields.name, () => {
       user: alice,
     };
     const fields = requestLogFields(asIncoming(req), fakeResponse(200), 3) as Record<string, unknown>;
-    expect(Object.keys(fields).sort()).toEqual(['client', 'durationMs', 'method', 'path', 'requestId', 'route', 'status', 'subject']);
+    expect(Object.keys(fields).sort()).toEqual([
+      'client',
+      'durationMs',
+      'method',
+      'path',
+      'requestId',
+      'route',
+      'status',
+      'subject',
+    ]);
     const text = JSON.stringify(fields);
     for (const leak of [SECRET, 'access_token', 'after=5', '?', 'secret-cookie', 'secret body', 'Bearer']) {
       expect(text).not.toContain(leak);
@@ -137,12 +148,18 @@ describe(requestLogFields.name, () => {
 
   it('logs 499 for a response that never finished: the client closed the connection', () => {
     const res = { ...fakeResponse(200), writableFinished: false } as unknown as ServerResponse;
-    expect(requestLogFields(asIncoming({ method: 'POST', url: '/plants', path: '/plants', headers: {} }), res, 1)).toMatchObject({ status: 499 });
+    expect(
+      requestLogFields(asIncoming({ method: 'POST', url: '/plants', path: '/plants', headers: {} }), res, 1),
+    ).toMatchObject({ status: 499 });
   });
 
   it('truncates a very long path', () => {
     const long = `/${'a'.repeat(10_000)}`;
-    const fields = requestLogFields(asIncoming({ method: 'GET', url: long, path: long, headers: {} }), fakeResponse(404), 1) as {
+    const fields = requestLogFields(
+      asIncoming({ method: 'GET', url: long, path: long, headers: {} }),
+      fakeResponse(404),
+      1,
+    ) as {
       path: string;
     };
     expect(fields.path.length).toBeLessThanOrEqual(201);
@@ -159,25 +176,39 @@ describe(requestLogFields.name, () => {
     ['a JWT without a signature', '/eyJhbGciOiJub25lIn0.eyJzdWIiOiJhbGljZSJ9.', '/[redacted]'],
     ['two tokens', `/${SECRET}/${SECRET}`, '/[redacted]/[redacted]'],
   ])('redacts %s in the path', (_label, path, logged) => {
-    const fields = requestLogFields(asIncoming({ method: 'DELETE', url: path, path, headers: {} }), fakeResponse(404), 1);
+    const fields = requestLogFields(
+      asIncoming({ method: 'DELETE', url: path, path, headers: {} }),
+      fakeResponse(404),
+      1,
+    );
     expect(fields).toMatchObject({ path: logged });
     expect(JSON.stringify(fields)).not.toContain(SECRET.slice(4));
   });
 
   it('redacts a token before truncating a long path', () => {
     const path = `/${'a'.repeat(195)}${SECRET}`;
-    const fields = requestLogFields(asIncoming({ method: 'GET', url: path, path, headers: {} }), fakeResponse(404), 1) as { path: string };
+    const fields = requestLogFields(
+      asIncoming({ method: 'GET', url: path, path, headers: {} }),
+      fakeResponse(404),
+      1,
+    ) as { path: string };
     expect(fields.path).not.toContain('pst_');
     expect(fields.path).not.toContain(SECRET.slice(4, 10));
   });
 
   it.each(['/plants/123', '/docs/swagger-ui.min.css', '/a.b.c', '/plants/eyJ', '/pst'])('keeps %s as it is', (path) => {
-    expect(requestLogFields(asIncoming({ method: 'GET', url: path, path, headers: {} }), fakeResponse(404), 1)).toMatchObject({ path });
+    expect(
+      requestLogFields(asIncoming({ method: 'GET', url: path, path, headers: {} }), fakeResponse(404), 1),
+    ).toMatchObject({ path });
   });
 
   it('keeps a path of ordinary length whole', () => {
     const path = `/plants/${'9'.repeat(19)}`;
-    const fields = requestLogFields(asIncoming({ method: 'DELETE', url: path, path, headers: {} }), fakeResponse(404), 1);
+    const fields = requestLogFields(
+      asIncoming({ method: 'DELETE', url: path, path, headers: {} }),
+      fakeResponse(404),
+      1,
+    );
     expect(fields).toMatchObject({ path });
   });
 });
@@ -329,7 +360,10 @@ describe(RequestLogMiddleware.name, () => {
       const { port } = server.address() as { port: number };
       const client = new AbortController();
       const arrived = once(arrivals, 'arrived', { signal: AbortSignal.timeout(5000) });
-      const sent = fetch(`http://127.0.0.1:${port}/slow`, { headers: { 'X-Request-Id': 'gone-1' }, signal: client.signal });
+      const sent = fetch(`http://127.0.0.1:${port}/slow`, {
+        headers: { 'X-Request-Id': 'gone-1' },
+        signal: client.signal,
+      });
       await arrived;
       client.abort();
       await expect(sent).rejects.toThrow();
@@ -364,7 +398,14 @@ describe(RequestLogMiddleware.name, () => {
       socket.destroy();
       await settle();
       expect(lines).toEqual([
-        expect.objectContaining({ level: 'warn', requestId: 'gone-2', method: 'POST', status: 499, path: '/plants', client: '127.0.0.1' }),
+        expect.objectContaining({
+          level: 'warn',
+          requestId: 'gone-2',
+          method: 'POST',
+          status: 499,
+          path: '/plants',
+          client: '127.0.0.1',
+        }),
       ]);
     } finally {
       server.close();

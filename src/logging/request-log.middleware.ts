@@ -28,7 +28,8 @@ export const CLIENT_CLOSED_REQUEST = 499;
 /** Requests from probes are logged at debug, so the default level is not flooded by them. */
 const PROBE_PATHS = /^\/health\//;
 
-type LoggedRequest = IncomingMessage & Partial<Pick<Request, 'path' | 'ip' | 'route'>> & { id?: string; user?: Principal };
+type LoggedRequest = IncomingMessage &
+  Partial<Pick<Request, 'path' | 'ip' | 'route'>> & { id?: string; user?: Principal };
 
 export function requestIdFor(req: IncomingMessage, res: ServerResponse): string {
   const incoming = req.headers['x-request-id'];

@@ -52,7 +52,11 @@ function get(port: number, path: string, method = 'GET'): Promise<{ status: numb
       const chunks: Buffer[] = [];
       res.on('data', (chunk: Buffer) => chunks.push(chunk));
       res.on('end', () =>
-        resolve({ status: res.statusCode ?? 0, type: res.headers['content-type'], body: Buffer.concat(chunks).toString('utf8') }),
+        resolve({
+          status: res.statusCode ?? 0,
+          type: res.headers['content-type'],
+          body: Buffer.concat(chunks).toString('utf8'),
+        }),
       );
     });
     req.on('error', reject);
@@ -67,8 +71,12 @@ describe(MetricsService.name, () => {
       service.requestDuration.observe({ method: 'DELETE', route: '/plants/{id}', status: '204' }, 0.003);
       const text = await service.registry.metrics();
       expect(text).toContain('# TYPE http_request_duration_seconds histogram');
-      expect(text).toContain('http_request_duration_seconds_count{method="DELETE",route="/plants/{id}",status="204"} 1');
-      expect(text).toContain('http_request_duration_seconds_bucket{le="0.005",method="DELETE",route="/plants/{id}",status="204"} 1');
+      expect(text).toContain(
+        'http_request_duration_seconds_count{method="DELETE",route="/plants/{id}",status="204"} 1',
+      );
+      expect(text).toContain(
+        'http_request_duration_seconds_bucket{le="0.005",method="DELETE",route="/plants/{id}",status="204"} 1',
+      );
       expect(text).toMatch(/^process_resident_memory_bytes \d+/m);
       expect(text).toContain('nodejs_eventloop_lag_seconds');
     });
@@ -95,7 +103,9 @@ describe(MetricsService.name, () => {
     it('follow the pool as it changes', async () => {
       const pool = mysqlPool(1, 1, 0, 4);
       const service = await serviceWith({ isInitialized: true, driver: { pool } });
-      expect(await samples(service, 'db_pool_connections{state="in_use"}')).toEqual(['db_pool_connections{state="in_use"} 0']);
+      expect(await samples(service, 'db_pool_connections{state="in_use"}')).toEqual([
+        'db_pool_connections{state="in_use"} 0',
+      ]);
       pool._allConnections = { length: 4 };
       pool._freeConnections = { length: 0 };
       pool._connectionQueue = { length: 6 };

@@ -99,7 +99,9 @@ export class MetricsService implements OnApplicationBootstrap, OnApplicationShut
 
   private registerPoolGauges(): void {
     const pool = (): Mysql2PoolState | undefined =>
-      this.dataSource.isInitialized ? (this.dataSource.driver as unknown as { pool?: Mysql2PoolState }).pool : undefined;
+      this.dataSource.isInitialized
+        ? (this.dataSource.driver as unknown as { pool?: Mysql2PoolState }).pool
+        : undefined;
     const registers = [this.registry];
     new Gauge({
       name: 'db_pool_connections',

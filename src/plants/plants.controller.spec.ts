@@ -147,11 +147,23 @@ describe(PlantsController.name, () => {
       ['no id', '{"name":"a"}', `id ${INT64_MESSAGE}`],
       ['a blank name', '{"id":1,"name":"   "}', 'name must not be blank'],
       ['an empty name', '{"id":1,"name":""}', 'name must be from 1 to 255 characters long'],
-      ['a name of 256 characters', JSON.stringify({ id: 1, name: 'n'.repeat(256) }), 'name must be from 1 to 255 characters long'],
-      ['a name of 256 emoji', JSON.stringify({ id: 1, name: '🌵'.repeat(256) }), 'name must be from 1 to 255 characters long'],
+      [
+        'a name of 256 characters',
+        JSON.stringify({ id: 1, name: 'n'.repeat(256) }),
+        'name must be from 1 to 255 characters long',
+      ],
+      [
+        'a name of 256 emoji',
+        JSON.stringify({ id: 1, name: '🌵'.repeat(256) }),
+        'name must be from 1 to 255 characters long',
+      ],
       ['a name with a lone surrogate', '{"id":1,"name":"\\ud800"}', 'name must be valid Unicode text'],
       ['a numeric name', '{"id":1,"name":5}', 'name must be a string'],
-      ['a tag of 65 characters', JSON.stringify({ id: 1, name: 'a', tag: 't'.repeat(65) }), 'tag must be from 1 to 64 characters long'],
+      [
+        'a tag of 65 characters',
+        JSON.stringify({ id: 1, name: 'a', tag: 't'.repeat(65) }),
+        'tag must be from 1 to 64 characters long',
+      ],
       ['an empty tag', '{"id":1,"name":"a","tag":""}', 'tag must be from 1 to 64 characters long'],
       ['a blank tag', '{"id":1,"name":"a","tag":" "}', 'tag must not be blank'],
     ])('answers %s with 400', async (_label, body, message) => {
@@ -199,14 +211,14 @@ describe(PlantsController.name, () => {
       expectError(res, 400, /^Malformed JSON: /);
     });
 
-    it.each([
-      '{"__proto__":{"id":1},"id":1,"name":"a"}',
-      '{"id":1,"name":"a","tag":{"__proto__":{}}}',
-    ])('refuses a __proto__ key with 400: %s', async (body) => {
-      const res = await postJson(body);
-      expectError(res, 400, 'The JSON key "__proto__" is not allowed');
-      expect(plantsService.create).not.toHaveBeenCalled();
-    });
+    it.each(['{"__proto__":{"id":1},"id":1,"name":"a"}', '{"id":1,"name":"a","tag":{"__proto__":{}}}'])(
+      'refuses a __proto__ key with 400: %s',
+      async (body) => {
+        const res = await postJson(body);
+        expectError(res, 400, 'The JSON key "__proto__" is not allowed');
+        expect(plantsService.create).not.toHaveBeenCalled();
+      },
+    );
 
     it('answers a text/plain body with 415', async () => {
       const res = await http()
@@ -288,7 +300,9 @@ describe(PlantsController.name, () => {
     });
 
     it('answers an outage during the token lookup with 503, not 401', async () => {
-      tokensService.authenticate.mockRejectedValue(Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' }));
+      tokensService.authenticate.mockRejectedValue(
+        Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' }),
+      );
       const res = await http().get('/plants').set(bearer(WRITER_TOKEN));
       expectError(res, 503, 'The database is unavailable; try again shortly');
       expect(res.headers['www-authenticate']).toBeUndefined();
@@ -300,9 +314,14 @@ describe(PlantsController.name, () => {
       ['GET', '/plants', WRITE_ONLY_TOKEN, 'plants:read'],
     ])('answers %s %s with a token lacking %s... with 403 insufficient_scope', async (method, path, token, scope) => {
       const call = method === 'POST' ? http().post(path) : method === 'DELETE' ? http().delete(path) : http().get(path);
-      const res = await call.set(bearer(token)).set('Content-Type', 'application/json').send(method === 'POST' ? '{"id":1,"name":"a"}' : '');
+      const res = await call
+        .set(bearer(token))
+        .set('Content-Type', 'application/json')
+        .send(method === 'POST' ? '{"id":1,"name":"a"}' : '');
       expectError(res, 403, `This token lacks the scope ${scope}`);
-      expect(res.headers['www-authenticate']).toBe(`Bearer realm="plant-store", error="insufficient_scope", scope="${scope}"`);
+      expect(res.headers['www-authenticate']).toBe(
+        `Bearer realm="plant-store", error="insufficient_scope", scope="${scope}"`,
+      );
       expect(plantsService.create).not.toHaveBeenCalled();
       expect(plantsService.remove).not.toHaveBeenCalled();
       expect(plantsService.list).not.toHaveBeenCalled();
@@ -393,11 +412,14 @@ describe(PlantsController.name, () => {
       expect(plantsService.remove).toHaveBeenCalledWith('alice', BigInt(id));
     });
 
-    it.each(['abc', '1.5', '1e3', '9223372036854775808', '%2B5', '%205', '0x10'])('answers the id %p with 400', async (id) => {
-      const res = await http().delete(`/plants/${id}`).set(bearer(WRITER_TOKEN));
-      expectError(res, 400, `id ${INT64_MESSAGE}`);
-      expect(plantsService.remove).not.toHaveBeenCalled();
-    });
+    it.each(['abc', '1.5', '1e3', '9223372036854775808', '%2B5', '%205', '0x10'])(
+      'answers the id %p with 400',
+      async (id) => {
+        const res = await http().delete(`/plants/${id}`).set(bearer(WRITER_TOKEN));
+        expectError(res, 400, `id ${INT64_MESSAGE}`);
+        expect(plantsService.remove).not.toHaveBeenCalled();
+      },
+    );
 
     it('answers a plant that is not there with 404', async () => {
       plantsService.remove.mockRejectedValue(new NotFoundException('Plant 5 not found'));
@@ -410,12 +432,19 @@ describe(PlantsController.name, () => {
     it('answers 404 without echoing the path or the query string', async () => {
       const res = await http().get('/nope?access_token=pst_secret&x=1');
       expectError(res, 404, 'No route for GET at this path; the API is described at /docs');
-      expect(res.body).toStrictEqual({ error: 404, message: 'No route for GET at this path; the API is described at /docs' });
+      expect(res.body).toStrictEqual({
+        error: 404,
+        message: 'No route for GET at this path; the API is described at /docs',
+      });
       expect(res.text).not.toContain('pst_secret');
     });
 
     it('answers an unknown method on a known path with 404', async () => {
-      const res = await http().put('/plants/5').set(bearer(WRITER_TOKEN)).set('Content-Type', 'application/json').send('{}');
+      const res = await http()
+        .put('/plants/5')
+        .set(bearer(WRITER_TOKEN))
+        .set('Content-Type', 'application/json')
+        .send('{}');
       expectError(res, 404, 'No route for PUT at this path; the API is described at /docs');
     });
   });

@@ -1,12 +1,5 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Post, Query, Res } from '@nestjs/common';
-import {
-  ApiBearerAuth,
-  ApiNoContentResponse,
-  ApiOkResponse,
-  ApiOperation,
-  ApiParam,
-  ApiTags,
-} from '@nestjs/swagger';
+import { ApiBearerAuth, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
 import type { Response } from 'express';
 import { CurrentPrincipal } from '../auth/decorators/current-principal.decorator';
 import { RequireScopes } from '../auth/decorators/require-scopes.decorator';
@@ -29,7 +22,11 @@ export class PlantsController {
   @Post()
   @HttpCode(200)
   @RequireScopes('plants:write')
-  @ApiOperation({ operationId: 'createPlant', summary: 'Create a plant', description: 'Creates a new plant in the store. Needs the scope plants:write.' })
+  @ApiOperation({
+    operationId: 'createPlant',
+    summary: 'Create a plant',
+    description: 'Creates a new plant in the store. Needs the scope plants:write.',
+  })
   @ApiOkResponse({ type: PlantDto, description: 'The plant as stored' })
   @ApiErrors(400, 409)
   @TakesJsonBody()
@@ -73,7 +70,11 @@ export class PlantsController {
   @Delete(':id')
   @HttpCode(204)
   @RequireScopes('plants:write')
-  @ApiOperation({ operationId: 'deletePlant', summary: 'Delete a plant', description: 'Deletes a single plant of the calling user by id. Needs the scope plants:write.' })
+  @ApiOperation({
+    operationId: 'deletePlant',
+    summary: 'Delete a plant',
+    description: 'Deletes a single plant of the calling user by id. Needs the scope plants:write.',
+  })
   @ApiParam({ name: 'id', type: 'integer', format: 'int64', description: 'ID of the plant to delete' })
   @ApiNoContentResponse({ description: 'Plant deleted' })
   @ApiErrors(400, 404)

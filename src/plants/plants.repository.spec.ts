@@ -6,7 +6,11 @@ import { PLANT_STATEMENTS, PlantsRepository, toPlantDto } from './plants.reposit
 /** Rows as the drivers return them: MySQL gives BIGINT as a decimal string, SQLite as a BigInt. */
 function rows(...ids: bigint[]): QueryResult {
   return Object.assign(new QueryResult(), {
-    records: ids.map((id, i) => ({ id: i % 2 === 0 ? String(id) : id, name: `plant ${id}`, tag: id % 2n === 0n ? 'even' : null })),
+    records: ids.map((id, i) => ({
+      id: i % 2 === 0 ? String(id) : id,
+      name: `plant ${id}`,
+      tag: id % 2n === 0n ? 'even' : null,
+    })),
   });
 }
 
@@ -108,17 +112,23 @@ describe(PlantsRepository.name, () => {
       ['insert', () => repository.insert({ owner: 'alice', id: 7n, name: 'Fern' })],
       ['page', () => repository.page('alice', 3)],
       ['delete', () => repository.delete('alice', 5n)],
-    ])('runs the %s again after a deadlock (a lost certification), on a fresh runner each time', async (_label, call) => {
-      runner.query.mockRejectedValueOnce(deadlock()).mockResolvedValueOnce(affected(1));
-      await call();
-      expect(runner.query).toHaveBeenCalledTimes(2);
-      expect(runner.release).toHaveBeenCalledTimes(2);
-    });
+    ])(
+      'runs the %s again after a deadlock (a lost certification), on a fresh runner each time',
+      async (_label, call) => {
+        runner.query.mockRejectedValueOnce(deadlock()).mockResolvedValueOnce(affected(1));
+        await call();
+        expect(runner.query).toHaveBeenCalledTimes(2);
+        expect(runner.release).toHaveBeenCalledTimes(2);
+      },
+    );
 
     it('runs a write again after a lost connection only if it was never sent; a read in any case', async () => {
-      const lost = () => new QueryFailedError('sql', [], Object.assign(new Error('lost'), { code: 'PROTOCOL_CONNECTION_LOST' }));
+      const lost = () =>
+        new QueryFailedError('sql', [], Object.assign(new Error('lost'), { code: 'PROTOCOL_CONNECTION_LOST' }));
       runner.query.mockRejectedValueOnce(lost()).mockResolvedValueOnce(affected(1));
-      await expect(repository.insert({ owner: 'alice', id: 7n, name: 'Fern' })).rejects.toBeInstanceOf(QueryFailedError);
+      await expect(repository.insert({ owner: 'alice', id: 7n, name: 'Fern' })).rejects.toBeInstanceOf(
+        QueryFailedError,
+      );
       runner.query.mockReset().mockRejectedValueOnce(lost()).mockResolvedValueOnce(affected(1));
       await expect(repository.page('alice', 3)).resolves.toEqual([]);
     });
@@ -126,11 +136,18 @@ describe(PlantsRepository.name, () => {
 
   describe('on a closed data source', () => {
     it.each([
-      ['a query that fails', () => runner.query.mockRejectedValue(new TypeError('The database connection is not open'))],
-      ['a runner that cannot be made', () => dataSource.createQueryRunner.mockImplementation(() => {
-        throw new TypeError("Cannot read properties of undefined (reading 'manager')");
-      })],
-    ])('reports %s as TypeORM\'s not-connected error', async (_label, fail) => {
+      [
+        'a query that fails',
+        () => runner.query.mockRejectedValue(new TypeError('The database connection is not open')),
+      ],
+      [
+        'a runner that cannot be made',
+        () =>
+          dataSource.createQueryRunner.mockImplementation(() => {
+            throw new TypeError("Cannot read properties of undefined (reading 'manager')");
+          }),
+      ],
+    ])("reports %s as TypeORM's not-connected error", async (_label, fail) => {
       dataSource.isInitialized = false;
       fail();
       await expect(repository.page('alice', 3)).rejects.toBeInstanceOf(CannotExecuteNotConnectedError);

@@ -46,15 +46,21 @@ export class PlantsRepository {
   /** One INSERT; a duplicate (owner, id) fails with the driver's unique-violation error. */
   async insert(plant: NewPlant): Promise<PlantDto> {
     const tag = plant.tag ?? null;
-    await withStatementRetry(() => this.run(PLANT_STATEMENTS.insert, [plant.owner, plant.id, plant.name, tag]), { readOnly: false });
+    await withStatementRetry(() => this.run(PLANT_STATEMENTS.insert, [plant.owner, plant.id, plant.name, tag]), {
+      readOnly: false,
+    });
     return toPlantDto({ id: plant.id, name: plant.name, tag });
   }
 
   /** Up to `count` of the owner's plants in id order, starting after `after` when given. */
   async page(owner: string, count: number, after?: bigint): Promise<PlantDto[]> {
-    const { records } = await withStatementRetry(() => (after === undefined
-      ? this.run(PLANT_STATEMENTS.firstPage, [owner, count])
-      : this.run(PLANT_STATEMENTS.pageAfter, [owner, after, count])), { readOnly: true });
+    const { records } = await withStatementRetry(
+      () =>
+        after === undefined
+          ? this.run(PLANT_STATEMENTS.firstPage, [owner, count])
+          : this.run(PLANT_STATEMENTS.pageAfter, [owner, after, count]),
+      { readOnly: true },
+    );
     // MySQL gives BIGINT as a decimal string, SQLite as a BigInt: both become an exact bigint.
     return (records as PlantRow[]).map((row) =>
       toPlantDto({ id: int64Transformer.from(row.id) as bigint, name: row.name, tag: row.tag }),

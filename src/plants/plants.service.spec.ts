@@ -53,7 +53,10 @@ describe(PlantsService.name, () => {
 
     it.each([
       ['a raw MySQL error', Object.assign(new Error('Duplicate entry'), { code: 'ER_DUP_ENTRY' })],
-      ['a wrapped SQLite error', { driverError: Object.assign(new Error('UNIQUE'), { code: 'SQLITE_CONSTRAINT_PRIMARYKEY' }) }],
+      [
+        'a wrapped SQLite error',
+        { driverError: Object.assign(new Error('UNIQUE'), { code: 'SQLITE_CONSTRAINT_PRIMARYKEY' }) },
+      ],
     ])('turns a unique violation (%s) into a ConflictException', async (_label, error) => {
       repository.insert.mockRejectedValue(error);
       const attempt = service.create('alice', dto({ id: 7n, name: 'Fern' }));
@@ -70,7 +73,11 @@ describe(PlantsService.name, () => {
 
   describe('list', () => {
     it('asks for one row more than the page, for the owner only', async () => {
-      await expect(service.list('alice', { limit: 2 })).resolves.toEqual({ plants: [], limit: 2, nextAfter: undefined });
+      await expect(service.list('alice', { limit: 2 })).resolves.toEqual({
+        plants: [],
+        limit: 2,
+        nextAfter: undefined,
+      });
       expect(repository.page).toHaveBeenCalledWith('alice', 3, undefined);
     });
 

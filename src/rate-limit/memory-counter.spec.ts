@@ -8,16 +8,39 @@ describe(MemoryCounter.name, () => {
   afterEach(() => counter.close());
 
   it('counts hits in a fixed window and reports the seconds left', () => {
-    expect(counter.increment('k', 60_000, 3, 60_000, T0)).toEqual({ totalHits: 1, timeToExpire: 60, isBlocked: false, timeToBlockExpire: 0 });
-    expect(counter.increment('k', 60_000, 3, 60_000, T0 + 15_500)).toEqual({ totalHits: 2, timeToExpire: 45, isBlocked: false, timeToBlockExpire: 0 });
+    expect(counter.increment('k', 60_000, 3, 60_000, T0)).toEqual({
+      totalHits: 1,
+      timeToExpire: 60,
+      isBlocked: false,
+      timeToBlockExpire: 0,
+    });
+    expect(counter.increment('k', 60_000, 3, 60_000, T0 + 15_500)).toEqual({
+      totalHits: 2,
+      timeToExpire: 45,
+      isBlocked: false,
+      timeToBlockExpire: 0,
+    });
   });
 
   it('blocks past the limit for the block duration, then starts afresh', () => {
     for (let i = 0; i < 3; i++) expect(counter.increment('k', 60_000, 3, 60_000, T0).isBlocked).toBe(false);
-    expect(counter.increment('k', 60_000, 3, 60_000, T0 + 1000)).toEqual({ totalHits: 4, timeToExpire: 59, isBlocked: true, timeToBlockExpire: 60 });
+    expect(counter.increment('k', 60_000, 3, 60_000, T0 + 1000)).toEqual({
+      totalHits: 4,
+      timeToExpire: 59,
+      isBlocked: true,
+      timeToBlockExpire: 60,
+    });
     // Still blocked after the window itself is over, until the block ends.
-    expect(counter.increment('k', 60_000, 3, 60_000, T0 + 60_500)).toMatchObject({ isBlocked: true, timeToBlockExpire: 1 });
-    expect(counter.increment('k', 60_000, 3, 60_000, T0 + 61_000)).toEqual({ totalHits: 1, timeToExpire: 60, isBlocked: false, timeToBlockExpire: 0 });
+    expect(counter.increment('k', 60_000, 3, 60_000, T0 + 60_500)).toMatchObject({
+      isBlocked: true,
+      timeToBlockExpire: 1,
+    });
+    expect(counter.increment('k', 60_000, 3, 60_000, T0 + 61_000)).toEqual({
+      totalHits: 1,
+      timeToExpire: 60,
+      isBlocked: false,
+      timeToBlockExpire: 0,
+    });
   });
 
   it('keeps keys apart', () => {

@@ -27,7 +27,9 @@ interface FakeRequest {
   ip?: string;
 }
 
-function requestFor(options: { headers?: Record<string, string>; ip?: string; method?: string; path?: string } = {}): FakeRequest {
+function requestFor(
+  options: { headers?: Record<string, string>; ip?: string; method?: string; path?: string } = {},
+): FakeRequest {
   const headers = options.headers ?? {};
   return {
     method: options.method ?? 'GET',
@@ -71,7 +73,10 @@ describe(RateLimitMiddleware.name, () => {
         RateLimitMiddleware,
         { provide: TokensService, useValue: tokens },
         { provide: RateLimitStorage, useValue: storage },
-        { provide: ConfigService, useValue: { get: (key: string) => (key === 'rateLimit.perMinute' ? LIMIT : undefined) } },
+        {
+          provide: ConfigService,
+          useValue: { get: (key: string) => (key === 'rateLimit.perMinute' ? LIMIT : undefined) },
+        },
       ],
     }).compile();
     middleware = moduleRef.get(RateLimitMiddleware);
@@ -81,7 +86,9 @@ describe(RateLimitMiddleware.name, () => {
   const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
 
   /** Runs the middleware on one request; its outcome, the headers it set and whether it went on. */
-  async function run(req: FakeRequest): Promise<{ headers: Record<string, string>; next: jest.Mock; error?: HttpException }> {
+  async function run(
+    req: FakeRequest,
+  ): Promise<{ headers: Record<string, string>; next: jest.Mock; error?: HttpException }> {
     const headers: Record<string, string> = {};
     const res = { setHeader: jest.fn((name: string, value: string) => (headers[name] = value)) };
     const next = jest.fn();
@@ -105,7 +112,13 @@ describe(RateLimitMiddleware.name, () => {
       cached.add(ALICE_TOKEN);
       await pass(requestFor({ headers: bearer(ALICE_TOKEN) }));
       expect(tokens.authenticate).not.toHaveBeenCalled();
-      expect(storage.increment).toHaveBeenCalledWith('plantstore:rate:default:user:alice', WINDOW_MS, LIMIT, WINDOW_MS, 'default');
+      expect(storage.increment).toHaveBeenCalledWith(
+        'plantstore:rate:default:user:alice',
+        WINDOW_MS,
+        LIMIT,
+        WINDOW_MS,
+        'default',
+      );
       expect(keys()).toEqual(['plantstore:rate:default:user:alice']);
     });
 
@@ -299,7 +312,12 @@ describe(RateLimitMiddleware.name, () => {
     });
 
     it('asks to retry after at least one second', async () => {
-      storage.increment.mockResolvedValue({ totalHits: LIMIT + 1, timeToExpire: 0, isBlocked: true, timeToBlockExpire: 0 });
+      storage.increment.mockResolvedValue({
+        totalHits: LIMIT + 1,
+        timeToExpire: 0,
+        isBlocked: true,
+        timeToBlockExpire: 0,
+      });
       const { error, headers } = await run(requestFor());
       expect(error?.message).toMatch(/retry in 1 s/);
       expect(headers['Retry-After']).toBe('1');

@@ -70,7 +70,10 @@ export class RateLimitStorage implements ThrottlerStorage, OnModuleInit, OnAppli
    */
   async onModuleInit(): Promise<void> {
     if (!this.redis || this.redis.status === 'ready') return;
-    const ready = await Promise.race([once(this.redis, 'ready').then(() => true), sleep(STARTUP_WAIT_MS).then(() => false)]);
+    const ready = await Promise.race([
+      once(this.redis, 'ready').then(() => true),
+      sleep(STARTUP_WAIT_MS).then(() => false),
+    ]);
     if (!ready) {
       this.redisDown = true;
       this.logger.warn('Redis is unreachable at start-up; counting rate limits per instance until it answers');

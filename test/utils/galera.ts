@@ -20,7 +20,9 @@ export function galeraEnabled(): boolean {
 }
 
 export const describeGalera = (name: string, fn: () => void): void =>
-  galeraEnabled() ? describe(name, fn) : describe.skip(`${name} (skipped: set TEST_GALERA=1 to run on a local Galera cluster)`, fn);
+  galeraEnabled()
+    ? describe(name, fn)
+    : describe.skip(`${name} (skipped: set TEST_GALERA=1 to run on a local Galera cluster)`, fn);
 
 export interface GaleraCluster {
   /** HAProxy in front of the three nodes (deploy/haproxy.cfg), database `database`. */

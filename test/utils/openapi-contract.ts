@@ -124,7 +124,8 @@ function bigIntWithin(data: bigint, rule: BigIntRule): boolean {
   if (max !== undefined && data > BigInt(Math.floor(max))) return false;
   if (xmin !== undefined && data <= BigInt(Math.floor(xmin))) return false;
   if (xmax !== undefined && data >= BigInt(Math.ceil(xmax))) return false;
-  if (rule.multipleOf !== undefined && Number.isInteger(rule.multipleOf) && data % BigInt(rule.multipleOf) !== 0n) return false;
+  if (rule.multipleOf !== undefined && Number.isInteger(rule.multipleOf) && data % BigInt(rule.multipleOf) !== 0n)
+    return false;
   return true;
 }
 
@@ -140,7 +141,10 @@ function toJsonSchema(node: unknown): unknown {
   let out: JsonObject = {};
   for (const [key, value] of Object.entries(node as JsonObject)) out[key] = toJsonSchema(value);
 
-  for (const [flag, bound] of [['exclusiveMinimum', 'minimum'], ['exclusiveMaximum', 'maximum']] as const) {
+  for (const [flag, bound] of [
+    ['exclusiveMinimum', 'minimum'],
+    ['exclusiveMaximum', 'maximum'],
+  ] as const) {
     if (typeof out[flag] === 'boolean') {
       if (out[flag] && typeof out[bound] === 'number') {
         out[flag] = out[bound];
@@ -173,7 +177,14 @@ function toJsonSchema(node: unknown): unknown {
 }
 
 function createAjv(): Ajv {
-  const ajv = new Ajv({ strict: false, allErrors: true, verbose: true, strictNumbers: true, validateSchema: false, logger: false });
+  const ajv = new Ajv({
+    strict: false,
+    allErrors: true,
+    verbose: true,
+    strictNumbers: true,
+    validateSchema: false,
+    logger: false,
+  });
   addFormats(ajv);
   // OpenAPI format names that are annotations only.
   for (const name of ['float', 'double', 'byte', 'binary', 'password']) ajv.addFormat(name, true);
@@ -191,7 +202,12 @@ function createAjv(): Ajv {
 // ---------------------------------------------------------------------------------------------
 
 const escapePointer = (segment: string) => segment.replace(/~/g, '~0').replace(/\//g, '~1');
-const pointerOf = (segments: string[]) => segments.map(escapePointer).map(encodeURIComponent).map((s) => `/${s}`).join('');
+const pointerOf = (segments: string[]) =>
+  segments
+    .map(escapePointer)
+    .map(encodeURIComponent)
+    .map((s) => `/${s}`)
+    .join('');
 
 interface PathTemplate {
   template: string;
@@ -260,12 +276,23 @@ export class OpenApiContract {
     if (!match) {
       // docs/api.md: malformed percent-encoding is 400, wherever it is (the path is no path at all).
       const statuses = isDecodable(path) ? [404, 429] : [400, 404, 429];
-      return this.checkUnknownRoute(response, isDecodable(path) ? 'path not in the document' : 'path with malformed percent-encoding', statuses);
+      return this.checkUnknownRoute(
+        response,
+        isDecodable(path) ? 'path not in the document' : 'path with malformed percent-encoding',
+        statuses,
+      );
     }
     const pathItem = this.node(['paths', match.template]) as JsonObject;
     const operationSegments = ['paths', match.template, method.toLowerCase()];
-    const operation = METHODS.includes(method.toLowerCase()) ? (this.node(operationSegments) as JsonObject | undefined) : undefined;
-    if (!operation) return this.checkUnknownRoute(response, `method ${method} not documented for ${match.template}`, isDecodable(path) ? [404, 429] : [400, 404, 429]);
+    const operation = METHODS.includes(method.toLowerCase())
+      ? (this.node(operationSegments) as JsonObject | undefined)
+      : undefined;
+    if (!operation)
+      return this.checkUnknownRoute(
+        response,
+        `method ${method} not documented for ${match.template}`,
+        isDecodable(path) ? [404, 429] : [400, 404, 429],
+      );
 
     const problems: string[] = [];
     const badParams = this.checkPathParams(match, pathItem, operation, operationSegments);
@@ -274,9 +301,13 @@ export class OpenApiContract {
     }
 
     const responses = (operation.responses ?? {}) as JsonObject;
-    const key = [String(response.status), `${Math.floor(response.status / 100)}XX`, 'default'].find((k) => k in responses);
+    const key = [String(response.status), `${Math.floor(response.status / 100)}XX`, 'default'].find(
+      (k) => k in responses,
+    );
     if (!key) {
-      problems.push(`status ${response.status} is not documented for ${method} ${match.template} (documented: ${Object.keys(responses).join(', ')})`);
+      problems.push(
+        `status ${response.status} is not documented for ${method} ${match.template} (documented: ${Object.keys(responses).join(', ')})`,
+      );
       return problems;
     }
     return [...problems, ...this.checkResponse(response, [...operationSegments, 'responses', key])];
@@ -288,8 +319,12 @@ export class OpenApiContract {
     }
     const problems: string[] = [];
     const type = String(response.headers['content-type'] ?? '');
-    if (!/^application\/json\b/i.test(type)) problems.push(`${why}: the ${response.status} has Content-Type "${type}", not application/json`);
-    const errorSchema = this.node(['components', 'schemas', 'Error']) === undefined ? 'fallback-error' : ['components', 'schemas', 'Error'];
+    if (!/^application\/json\b/i.test(type))
+      problems.push(`${why}: the ${response.status} has Content-Type "${type}", not application/json`);
+    const errorSchema =
+      this.node(['components', 'schemas', 'Error']) === undefined
+        ? 'fallback-error'
+        : ['components', 'schemas', 'Error'];
     problems.push(...this.checkJsonBody(response, errorSchema).map((p) => `${why}: ${p}`));
     return problems;
   }
@@ -297,7 +332,8 @@ export class OpenApiContract {
   private checkResponse(response: RecordedResponse, segments: string[]): string[] {
     const problems: string[] = [];
     const resolved = this.resolve(segments);
-    if (!isObject(resolved.value)) return [`the document's response at ${segments.join(' ')} is not an object (a broken $ref?)`];
+    if (!isObject(resolved.value))
+      return [`the document's response at ${segments.join(' ')} is not an object (a broken $ref?)`];
     const spec = resolved.value;
 
     const headers = (spec.headers ?? {}) as JsonObject;
@@ -319,26 +355,40 @@ export class OpenApiContract {
     }
 
     const content = spec.content as JsonObject | undefined;
-    const hasBody = response.body.length > 0 && response.method.toUpperCase() !== 'HEAD' && response.status !== 204 && response.status !== 304;
+    const hasBody =
+      response.body.length > 0 &&
+      response.method.toUpperCase() !== 'HEAD' &&
+      response.status !== 204 &&
+      response.status !== 304;
     if (!content || Object.keys(content).length === 0) {
       if (hasBody) problems.push(`a body was sent, but the response documents none: ${preview(response.body)}`);
       return problems;
     }
     if (!hasBody) {
-      if (response.method.toUpperCase() !== 'HEAD') problems.push(`no body, but the response documents ${Object.keys(content).join(', ')}`);
+      if (response.method.toUpperCase() !== 'HEAD')
+        problems.push(`no body, but the response documents ${Object.keys(content).join(', ')}`);
       return problems;
     }
-    const type = String(response.headers['content-type'] ?? '').split(';')[0].trim().toLowerCase();
-    const mediaKey = Object.keys(content).find((k) => k.toLowerCase() === type)
-      ?? Object.keys(content).find((k) => k.endsWith('/*') && type.startsWith(k.slice(0, -1).toLowerCase()))
-      ?? Object.keys(content).find((k) => k === '*/*');
+    const type = String(response.headers['content-type'] ?? '')
+      .split(';')[0]
+      .trim()
+      .toLowerCase();
+    const mediaKey =
+      Object.keys(content).find((k) => k.toLowerCase() === type) ??
+      Object.keys(content).find((k) => k.endsWith('/*') && type.startsWith(k.slice(0, -1).toLowerCase())) ??
+      Object.keys(content).find((k) => k === '*/*');
     if (!mediaKey) {
       problems.push(`Content-Type "${type}" is not documented (documented: ${Object.keys(content).join(', ')})`);
       return problems;
     }
     const media = content[mediaKey] as JsonObject;
     if (isJsonType(type)) {
-      problems.push(...this.checkJsonBody(response, media.schema === undefined ? null : [...resolved.segments, 'content', mediaKey, 'schema']));
+      problems.push(
+        ...this.checkJsonBody(
+          response,
+          media.schema === undefined ? null : [...resolved.segments, 'content', mediaKey, 'schema'],
+        ),
+      );
     }
     return problems;
   }
@@ -351,7 +401,8 @@ export class OpenApiContract {
     // An answer to HEAD carries the headers of the body, never the body itself.
     if (response.method.toUpperCase() === 'HEAD') return [];
     const body = decodeBody(response);
-    if (typeof body === 'object' && body !== null && 'unreadable' in body) return [(body as { unreadable: string }).unreadable];
+    if (typeof body === 'object' && body !== null && 'unreadable' in body)
+      return [(body as { unreadable: string }).unreadable];
     let value: unknown;
     try {
       value = parseExactJson((body as { text: string }).text);
@@ -359,7 +410,12 @@ export class OpenApiContract {
       return [`body is not valid JSON (${(error as Error).message}): ${preview(response.body)}`];
     }
     const problems: string[] = [];
-    const errors = schema === null ? null : schema === 'fallback-error' ? this.validateFallbackError(value) : this.validate(schema, value);
+    const errors =
+      schema === null
+        ? null
+        : schema === 'fallback-error'
+          ? this.validateFallbackError(value)
+          : this.validate(schema, value);
     if (errors) problems.push(`body ${errors}: ${preview(response.body)}`);
     if (response.status >= 400 && isObject(value) && 'error' in value && value.error !== response.status) {
       problems.push(`Error body says error ${String(value.error)} but the status is ${response.status}`);
@@ -372,10 +428,18 @@ export class OpenApiContract {
     return validate(value) ? null : describeErrors(validate.errors);
   }
 
-  private checkPathParams(match: PathMatch, pathItem: JsonObject, operation: JsonObject, operationSegments: string[]): string[] {
+  private checkPathParams(
+    match: PathMatch,
+    pathItem: JsonObject,
+    operation: JsonObject,
+    operationSegments: string[],
+  ): string[] {
     const problems: string[] = [];
     const declared = new Map<string, string[]>();
-    for (const [owner, list] of [[['paths', match.template], pathItem.parameters], [operationSegments, operation.parameters]] as const) {
+    for (const [owner, list] of [
+      [['paths', match.template], pathItem.parameters],
+      [operationSegments, operation.parameters],
+    ] as const) {
       (Array.isArray(list) ? list : []).forEach((_, index) => {
         const param = this.resolve([...owner, 'parameters', String(index)]);
         const value = param.value as JsonObject;
@@ -439,7 +503,10 @@ export class OpenApiContract {
       const value = this.node(current);
       const ref = isObject(value) ? value.$ref : undefined;
       if (typeof ref !== 'string' || !ref.startsWith('#/')) return { value, segments: current };
-      current = ref.slice(2).split('/').map((s) => decodeURIComponent(s).replace(/~1/g, '/').replace(/~0/g, '~'));
+      current = ref
+        .slice(2)
+        .split('/')
+        .map((s) => decodeURIComponent(s).replace(/~1/g, '/').replace(/~0/g, '~'));
     }
     throw new Error(`$ref loop at ${segments.join('/')}`);
   }
@@ -457,7 +524,11 @@ function isObject(value: unknown): value is JsonObject {
 
 function isCorsPreflight(response: RecordedResponse): boolean {
   const headers = response.requestHeaders ?? {};
-  return response.method.toUpperCase() === 'OPTIONS' && headers.origin !== undefined && headers['access-control-request-method'] !== undefined;
+  return (
+    response.method.toUpperCase() === 'OPTIONS' &&
+    headers.origin !== undefined &&
+    headers['access-control-request-method'] !== undefined
+  );
 }
 
 function isDecodable(path: string): boolean {
@@ -479,7 +550,8 @@ function fromText(text: string, schema: unknown): unknown {
   const collect = (node: unknown) => {
     if (!isObject(node)) return;
     for (const t of Array.isArray(node.type) ? node.type : [node.type]) if (typeof t === 'string') types.add(t);
-    for (const key of ['anyOf', 'oneOf', 'allOf']) if (Array.isArray(node[key])) (node[key] as unknown[]).forEach(collect);
+    for (const key of ['anyOf', 'oneOf', 'allOf'])
+      if (Array.isArray(node[key])) (node[key] as unknown[]).forEach(collect);
   };
   collect(schema);
   if (types.has('integer') && /^-?\d+$/.test(text)) return exactNumber(text.replace(/^(-?)0+(?=\d)/, '$1'));
@@ -609,7 +681,8 @@ function captureResponse(req: IncomingMessage, res: ServerResponse, done: (respo
   res.writeHead = function (this: ServerResponse, ...args: unknown[]) {
     const headers = args.find((a, i) => i > 0 && typeof a === 'object' && a !== null);
     if (Array.isArray(headers)) {
-      for (let i = 0; i + 1 < headers.length; i += 2) headArgs[String(headers[i]).toLowerCase()] = String(headers[i + 1]);
+      for (let i = 0; i + 1 < headers.length; i += 2)
+        headArgs[String(headers[i]).toLowerCase()] = String(headers[i + 1]);
     } else if (headers) {
       for (const [k, v] of Object.entries(headers as OutgoingHttpHeaders)) headArgs[k.toLowerCase()] = v;
     }
@@ -623,7 +696,8 @@ function captureResponse(req: IncomingMessage, res: ServerResponse, done: (respo
     const buffer = toBuffer(chunk, rest[0]);
     if (buffer) chunks.push(buffer);
     const headers: RecordedResponse['headers'] = {};
-    for (const [k, v] of Object.entries({ ...res.getHeaders(), ...headArgs })) headers[k.toLowerCase()] = v as string | string[] | number | undefined;
+    for (const [k, v] of Object.entries({ ...res.getHeaders(), ...headArgs }))
+      headers[k.toLowerCase()] = v as string | string[] | number | undefined;
     done({
       method: req.method ?? 'GET',
       url: (req as Request).originalUrl ?? req.url ?? '/',

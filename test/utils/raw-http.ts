@@ -70,7 +70,11 @@ export function rawRequest(port: number, options: RawRequest): Promise<RawRespon
  * Writes raw bytes on a fresh TCP connection and reads until the server closes it or stops sending:
  * for requests Node's own HTTP client refuses to send (a NUL byte in the request line, say).
  */
-export function rawSocketExchange(port: number, bytes: Buffer, timeoutMs = 10_000): Promise<{ status: number; text: string }> {
+export function rawSocketExchange(
+  port: number,
+  bytes: Buffer,
+  timeoutMs = 10_000,
+): Promise<{ status: number; text: string }> {
   return new Promise((resolve, reject) => {
     const socket = connect(port, '127.0.0.1');
     const chunks: Buffer[] = [];
@@ -104,10 +108,15 @@ export function rawSocketExchange(port: number, bytes: Buffer, timeoutMs = 10_00
  * A clean refusal: one of `statuses`, JSON, and exactly `{ error: <status>, message: <non-empty string> }`.
  * Takes a supertest response or a RawResponse.
  */
-export function expectCleanError(res: { status: number; headers: Record<string, unknown>; text: string }, statuses: number[]): void {
+export function expectCleanError(
+  res: { status: number; headers: Record<string, unknown>; text: string },
+  statuses: number[],
+): void {
   if (!statuses.includes(res.status)) {
     // Name the whole answer: a wrong status here is a finding to report, request and response.
-    throw new Error(`expected status ${statuses.join(' or ')}, got ${res.status} ${JSON.stringify(res.text.slice(0, 300))}`);
+    throw new Error(
+      `expected status ${statuses.join(' or ')}, got ${res.status} ${JSON.stringify(res.text.slice(0, 300))}`,
+    );
   }
   expect(String(res.headers['content-type'])).toMatch(/^application\/json/);
   const body: unknown = JSON.parse(res.text);

@@ -45,7 +45,9 @@ interface Node {
 export function sentinelCommand(): { command: string; args: string[] } | undefined {
   const has = (name: string) => spawnSync('sh', ['-c', `command -v ${name}`]).status === 0;
   if (!has('redis-server')) return undefined;
-  return has('redis-sentinel') ? { command: 'redis-sentinel', args: [] } : { command: 'redis-server', args: ['--sentinel'] };
+  return has('redis-sentinel')
+    ? { command: 'redis-sentinel', args: [] }
+    : { command: 'redis-server', args: ['--sentinel'] };
 }
 
 async function until<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs: number): Promise<T> {
@@ -118,17 +120,39 @@ export async function startSentinelRig(timeoutMs = 30_000): Promise<SentinelRig>
 
   const redisArgs = (port: number) => {
     const dir = mkdtempSync(join(root, `redis-${port}-`));
-    return ['--port', String(port), '--bind', '127.0.0.1', '--dir', dir, '--save', '', '--appendonly', 'no', '--logfile', join(root, `redis-${port}.log`)];
+    return [
+      '--port',
+      String(port),
+      '--bind',
+      '127.0.0.1',
+      '--dir',
+      dir,
+      '--save',
+      '',
+      '--appendonly',
+      'no',
+      '--logfile',
+      join(root, `redis-${port}.log`),
+    ];
   };
 
   try {
     const [primaryPort, replicaPort, ...sentinelPorts] = await Promise.all(Array.from({ length: 5 }, freePort));
     start('redis', primaryPort, 'redis-server', redisArgs(primaryPort));
-    start('redis', replicaPort, 'redis-server', [...redisArgs(replicaPort), '--replicaof', '127.0.0.1', String(primaryPort)]);
-    await until('the replica to be in sync', async () => {
-      const info = await ask<string>(replicaPort, 'INFO', 'replication');
-      return /master_link_status:up/.test(info) ? true : undefined;
-    }, timeoutMs);
+    start('redis', replicaPort, 'redis-server', [
+      ...redisArgs(replicaPort),
+      '--replicaof',
+      '127.0.0.1',
+      String(primaryPort),
+    ]);
+    await until(
+      'the replica to be in sync',
+      async () => {
+        const info = await ask<string>(replicaPort, 'INFO', 'replication');
+        return /master_link_status:up/.test(info) ? true : undefined;
+      },
+      timeoutMs,
+    );
 
     for (const port of sentinelPorts) {
       const dir = mkdtempSync(join(root, `sentinel-${port}-`));
@@ -162,17 +186,22 @@ export async function startSentinelRig(timeoutMs = 30_000): Promise<SentinelRig>
     // A failover needs every sentinel to agree on the primary, know the others, and see a replica
     // that is in sync (they learn it all within a few seconds).
     const waitForHealthy = (waitMs = timeoutMs) =>
-      until('the sentinels to agree on the primary and see a healthy replica and each other', async () => {
-        const primaries = await reportedPrimaries();
-        if (primaries.some((port) => port === undefined || port !== primaries[0])) return undefined;
-        for (const port of sentinelPorts) {
-          const view = fields(await ask<string[]>(port, 'SENTINEL', 'MASTER', GROUP));
-          if (view['num-slaves'] !== '1' || view['num-other-sentinels'] !== '2' || view.flags !== 'master') return undefined;
-          const [replica] = (await ask<string[][]>(port, 'SENTINEL', 'REPLICAS', GROUP)).map(fields);
-          if (replica.flags !== 'slave' || replica['master-link-status'] !== 'ok') return undefined;
-        }
-        return true;
-      }, waitMs);
+      until(
+        'the sentinels to agree on the primary and see a healthy replica and each other',
+        async () => {
+          const primaries = await reportedPrimaries();
+          if (primaries.some((port) => port === undefined || port !== primaries[0])) return undefined;
+          for (const port of sentinelPorts) {
+            const view = fields(await ask<string[]>(port, 'SENTINEL', 'MASTER', GROUP));
+            if (view['num-slaves'] !== '1' || view['num-other-sentinels'] !== '2' || view.flags !== 'master')
+              return undefined;
+            const [replica] = (await ask<string[][]>(port, 'SENTINEL', 'REPLICAS', GROUP)).map(fields);
+            if (replica.flags !== 'slave' || replica['master-link-status'] !== 'ok') return undefined;
+          }
+          return true;
+        },
+        waitMs,
+      );
     await waitForHealthy();
 
     return {
@@ -195,11 +224,17 @@ export async function startSentinelRig(timeoutMs = 30_000): Promise<SentinelRig>
         return node.port;
       },
       waitForFailover: (oldPort, waitMs = timeoutMs) =>
-        until('a sentinel-elected new primary', async () => {
-          const ports = await reportedPrimaries();
-          const [first] = ports;
-          return first !== undefined && first !== oldPort && ports.every((port) => port === first) ? first : undefined;
-        }, waitMs),
+        until(
+          'a sentinel-elected new primary',
+          async () => {
+            const ports = await reportedPrimaries();
+            const [first] = ports;
+            return first !== undefined && first !== oldPort && ports.every((port) => port === first)
+              ? first
+              : undefined;
+          },
+          waitMs,
+        ),
       stop,
     };
   } catch (error) {

@@ -30,21 +30,25 @@ export interface ServiceProcess {
 export async function startServiceProcess(env: Record<string, string>, timeoutMs = 60_000): Promise<ServiceProcess> {
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
-  const child = spawn(process.execPath, ['-r', require.resolve('ts-node/register/transpile-only'), join(ROOT, 'src', 'main.ts')], {
-    cwd: mkdtempSync(join(tmpdir(), 'plant-store-service-')),
-    env: {
-      PATH: process.env.PATH ?? '',
-      TS_NODE_PROJECT: join(ROOT, 'tsconfig.json'),
-      NODE_ENV: 'test',
-      HOST: '127.0.0.1',
-      METRICS_PORT: '0',
-      LOG_FORMAT: 'json',
-      LOG_LEVEL: 'info',
-      ...env,
-      PORT: String(port),
+  const child = spawn(
+    process.execPath,
+    ['-r', require.resolve('ts-node/register/transpile-only'), join(ROOT, 'src', 'main.ts')],
+    {
+      cwd: mkdtempSync(join(tmpdir(), 'plant-store-service-')),
+      env: {
+        PATH: process.env.PATH ?? '',
+        TS_NODE_PROJECT: join(ROOT, 'tsconfig.json'),
+        NODE_ENV: 'test',
+        HOST: '127.0.0.1',
+        METRICS_PORT: '0',
+        LOG_FORMAT: 'json',
+        LOG_LEVEL: 'info',
+        ...env,
+        PORT: String(port),
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
     },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  );
   let text = '';
   child.stdout!.on('data', (chunk: Buffer) => (text += chunk.toString('utf8')));
   child.stderr!.on('data', (chunk: Buffer) => (text += chunk.toString('utf8')));
@@ -54,12 +58,16 @@ export async function startServiceProcess(env: Record<string, string>, timeoutMs
   // Up when liveness answers; the log may be too quiet (LOG_LEVEL) to say so.
   const deadline = Date.now() + timeoutMs;
   for (;;) {
-    if (child.exitCode !== null) throw new Error(`The service exited with code ${child.exitCode}; its output:\n${text}`);
+    if (child.exitCode !== null)
+      throw new Error(`The service exited with code ${child.exitCode}; its output:\n${text}`);
     if (Date.now() > deadline) {
       child.kill('SIGKILL');
       throw new Error(`The service did not start within ${timeoutMs} ms; its output:\n${text}`);
     }
-    const live = await fetch(`${url}/health/live`).then((res) => res.ok, () => false);
+    const live = await fetch(`${url}/health/live`).then(
+      (res) => res.ok,
+      () => false,
+    );
     if (live) break;
     await new Promise((resolve) => setTimeout(resolve, 50));
   }

@@ -134,7 +134,11 @@ describe(AllExceptionsFilter.name, () => {
       ['a QueryFailedError-like wrapper', { driverError: { code: 'PROTOCOL_CONNECTION_LOST' } }],
       [
         'a real QueryFailedError',
-        new QueryFailedError('SELECT * FROM plants', [], Object.assign(new Error('lost'), { code: 'PROTOCOL_CONNECTION_LOST' })),
+        new QueryFailedError(
+          'SELECT * FROM plants',
+          [],
+          Object.assign(new Error('lost'), { code: 'PROTOCOL_CONNECTION_LOST' }),
+        ),
       ],
     ])('answers %s with 503 and no driver detail', (_label, exception) => {
       expect(answer(exception)).toEqual({
@@ -147,7 +151,10 @@ describe(AllExceptionsFilter.name, () => {
       const exception = Object.assign(new Error('connect ECONNREFUSED 10.0.0.5:3306'), { code: 'ECONNREFUSED' });
       answer(exception);
       expect(logError).not.toHaveBeenCalled();
-      expect(logWarn).toHaveBeenCalledWith({ requestId: 'req-7', msg: 'POST /plants -> 503: connect ECONNREFUSED 10.0.0.5:3306' });
+      expect(logWarn).toHaveBeenCalledWith({
+        requestId: 'req-7',
+        msg: 'POST /plants -> 503: connect ECONNREFUSED 10.0.0.5:3306',
+      });
     });
 
     it('answers the error a repository raises on a closed data source with 503', () => {
@@ -177,7 +184,10 @@ describe(AllExceptionsFilter.name, () => {
     });
 
     it('uses the reason phrase of other 4xx statuses', () => {
-      expect(answer({ status: 413, expose: true })).toEqual({ status: 413, body: { error: 413, message: 'Payload Too Large' } });
+      expect(answer({ status: 413, expose: true })).toEqual({
+        status: 413,
+        body: { error: 413, message: 'Payload Too Large' },
+      });
     });
 
     it('falls back to a generic phrase for a status without one', () => {
@@ -209,13 +219,15 @@ describe(AllExceptionsFilter.name, () => {
       expect(logged).not.toContain('access_token');
     });
 
-    it.each([['a string', 'boom'], ['null', null], ['undefined', undefined], ['a number', 42]])(
-      'answers a thrown %s with 500',
-      (_label, exception) => {
-        expect(answer(exception)).toEqual({ status: 500, body: { error: 500, message: 'Internal server error' } });
-        expect(logError).toHaveBeenCalledWith({ requestId: 'req-7', msg: `POST /plants -> 500: ${String(exception)}` });
-      },
-    );
+    it.each([
+      ['a string', 'boom'],
+      ['null', null],
+      ['undefined', undefined],
+      ['a number', 42],
+    ])('answers a thrown %s with 500', (_label, exception) => {
+      expect(answer(exception)).toEqual({ status: 500, body: { error: 500, message: 'Internal server error' } });
+      expect(logError).toHaveBeenCalledWith({ requestId: 'req-7', msg: `POST /plants -> 500: ${String(exception)}` });
+    });
   });
 
   describe('when the headers are already sent', () => {

@@ -81,9 +81,7 @@ export class AllExceptionsFilter implements ExceptionFilter {
     }
     const response = exception.getResponse();
     const message =
-      typeof response === 'string'
-        ? response
-        : (response as { message?: unknown }).message ?? exception.message;
+      typeof response === 'string' ? response : ((response as { message?: unknown }).message ?? exception.message);
     const text = Array.isArray(message) ? message.join('; ') : String(message);
     return this.truncate(text || STATUS_CODES[exception.getStatus()] || 'Error');
   }

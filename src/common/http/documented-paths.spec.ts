@@ -3,9 +3,12 @@ import { documentedPathMatcher } from './documented-paths';
 describe(documentedPathMatcher.name, () => {
   const isApiPath = documentedPathMatcher(['/plants', '/plants/{id}', '/health/live']);
 
-  it.each(['/plants', '/plants/', '/Plants', '/plants/42', '/plants/abc', '/health/live', '/HEALTH/LIVE/'])('knows %s', (path) => {
-    expect(isApiPath(path)).toBe(true);
-  });
+  it.each(['/plants', '/plants/', '/Plants', '/plants/42', '/plants/abc', '/health/live', '/HEALTH/LIVE/'])(
+    'knows %s',
+    (path) => {
+      expect(isApiPath(path)).toBe(true);
+    },
+  );
 
   it.each(['/', '/nowhere', '/plants/1/2', '/plants//', '/plantsx', '/health', '/health/live/x', '/docs', '/xplants'])(
     'does not know %s',

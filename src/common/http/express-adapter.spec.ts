@@ -33,7 +33,10 @@ async function prototypesAtArrival(app: INestApplication): Promise<{ req: object
 describe(ExpressAdapterWithStableShapes.name, () => {
   const apps: INestApplication[] = [];
   async function start(options: { forceCloseConnections?: boolean } = {}): Promise<INestApplication> {
-    const app = await NestFactory.create(SampleModule, new ExpressAdapterWithStableShapes(), { logger: false, ...options });
+    const app = await NestFactory.create(SampleModule, new ExpressAdapterWithStableShapes(), {
+      logger: false,
+      ...options,
+    });
     apps.push(app);
     await app.init();
     return app;
@@ -67,7 +70,7 @@ describe(ExpressAdapterWithStableShapes.name, () => {
    * responses that went through the same code share one hidden class, with fast properties. The
    * same script on Nest's own adapter shows the problem it solves.
    */
-  it('gives requests and responses shared hidden classes with fast properties, where Nest\'s own adapter does not', () => {
+  it("gives requests and responses shared hidden classes with fast properties, where Nest's own adapter does not", () => {
     const shapesWith = (adapterClass: string, modulePath: string) => {
       const script = `
         const { ${adapterClass} } = require(${JSON.stringify(modulePath)});
@@ -87,10 +90,14 @@ describe(ExpressAdapterWithStableShapes.name, () => {
           }));
           server.close();
         });`;
-      const out = execFileSync(process.execPath, ['--allow-natives-syntax', '-r', 'ts-node/register/transpile-only', '-e', script], {
-        encoding: 'utf8',
-        timeout: 60_000,
-      });
+      const out = execFileSync(
+        process.execPath,
+        ['--allow-natives-syntax', '-r', 'ts-node/register/transpile-only', '-e', script],
+        {
+          encoding: 'utf8',
+          timeout: 60_000,
+        },
+      );
       return JSON.parse(out.trim().split('\n').pop() as string) as Record<string, boolean>;
     };
 

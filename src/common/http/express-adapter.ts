@@ -50,7 +50,8 @@ export class ExpressAdapterWithStableShapes extends ExpressAdapter {
   override setErrorHandler(handler: ErrorHandler, prefix?: string): unknown {
     // Express tells an error handler by its four parameters.
     return super.setErrorHandler((err: unknown, req: unknown, res: unknown, next: unknown) => {
-      if (err instanceof URIError && (err as URIError & { status?: number }).status === 400) err.message = UNDECODABLE_PATH_MESSAGE;
+      if (err instanceof URIError && (err as URIError & { status?: number }).status === 400)
+        err.message = UNDECODABLE_PATH_MESSAGE;
       return handler(err, req, res, next);
     }, prefix);
   }

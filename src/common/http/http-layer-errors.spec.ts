@@ -24,7 +24,9 @@ function exchange(port: number, bytes: string): Promise<string> {
 function parse(text: string): { status: number; headers: Record<string, string>; body: unknown } {
   const [head, body] = [text.slice(0, text.indexOf('\r\n\r\n')), text.slice(text.indexOf('\r\n\r\n') + 4)];
   const [statusLine, ...lines] = head.split('\r\n');
-  const headers = Object.fromEntries(lines.map((line) => [line.slice(0, line.indexOf(':')).toLowerCase(), line.slice(line.indexOf(':') + 1).trim()]));
+  const headers = Object.fromEntries(
+    lines.map((line) => [line.slice(0, line.indexOf(':')).toLowerCase(), line.slice(line.indexOf(':') + 1).trim()]),
+  );
   expect(Number(headers['content-length'])).toBe(Buffer.byteLength(body, 'latin1'));
   return { status: Number(statusLine.slice(9, 12)), headers, body: JSON.parse(body) };
 }
@@ -49,7 +51,11 @@ describe(answerHttpLayerErrors.name, () => {
   it.each([
     ['a malformed request line', 'GET /\u0000 HTTP/1.1\r\nHost: x\r\n\r\n', 400],
     ['a request that is not HTTP at all', 'hello\r\n\r\n', 400],
-    ['conflicting Content-Length and Transfer-Encoding', 'POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 3\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n', 400],
+    [
+      'conflicting Content-Length and Transfer-Encoding',
+      'POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 3\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n',
+      400,
+    ],
     ['20 KB of headers', `GET / HTTP/1.1\r\nHost: x\r\nX-Padding: ${'a'.repeat(20_000)}\r\n\r\n`, 431],
   ])('answers %s with the Error body and closes the connection', async (_label, bytes, status) => {
     const answer = parse(await exchange(port, bytes));
@@ -61,7 +67,9 @@ describe(answerHttpLayerErrors.name, () => {
   });
 
   it('answers an unknown Expect with 417 and the Error body, without running the handler', async () => {
-    const answer = parse(await exchange(port, 'POST /plants HTTP/1.1\r\nHost: x\r\nExpect: 200-ok\r\nContent-Length: 2\r\n\r\n{}'));
+    const answer = parse(
+      await exchange(port, 'POST /plants HTTP/1.1\r\nHost: x\r\nExpect: 200-ok\r\nContent-Length: 2\r\n\r\n{}'),
+    );
     expect(answer.status).toBe(417);
     expect(answer.headers['content-type']).toBe('application/json; charset=utf-8');
     expect(answer.body).toEqual({ error: 417, message: expect.stringContaining('100-continue') });
@@ -70,7 +78,13 @@ describe(answerHttpLayerErrors.name, () => {
 
   it('leaves Expect: 100-continue and ordinary requests to the server', async () => {
     const text = await new Promise<string>((resolve, reject) => {
-      const req = request({ host: '127.0.0.1', port, method: 'POST', path: '/', headers: { Expect: '100-continue', 'Content-Length': '2' } });
+      const req = request({
+        host: '127.0.0.1',
+        port,
+        method: 'POST',
+        path: '/',
+        headers: { Expect: '100-continue', 'Content-Length': '2' },
+      });
       req.on('continue', () => req.end('{}'));
       req.on('response', (res) => {
         let body = '';

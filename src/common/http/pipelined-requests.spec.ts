@@ -65,9 +65,20 @@ describe(serialisingUnsafePipelines.name, () => {
 
   it('runs an unsafe request that follows another on the connection only once the first has answered', async () => {
     releaseEach();
-    const answers = await pipeline(port, [request('POST', '/a', '{}'), request('DELETE', '/a'), request('GET', '/a')], 3);
+    const answers = await pipeline(
+      port,
+      [request('POST', '/a', '{}'), request('DELETE', '/a'), request('GET', '/a')],
+      3,
+    );
     expect(answers).toEqual(['HTTP/1.1 200 OK', 'HTTP/1.1 200 OK', 'HTTP/1.1 200 OK']);
-    expect(events).toEqual(['start POST /a', 'end POST /a', 'start DELETE /a', 'end DELETE /a', 'start GET /a', 'end GET /a']);
+    expect(events).toEqual([
+      'start POST /a',
+      'end POST /a',
+      'start DELETE /a',
+      'end DELETE /a',
+      'start GET /a',
+      'end GET /a',
+    ]);
   });
 
   it('holds a safe request behind an unsafe one still running', async () => {

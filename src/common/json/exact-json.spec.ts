@@ -11,7 +11,10 @@ import { toExactJson, writeJsonExactly } from './exact-json';
 class SampleController {
   @Get('plants')
   list(): unknown {
-    return [{ id: 9223372036854775807n, name: 'a' }, { id: -9007199254740993n, name: 'b', tag: 't', gone: undefined }];
+    return [
+      { id: 9223372036854775807n, name: 'a' },
+      { id: -9007199254740993n, name: 'b', tag: 't', gone: undefined },
+    ];
   }
 
   @Get('plain')
@@ -102,7 +105,7 @@ describe(writeJsonExactly.name, () => {
     expect(res.headers['content-type']).toBeUndefined();
   });
 
-  it('also writes the error bodies of Nest\'s own exception handling', async () => {
+  it("also writes the error bodies of Nest's own exception handling", async () => {
     const res = await request(app.getHttpServer()).get('/missing');
     expect(res.status).toBe(404);
     expect(res.headers['content-type']).toBe('application/json; charset=utf-8');
@@ -115,7 +118,10 @@ describe(writeJsonExactly.name, () => {
   ])('sends no ETag and answers every conditional GET of %s (%s) in full', async (path) => {
     const plain = await request(app.getHttpServer()).get(path);
     expect(plain.headers.etag).toBeUndefined();
-    for (const condition of [{ 'If-None-Match': '*' }, { 'If-Modified-Since': new Date(Date.now() + 60_000).toUTCString() }]) {
+    for (const condition of [
+      { 'If-None-Match': '*' },
+      { 'If-Modified-Since': new Date(Date.now() + 60_000).toUTCString() },
+    ]) {
       const res = await request(app.getHttpServer()).get(path).set(condition);
       expect({ status: res.status, text: res.text }).toEqual({ status: 200, text: plain.text });
     }
@@ -123,7 +129,11 @@ describe(writeJsonExactly.name, () => {
 
   it('changes only this application, not every Express app in the process', async () => {
     expect(other.response.json).not.toBe((app.getHttpAdapter().getInstance() as express.Express).response.json);
-    await expect(request(other).get('/').then((res) => res.text)).resolves.toBe('{"n":1}');
+    await expect(
+      request(other)
+        .get('/')
+        .then((res) => res.text),
+    ).resolves.toBe('{"n":1}');
   });
 });
 
@@ -131,7 +141,13 @@ describe(toExactJson.name, () => {
   it('writes what JSON.stringify writes for any value without a bigint', () => {
     const values = fc.oneof(
       fc.jsonValue(),
-      fc.anything({ withDate: true, withBoxedValues: true, withNullPrototype: true, withSparseArray: true, withObjectString: true }),
+      fc.anything({
+        withDate: true,
+        withBoxedValues: true,
+        withNullPrototype: true,
+        withSparseArray: true,
+        withObjectString: true,
+      }),
     );
     fc.assert(
       fc.property(values, (value) => {
@@ -143,7 +159,9 @@ describe(toExactJson.name, () => {
 
   it('writes every bigint as the exact integer it is', () => {
     const int64 = fc.bigInt({ min: -(2n ** 63n), max: 2n ** 63n - 1n });
-    const plants = fc.array(fc.record({ id: int64, name: fc.string(), tag: fc.option(fc.string(), { nil: undefined }) }));
+    const plants = fc.array(
+      fc.record({ id: int64, name: fc.string(), tag: fc.option(fc.string(), { nil: undefined }) }),
+    );
     fc.assert(
       fc.property(plants, (list) => {
         const back = parse(toExactJson(list) as string, null, (n) => (isInteger(n) ? BigInt(n) : Number(n)));

@@ -16,7 +16,9 @@ function parseError(body: string): BadRequestException {
 
 describe(parseJsonBody.name, () => {
   it('reads integers as bigint, also beyond 2^53', () => {
-    expect(parseJsonBody('{"a":1,"b":-7,"c":9007199254740993,"d":9223372036854775807,"e":-9223372036854775808}')).toEqual({
+    expect(
+      parseJsonBody('{"a":1,"b":-7,"c":9007199254740993,"d":9223372036854775807,"e":-9223372036854775808}'),
+    ).toEqual({
       a: 1n,
       b: -7n,
       c: 9007199254740993n,
@@ -137,7 +139,11 @@ describe(readJsonBody.name, () => {
   it('accepts +json media types and an explicit UTF-8 charset', async () => {
     await request(handler).post('/').set('Content-Type', 'application/merge-patch+json').send('{"a":1}').expect(200);
     expect(received).toEqual({ body: { a: 1n } });
-    await request(handler).post('/').set('Content-Type', 'application/json; charset=UTF-8').send('{"b":"é"}').expect(200);
+    await request(handler)
+      .post('/')
+      .set('Content-Type', 'application/json; charset=UTF-8')
+      .send('{"b":"é"}')
+      .expect(200);
     expect(received).toEqual({ body: { b: 'é' } });
   });
 
@@ -176,11 +182,14 @@ describe(readJsonBody.name, () => {
   });
 
   // zstd included: Node 22 can decode it and Node 20 cannot; the service refuses it on both.
-  it.each(['compress', 'zstd', 'gzip, br', 'toString', 'x-unknown'])('refuses the content coding %p with 415', async (coding) => {
-    const res = await postJson().set('Content-Encoding', coding).send('{}');
-    expect(res.status).toBe(415);
-    expect(res.text).toBe(ENCODING_MESSAGE);
-  });
+  it.each(['compress', 'zstd', 'gzip, br', 'toString', 'x-unknown'])(
+    'refuses the content coding %p with 415',
+    async (coding) => {
+      const res = await postJson().set('Content-Encoding', coding).send('{}');
+      expect(res.status).toBe(415);
+      expect(res.text).toBe(ENCODING_MESSAGE);
+    },
+  );
 
   it('answers 400 when the body cannot be decoded', async () => {
     const res = await postJson().set('Content-Encoding', 'gzip').serialize(asIs).send(Buffer.from('not gzip at all'));
@@ -209,7 +218,10 @@ describe(readJsonBody.name, () => {
     const json = '{"a":1}';
     const atLimit = json + ' '.repeat(BODY_LIMIT_BYTES - json.length);
     await postJson().set('Content-Encoding', coding).serialize(asIs).send(encode(atLimit)).expect(200);
-    const res = await postJson().set('Content-Encoding', coding).serialize(asIs).send(encode(`${atLimit} `));
+    const res = await postJson()
+      .set('Content-Encoding', coding)
+      .serialize(asIs)
+      .send(encode(`${atLimit} `));
     expect(res.status).toBe(413);
   });
 

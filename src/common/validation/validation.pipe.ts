@@ -3,9 +3,7 @@ import { ArgumentMetadata, BadRequestException, ValidationError, ValidationPipe 
 function messages(errors: ValidationError[], parent = ''): string[] {
   return errors.flatMap((error) => {
     const path = parent ? `${parent}.${error.property}` : error.property;
-    const own = Object.values(error.constraints ?? {}).map((message) =>
-      parent ? `${parent}.${message}` : message,
-    );
+    const own = Object.values(error.constraints ?? {}).map((message) => (parent ? `${parent}.${message}` : message));
     return [...own, ...messages(error.children ?? [], path)];
   });
 }

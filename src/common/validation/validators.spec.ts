@@ -16,7 +16,9 @@ class Sample {
 async function problems(fields: Partial<Sample>): Promise<Record<string, string>> {
   const errors = await validate(Object.assign(new Sample(), fields));
   return Object.fromEntries(
-    errors.flatMap((error) => Object.entries(error.constraints ?? {}).map(([name, message]) => [`${error.property}.${name}`, message])),
+    errors.flatMap((error) =>
+      Object.entries(error.constraints ?? {}).map(([name, message]) => [`${error.property}.${name}`, message]),
+    ),
   );
 }
 

@@ -40,8 +40,7 @@ export function IsText(min: number, max: number, options?: ValidationOptions): P
       constraints: [min, max],
       validator: {
         validate: (value: unknown) => textProblem(value, min, max) === null,
-        defaultMessage: (args?: ValidationArguments) =>
-          `${args?.property} ${textProblem(args?.value, min, max)}`,
+        defaultMessage: (args?: ValidationArguments) => `${args?.property} ${textProblem(args?.value, min, max)}`,
       },
     },
     options,

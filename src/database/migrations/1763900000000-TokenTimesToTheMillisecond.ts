@@ -28,7 +28,12 @@ export class TokenTimesToTheMillisecond1763900000000 implements MigrationInterfa
     await queryRunner.changeColumns(
       'api_tokens',
       COLUMNS.map(({ name, isNullable }) => ({
-        oldColumn: new TableColumn({ name, type: 'datetime', isNullable, precision: precision === undefined ? 3 : undefined }),
+        oldColumn: new TableColumn({
+          name,
+          type: 'datetime',
+          isNullable,
+          precision: precision === undefined ? 3 : undefined,
+        }),
         newColumn: new TableColumn({ name, type: 'datetime', isNullable, precision }),
       })),
     );

@@ -6,9 +6,6 @@ import { loggerOptions } from './logger-options';
 
 /** Log lines waiting for stdout beyond this are dropped (and counted), never held or waited for. */
 export const LOG_BUFFER_BYTES = 1024 * 1024;
-/** Lines go out in writes of this size at least, and in any case within LOG_FLUSH_MS. */
-export const LOG_BATCH_BYTES = 4096;
-export const LOG_FLUSH_MS = 100;
 
 /**
  * Where the service's log lines go: stdout, written asynchronously from a buffer of at most
@@ -28,9 +25,6 @@ export class LogOutput {
   private droppingSince = '';
   private broken = false;
   private closed = false;
-  /** Lines taken since the last timed flush. */
-  private unflushed = false;
-  private flushTimer?: NodeJS.Timeout;
 
   constructor(config: ConfigService<AppConfig, true>) {
     const options = loggerOptions(config);
@@ -43,34 +37,13 @@ export class LogOutput {
     // stopped reading then fails with EAGAIN and is retried later, instead of holding a libuv worker
     // thread in write(2), which process exit would wait for.
     const fd = process.stdout.fd;
-    // A write per line costs a worker-thread round trip each: at the default level that was a tenth
-    // of a list request's throughput. Batched, it is a write per ~15 lines, and a line waits at most
-    // LOG_FLUSH_MS for its batch (bench/RESULTS.md).
-    const destination = pino.destination({
-      dest: fd,
-      sync: false,
-      minLength: LOG_BATCH_BYTES,
-      maxLength: LOG_BUFFER_BYTES,
-    });
-    this.destination = destination;
-    const write = destination.write.bind(destination);
-    destination.write = (line: string) => {
-      this.unflushed = true;
-      return write(line);
-    };
-    this.flushTimer = setInterval(() => this.flushBatch(), LOG_FLUSH_MS).unref();
+    this.destination = pino.destination({ dest: fd, sync: false, maxLength: LOG_BUFFER_BYTES });
     this.destination.on('drop', () => this.onDrop());
     // A write error (EPIPE: the reader is gone) ends the output; pino then discards further lines.
     this.destination.on('error', () => {
       this.broken = true;
     });
     this.logger = pino(options, this.destination);
-  }
-
-  private flushBatch(): void {
-    if (!this.unflushed || this.closed || this.broken) return;
-    this.unflushed = false;
-    this.destination!.flush();
   }
 
   private onDrop(): void {
@@ -98,7 +71,6 @@ export class LogOutput {
     const destination = this.destination;
     if (!destination || this.closed) return;
     this.closed = true;
-    clearInterval(this.flushTimer);
     if (!this.broken) {
       await new Promise<void>((resolve) => {
         const done = () => {
@@ -119,7 +91,6 @@ export class LogOutput {
    */
   abandon(): void {
     this.closed = true;
-    clearInterval(this.flushTimer);
     this.destination?.destroy();
   }
 }

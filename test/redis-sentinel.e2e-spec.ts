@@ -3,6 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import request from 'supertest';
+import { TokensService } from '../src/auth/tokens.service';
 import { RateLimitStorage } from '../src/rate-limit/rate-limit.storage';
 import { SentinelRig, sentinelCommand, startSentinelRig } from './utils/redis-sentinel';
 import { TestApp, bearer, startTestApp } from './utils/test-app';
@@ -49,6 +50,8 @@ describeWithSentinel()('Shared rate limits through Redis Sentinel', () => {
     const env = {
       REDIS_URL: rig.url,
       RATE_LIMIT_PER_MINUTE: String(LIMIT),
+      // Lookups stay cached for the whole file, so no request falls back to the address budget.
+      TOKEN_CACHE_TTL_MS: '300000',
       SQLITE_PATH: join(dataDir, 'shared.sqlite'),
     };
     apps.push(await startTestApp('sqlite', env), await startTestApp('sqlite', env));
@@ -59,8 +62,16 @@ describeWithSentinel()('Shared rate limits through Redis Sentinel', () => {
     if (dataDir) rmSync(dataDir, { recursive: true, force: true });
   });
 
-  /** A token for a user of its own: a fresh budget, whatever ran before. */
-  const freshToken = (label: string) => apps[0].token({ subject: `${label}-${randomUUID().slice(0, 8)}` });
+  /**
+   * A token for a user of its own: a fresh budget, whatever ran before. Both instances look it up
+   * first, so every request counts against the user (a token an instance has not looked up yet is
+   * counted against the client address, README "Rate limits").
+   */
+  const freshToken = async (label: string) => {
+    const token = await apps[0].token({ subject: `${label}-${randomUUID().slice(0, 8)}` });
+    await Promise.all(apps.map((t) => t.app.get(TokensService).authenticate(token)));
+    return token;
+  };
   const list = (instance: number, token: string) => apps[instance].http().get('/plants').set(bearer(token));
 
   /** Alternating between the instances, the budget runs down as one, and both then refuse. */

@@ -1,57 +1,128 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable, OnApplicationShutdown, Optional } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
-import pino, { Logger } from 'pino';
+import { Writable } from 'node:stream';
+import pino, { Level, Logger } from 'pino';
 import { AppConfig } from '../config/configuration';
-import { loggerOptions } from './logger-options';
+import { isoTimeField, loggerOptions } from './logger-options';
 
 /** Log lines waiting for stdout beyond this are dropped (and counted), never held or waited for. */
 export const LOG_BUFFER_BYTES = 1024 * 1024;
 
 /**
- * Where the service's log lines go: stdout, written asynchronously from a buffer of at most
- * LOG_BUFFER_BYTES, so a log reader that is slow, stalled or gone can never block the event loop nor
- * hold the process at exit. Lines that find the buffer full are dropped and counted
- * (`droppedLines`, the metric `log_lines_dropped_total`); once stdout takes lines again, a warning
- * says how many were lost.
+ * Lines are handed to stdout together: at most this long after the first of them was logged, or as
+ * soon as this many bytes are waiting.
+ */
+export const LOG_FLUSH_INTERVAL_MS = 20;
+export const LOG_FLUSH_BYTES = 64 * 1024;
+
+/** Where log lines go: stdout, unless a test gives another stream. */
+export const LOG_SINK = Symbol('LOG_SINK');
+
+/**
+ * Where the service's log lines go: stdout, without ever blocking the event loop or holding the
+ * process at exit, whatever the reader does.
+ *
+ * - Every JSON line, pino's and the request lines (`writeLine`), is gathered and handed to stdout in
+ *   one write at most LOG_FLUSH_INTERVAL_MS after the first of them, or once LOG_FLUSH_BYTES are
+ *   waiting: under load one write per few hundred requests rather than one per request (a write to
+ *   a pipe costs more than the line, bench/RESULTS.md), and a line is never later than that.
+ * - stdout is Node's own stream. Piped (the container runtime, a log shipper) it is a non-blocking
+ *   libuv stream: a write goes straight to the pipe from this thread, and what the reader has not
+ *   taken yet waits in the stream. No write goes through libuv's thread pool, whose hand-off to a
+ *   worker thread and back costs more than the line (bench/RESULTS.md). Redirected to a file it
+ *   writes synchronously, as files do not stall.
+ * - At most LOG_BUFFER_BYTES may wait for a slow or stalled reader. Lines beyond are dropped and
+ *   counted (`droppedLines`, the metric `log_lines_dropped_total`), and once stdout takes lines
+ *   again a warning says how many were lost. A reader that is gone (EPIPE) ends the output.
  */
 @Injectable()
-export class LogOutput {
+export class LogOutput implements OnApplicationShutdown {
   readonly logger: Logger;
-  /** Lines dropped since start because the buffer was full. */
+  /**
+   * Whether lines are JSON text that `writeLine` takes. False while development's readable lines go
+   * through pino-pretty's worker thread: lines must then be logged through `logger`.
+   */
+  readonly json: boolean;
+  /** Lines dropped since start because too much was waiting for stdout. */
   droppedLines = 0;
-  private readonly destination?: ReturnType<typeof pino.destination>;
+  private readonly sink?: Writable;
+  /** What pino writes after the time in every line of this logger: `,"pid":…,"hostname":…`. */
+  private readonly bindings: string = '';
+  /** Lines not yet handed to stdout, and the timer that will hand them over. */
+  private pending = '';
+  private flushTimer?: NodeJS.Timeout;
   /** Lines dropped since the last warning, and when the first of them was. */
   private unreported = 0;
   private droppingSince = '';
   private broken = false;
   private closed = false;
 
-  constructor(config: ConfigService<AppConfig, true>) {
+  constructor(config: ConfigService<AppConfig, true>, @Optional() @Inject(LOG_SINK) sink?: Writable) {
     const options = loggerOptions(config);
     if (options.transport) {
-      // Development's readable lines go through pino-pretty's worker thread.
+      this.json = false;
       this.logger = pino(options);
       return;
     }
-    // Opening process.stdout puts a piped stdout in non-blocking mode: a write to a reader that
-    // stopped reading then fails with EAGAIN and is retried later, instead of holding a libuv worker
-    // thread in write(2), which process exit would wait for.
-    const fd = process.stdout.fd;
-    this.destination = pino.destination({ dest: fd, sync: false, maxLength: LOG_BUFFER_BYTES });
-    this.destination.on('drop', () => this.onDrop());
-    // A write error (EPIPE: the reader is gone) ends the output; pino then discards further lines.
-    this.destination.on('error', () => {
-      this.broken = true;
-    });
-    this.logger = pino(options, this.destination);
+    this.json = true;
+    this.sink = sink ?? process.stdout;
+    // EPIPE: the reader is gone. Nothing more is written, and nothing is thrown.
+    this.sink.on('error', this.onSinkError);
+    // A sudden exit (a crash) still writes the lines not handed over yet, as far as stdout takes them.
+    process.on('exit', this.flush);
+    this.logger = pino(options, { write: (line: string) => this.write(line) });
+    this.bindings = (this.logger as unknown as Record<symbol, string>)[pino.symbols.chindingsSym];
   }
 
-  private onDrop(): void {
-    this.droppedLines++;
-    if (this.unreported++ > 0) return;
+  /** The app is closing: its last lines go out through `close`, no longer at process exit. */
+  onApplicationShutdown(): void {
+    process.removeListener('exit', this.flush);
+  }
+
+  /**
+   * Writes one line from its fields already serialized (`"key":value,…,"msg":"…"`), framed exactly
+   * as pino frames its own lines (level, time, bindings). Only while `json` is true.
+   */
+  writeLine(level: Level, fields: string): void {
+    this.write(`{"level":"${level}"${isoTimeField()}${this.bindings},${fields}}\n`);
+  }
+
+  /** Takes one or more whole JSON lines, each ending in a newline. */
+  write(lines: string): void {
+    if (this.closed || this.broken) return;
+    this.pending += lines;
+    if (this.pending.length >= LOG_FLUSH_BYTES) this.flush();
+    // Unref'd: waiting lines never keep the process alive (exit and close hand them over).
+    else this.flushTimer ??= setTimeout(this.flush, LOG_FLUSH_INTERVAL_MS).unref();
+  }
+
+  private readonly flush = (): void => {
+    clearTimeout(this.flushTimer);
+    this.flushTimer = undefined;
+    const lines = this.pending;
+    this.pending = '';
+    if (!lines || this.broken || !this.sink) return;
+    if (this.sink.writableLength + lines.length > LOG_BUFFER_BYTES) this.drop(lines);
+    else this.sink.write(lines);
+  };
+
+  private readonly onSinkError = (): void => {
+    this.broken = true;
+    this.pending = '';
+  };
+
+  private drop(lines: string): void {
+    let count = 0;
+    for (let at = lines.indexOf('\n'); at !== -1; at = lines.indexOf('\n', at + 1)) count++;
+    this.droppedLines += count;
+    const first = this.unreported === 0;
+    this.unreported += count;
+    if (!first) return;
     this.droppingSince = new Date().toISOString();
-    // The buffer has room again once a write completes; the warning goes in after it.
-    this.destination!.once('write', () => setImmediate(() => this.reportDrops()));
+    // stdout has taken what was waiting once it drains: the warning goes out then. (A single turn's
+    // lines over the limit leave nothing waiting: the warning follows at once.)
+    if (this.sink!.writableNeedDrain) this.sink!.once('drain', () => this.reportDrops());
+    else setImmediate(() => this.reportDrops());
   }
 
   private reportDrops(): void {
@@ -64,33 +135,35 @@ export class LogOutput {
   }
 
   /**
-   * Writes what is buffered, waiting at most `timeoutMs`, then lets go of the rest: after this the
-   * process may exit at once, and nothing at exit waits for stdout. Nothing may be logged after it.
+   * Hands stdout what is left and waits at most `timeoutMs` for it to be taken, then lets go of the
+   * rest: after this the process may exit at once. Nothing may be logged after it.
    */
   async close(timeoutMs: number): Promise<void> {
-    const destination = this.destination;
-    if (!destination || this.closed) return;
+    const sink = this.sink;
+    if (!sink || this.closed) return;
+    this.flush();
     this.closed = true;
-    if (!this.broken) {
-      await new Promise<void>((resolve) => {
-        const done = () => {
-          clearTimeout(timer);
-          resolve();
-        };
-        const timer = setTimeout(done, timeoutMs);
-        destination.once('close', done);
-        destination.end();
-      });
-    }
-    this.abandon();
+    process.removeListener('exit', this.flush);
+    if (this.broken || sink.writableLength === 0) return;
+    await new Promise<void>((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        sink.removeListener('drain', done);
+        resolve();
+      };
+      const timer = setTimeout(done, timeoutMs);
+      sink.once('drain', done);
+    });
   }
 
   /**
-   * Lets go of whatever is still buffered, at once. Pino's exit hook then has nothing to flush: its
-   * synchronous flush would wait for a stalled stdout, and retry a broken one, forever.
+   * Lets go of the lines not yet handed to stdout, at once. What stdout still holds does not delay
+   * the exit: a piped stdout's queue is dropped when the process exits.
    */
   abandon(): void {
     this.closed = true;
-    this.destination?.destroy();
+    this.pending = '';
+    clearTimeout(this.flushTimer);
+    process.removeListener('exit', this.flush);
   }
 }

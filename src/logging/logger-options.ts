@@ -1,5 +1,5 @@
 import { ConfigService } from '@nestjs/config';
-import { LoggerOptions, stdSerializers, stdTimeFunctions } from 'pino';
+import { LoggerOptions, stdSerializers } from 'pino';
 import { AppConfig } from '../config/configuration';
 
 function prettyAvailable(): boolean {
@@ -11,12 +11,30 @@ function prettyAvailable(): boolean {
   }
 }
 
+let second = NaN;
+let secondPrefix = '';
+
+/**
+ * The `time` field exactly as pino's `isoTime` writes it (`,"time":"2026-11-24T01:02:03.456Z"`),
+ * with the date formatted once per second: under load formatting a date on every line costs more
+ * than the rest of a request line.
+ */
+export function isoTimeField(): string {
+  const now = Date.now();
+  const ms = now % 1000;
+  if (now - ms !== second) {
+    second = now - ms;
+    secondPrefix = `,"time":"${new Date(second).toISOString().slice(0, 20)}`;
+  }
+  return `${secondPrefix}${ms < 10 ? '00' : ms < 100 ? '0' : ''}${ms}Z"`;
+}
+
 export function loggerOptions(config: ConfigService<AppConfig, true>): LoggerOptions {
   const { level, pretty } = config.get('log', { infer: true });
   return {
     level,
     serializers: { err: stdSerializers.err },
-    timestamp: stdTimeFunctions.isoTime,
+    timestamp: isoTimeField,
     formatters: { level: (label) => ({ level: label }) },
     // Defence in depth: nothing logs headers, but no future field may carry a credential.
     redact: {

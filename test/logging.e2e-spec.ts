@@ -145,6 +145,14 @@ describe('Request logs', () => {
     });
   });
 
+  it('logs the socket address as the client, whatever X-Forwarded-For says, without TRUST_PROXY', async () => {
+    await fetch(`${service.url}/plants`, {
+      headers: { Authorization: `Bearer ${token}`, 'X-Request-Id': 'trace-0301', 'X-Forwarded-For': '198.51.100.7' },
+    });
+    const [line] = await waitForLine('trace-0301');
+    expect(line).toMatchObject({ status: 200, client: '127.0.0.1' });
+  });
+
   it('writes every line as JSON with a level and a time', () => {
     const lines = service
       .output()
@@ -161,6 +169,38 @@ describe('Request logs', () => {
 });
 
 describe('Log settings', () => {
+  it('TRUST_PROXY: the client is the address the trusted proxy forwarded', async () => {
+    const env = (await prepareDatabase('sqlite')).env;
+    const token = await createTokenWithCli(env, 'proxied');
+    const proxied = await startServiceProcess({ ...env, TRUST_PROXY: 'loopback' });
+    try {
+      for (const [id, forwarded] of [
+        ['proxied-1', '198.51.100.7'],
+        ['proxied-2', undefined],
+      ] as const) {
+        await fetch(`${proxied.url}/plants`, {
+          headers: {
+            Authorization: `Bearer ${token}`,
+            'X-Request-Id': id,
+            ...(forwarded ? { 'X-Forwarded-For': forwarded } : {}),
+          },
+        });
+      }
+      await waitFor(
+        () => proxied.logLines().filter((line) => String(line.requestId).startsWith('proxied-')).length === 2,
+        {
+          timeoutMs: 5000,
+          what: 'the lines of proxied-1 and proxied-2',
+        },
+      );
+      const clientOf = (id: string) => proxied.logLines().find((line) => line.requestId === id)?.client;
+      expect(clientOf('proxied-1')).toBe('198.51.100.7');
+      expect(clientOf('proxied-2')).toBe('127.0.0.1');
+    } finally {
+      await proxied.stop();
+    }
+  }, 120_000);
+
   it('LOG_LEVEL=warn keeps request lines out; LOG_FORMAT=pretty writes readable lines', async () => {
     const env = (await prepareDatabase('sqlite')).env;
     const token = await createTokenWithCli(env, 'quiet');

@@ -1,16 +1,26 @@
 import { ConfigService } from '@nestjs/config';
 import express from 'express';
-import { PinoLogger } from 'nestjs-pino';
 import { EventEmitter, once } from 'node:events';
 import { IncomingMessage, ServerResponse } from 'node:http';
 import { connect } from 'node:net';
 import { Writable } from 'node:stream';
-import pino from 'pino';
 import request from 'supertest';
 import { Principal } from '../auth/principal';
 import { AppConfig, LogLevel } from '../config/configuration';
-import { loggerOptions } from './logger-options';
-import { REQUEST_ID_HEADER, RequestLogMiddleware, requestIdFor, requestLogFields } from './request-log.middleware';
+import { LogOutput } from './log-output';
+import {
+  REQUEST_ID_HEADER,
+  RequestLogFields,
+  RequestLogMiddleware,
+  logRequest,
+  requestIdFor,
+  requestLineFields,
+  requestLogFields,
+  requestLogMessage,
+} from './request-log.middleware';
+
+/** A stream that takes everything and keeps nothing. */
+const discard = () => new Writable({ write: (_chunk, _encoding, done) => done() });
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 const SECRET = `pst_${'S'.repeat(43)}`;
@@ -23,6 +33,7 @@ interface FakeRequest {
   route?: { path: string };
   user?: Principal;
   ip?: string;
+  socket?: { remoteAddress?: string };
 }
 
 function fakeResponse(statusCode = 200): ServerResponse & { setHeader: jest.Mock } {
@@ -86,7 +97,7 @@ describe(requestLogFields.name, () => {
       headers: { authorization: `Bearer ${SECRET}` },
       route: { path: '/plants/:id' },
       user: alice,
-      ip: '203.0.113.9',
+      socket: { remoteAddress: '203.0.113.9' },
     };
     expect(requestLogFields(asIncoming({ ...req, id: 'trace-9' } as FakeRequest), fakeResponse(204), 12.5)).toEqual({
       requestId: 'trace-9',
@@ -100,6 +111,21 @@ describe(requestLogFields.name, () => {
     });
   });
 
+  it.each([
+    ['the socket address without X-Forwarded-For', {}, '203.0.113.9'],
+    ['what Express takes from X-Forwarded-For (req.ip) with it', { 'x-forwarded-for': '198.51.100.7' }, '198.51.100.7'],
+  ])('logs as the client %s', (_label, headers, client) => {
+    const req: FakeRequest = {
+      method: 'GET',
+      url: '/plants',
+      headers,
+      socket: { remoteAddress: '203.0.113.9' },
+      // What Express's req.ip gives when TRUST_PROXY trusts the socket's address.
+      ip: '198.51.100.7',
+    };
+    expect(requestLogFields(asIncoming(req), fakeResponse(200), 1)).toMatchObject({ client });
+  });
+
   it('never carries headers, query strings or bodies', () => {
     const req = {
       method: 'GET',
@@ -111,7 +137,7 @@ describe(requestLogFields.name, () => {
       route: { path: '/plants' },
       user: alice,
     };
-    const fields = requestLogFields(asIncoming(req), fakeResponse(200), 3) as Record<string, unknown>;
+    const fields = requestLogFields(asIncoming(req), fakeResponse(200), 3) as unknown as Record<string, unknown>;
     expect(Object.keys(fields).sort()).toEqual([
       'client',
       'durationMs',
@@ -130,7 +156,7 @@ describe(requestLogFields.name, () => {
 
   it('drops the query string when only the raw url is known', () => {
     const req: FakeRequest = { method: 'GET', url: `/plants?access_token=${SECRET}`, headers: {} };
-    const fields = requestLogFields(asIncoming(req), fakeResponse(401), 1) as Record<string, unknown>;
+    const fields = requestLogFields(asIncoming(req), fakeResponse(401), 1) as unknown as Record<string, unknown>;
     expect(fields.path).toBe('/plants');
     expect(JSON.stringify(fields)).not.toContain(SECRET);
   });
@@ -213,12 +239,82 @@ describe(requestLogFields.name, () => {
   });
 });
 
+describe(requestLineFields.name, () => {
+  const config = {
+    get: (key: string) => (key === 'log' ? { level: 'debug', pretty: false } : undefined),
+  } as unknown as ConfigService<AppConfig, true>;
+  let output: LogOutput;
+  let written: string[];
+
+  beforeEach(() => {
+    output = new LogOutput(config, discard());
+    written = [];
+    jest.spyOn(output, 'write').mockImplementation((text: string) => void written.push(text));
+    jest.spyOn(Date, 'now').mockReturnValue(Date.UTC(2026, 10, 24, 1, 2, 3, 456));
+  });
+  afterEach(() => {
+    jest.restoreAllMocks();
+    output.abandon();
+  });
+
+  const base: RequestLogFields = {
+    requestId: '3f2c8e4a-0b1d-4c5e-9f6a-7b8c9d0e1f2a',
+    method: 'GET',
+    route: '/plants',
+    path: '/plants',
+    status: 200,
+    durationMs: 1.234,
+    subject: 'alice',
+    client: '203.0.113.9',
+  };
+
+  it.each([
+    ['an ordinary request', base, 'GET /plants 200'],
+    ['no route, no subject', { ...base, route: null, subject: null, status: 404 }, 'GET - 404'],
+    ['a client that has gone', { ...base, client: undefined, status: 499 }, 'GET /plants aborted'],
+    ['a template route', { ...base, method: 'DELETE', route: '/plants/{id}', status: 204 }, 'DELETE /plants/{id} 204'],
+    [
+      'quotes, backslashes and controls',
+      { ...base, requestId: 'a"b\\c', path: '/x"\\\u0001\n', subject: 'é"🌵', client: '"::1"' },
+      'GET /plants 200',
+    ],
+    [
+      'every printable ASCII character',
+      { ...base, path: String.fromCharCode(...Array.from({ length: 95 }, (_, i) => 32 + i)) },
+      'GET /plants 200',
+    ],
+    ['a whole number of milliseconds', { ...base, durationMs: 3 }, 'GET /plants 200'],
+  ] as Array<[string, RequestLogFields, string]>)(
+    'writes what pino writes for %s, byte for byte',
+    (_label, fields, msg) => {
+      expect(requestLogMessage(fields)).toBe(msg);
+      output.logger.info(fields, msg);
+      output.writeLine('info', requestLineFields(fields));
+      expect(written).toHaveLength(2);
+      expect(written[1]).toBe(written[0]);
+    },
+  );
+});
+
 describe(RequestLogMiddleware.name, () => {
   function configWith(level: LogLevel): ConfigService<AppConfig, true> {
     return { get: (key: string) => (key === 'log' ? { level, pretty: false } : undefined) } as unknown as ConfigService<
       AppConfig,
       true
     >;
+  }
+
+  const outputs: LogOutput[] = [];
+  afterAll(() => outputs.forEach((output) => output.abandon()));
+
+  /** The service's log output, its lines (pino's and the request lines) caught as they are written. */
+  function outputInto(lines: Array<Record<string, unknown>>, level: LogLevel): LogOutput {
+    const output = new LogOutput(configWith(level), discard());
+    outputs.push(output);
+    jest.spyOn(output, 'write').mockImplementation((text: string) => {
+      for (const line of text.split('\n').filter(Boolean)) lines.push(JSON.parse(line));
+    });
+    return output;
   }
 
   // Responses of the current app not yet closed; a line is written when its response closes.
@@ -230,14 +326,7 @@ describe(RequestLogMiddleware.name, () => {
   function appLoggingTo(lines: Array<Record<string, unknown>>, level: LogLevel = 'debug') {
     inFlight = 0;
     whenIdle = [];
-    const stream = new Writable({
-      write(chunk: Buffer, _encoding, done) {
-        for (const line of chunk.toString('utf8').split('\n').filter(Boolean)) lines.push(JSON.parse(line));
-        done();
-      },
-    });
-    const logger = pino({ ...loggerOptions(configWith(level)), transport: undefined }, stream);
-    const middleware = new RequestLogMiddleware({ logger } as PinoLogger);
+    const middleware = new RequestLogMiddleware(outputInto(lines, level));
     const app = express();
     app.use('/', (req, res, next) => middleware.use(req, res, next));
     // After the middleware, so its 'close' listener has written the line when this one runs.
@@ -352,6 +441,18 @@ describe(RequestLogMiddleware.name, () => {
     expect(lines.map((line) => line.path)).toEqual(paths);
   });
 
+  it('logs through the logger, with the same fields, when lines are not JSON text (development)', () => {
+    const logger = { isLevelEnabled: () => true, info: jest.fn() };
+    const output = { json: false, logger, writeLine: jest.fn() } as unknown as LogOutput;
+    const req = { method: 'GET', url: '/plants', path: '/plants', headers: {}, id: 'r-1', route: { path: '/plants' } };
+    logRequest(output, asIncoming(req), fakeResponse(200));
+    expect(output.writeLine).not.toHaveBeenCalled();
+    expect(logger.info).toHaveBeenCalledWith(
+      expect.objectContaining({ requestId: 'r-1', route: '/plants', status: 200 }),
+      'GET /plants 200',
+    );
+  });
+
   it('logs a request whose client left before the answer at warn, as aborted', async () => {
     const lines: Array<Record<string, unknown>> = [];
     const server = appLoggingTo(lines).listen(0, '127.0.0.1');
@@ -380,6 +481,7 @@ describe(RequestLogMiddleware.name, () => {
         }),
       ]);
     } finally {
+      server.closeAllConnections();
       server.close();
     }
   });
@@ -408,6 +510,7 @@ describe(RequestLogMiddleware.name, () => {
         }),
       ]);
     } finally {
+      server.closeAllConnections();
       server.close();
     }
   });

@@ -2,11 +2,11 @@ import { Injectable, NestMiddleware } from '@nestjs/common';
 import { NextFunction, Request, Response } from 'express';
 import { randomUUID } from 'node:crypto';
 import { IncomingMessage, ServerResponse } from 'node:http';
-import { PinoLogger } from 'nestjs-pino';
-import { Level, Logger } from 'pino';
+import { Level } from 'pino';
 import { Principal } from '../auth/principal';
 import { requestElapsedMs, startRequestClock } from '../common/http/request-clock';
 import { routeTemplate } from '../common/http/route-template';
+import { LogOutput } from './log-output';
 
 export const REQUEST_ID_HEADER = 'X-Request-Id';
 
@@ -38,13 +38,28 @@ export function requestIdFor(req: IncomingMessage, res: ServerResponse): string 
   return id;
 }
 
+/** The fields of a request's line, in the order they are written. */
+export interface RequestLogFields {
+  requestId: string | undefined;
+  method: string | undefined;
+  route: string | null;
+  path: string;
+  status: number;
+  durationMs: number;
+  subject: string | null;
+  /** Unknown once the client has gone, and then left out, as pino leaves out undefined fields. */
+  client: string | undefined;
+}
+
 /**
  * The fields of the one line written per request. Built field by field, never from the raw
  * request, so headers (Authorization), query strings and bodies cannot reach the log.
  */
-export function requestLogFields(req: IncomingMessage, res: ServerResponse, durationMs: number): object {
+export function requestLogFields(req: IncomingMessage, res: ServerResponse, durationMs: number): RequestLogFields {
   const request = req as LoggedRequest;
-  const path = redactTokens((request.path ?? request.url ?? '').split('?')[0]);
+  const url = (request as Partial<Pick<Request, 'originalUrl'>>).originalUrl ?? request.url ?? '';
+  const query = url.indexOf('?');
+  const path = redactTokens(query === -1 ? url : url.slice(0, query));
   return {
     requestId: request.id,
     method: request.method,
@@ -53,12 +68,23 @@ export function requestLogFields(req: IncomingMessage, res: ServerResponse, dura
     status: res.writableFinished ? res.statusCode : CLIENT_CLOSED_REQUEST,
     durationMs,
     subject: request.user?.subject ?? null,
-    client: request.ip,
+    client: clientAddress(request),
   };
+}
+
+/**
+ * Express's `req.ip` (the socket's address, or the one TRUST_PROXY lets X-Forwarded-For give),
+ * read without proxy-addr when there is no X-Forwarded-For: it then gives the socket's address too,
+ * and parsing the header for nothing is most of what a line costs to build.
+ */
+function clientAddress(request: LoggedRequest): string | undefined {
+  return request.headers['x-forwarded-for'] === undefined ? request.socket?.remoteAddress : request.ip;
 }
 
 /** The path with whatever looks like a token replaced; ordinary paths are returned as they are. */
 export function redactTokens(path: string): string {
+  // Every token shape has a `_` (pst_) or dots (JWT): most paths have neither.
+  if (path.indexOf('_') === -1 && path.indexOf('.') === -1) return path;
   TOKEN_SHAPED.lastIndex = 0;
   return TOKEN_SHAPED.test(path) ? path.replace(TOKEN_SHAPED, REDACTED) : path;
 }
@@ -70,21 +96,51 @@ export function requestLogLevel(req: IncomingMessage, res: ServerResponse): Leve
   return PROBE_PATHS.test(req.url ?? '') ? 'debug' : 'info';
 }
 
+/** Printable ASCII but `"` and `\`: what JSON writes as it is. Nearly every field of a line is only that. */
+const PLAIN = /^[ !#-[\]-~]*$/;
+
+const json = (value: string | null | undefined): string =>
+  value == null ? 'null' : PLAIN.test(value) ? `"${value}"` : JSON.stringify(value);
+
+/**
+ * The fields of a request's line as JSON text, `"requestId":…,"msg":…`, as pino writes them for
+ * `logger[level](fields, requestLogMessage(fields))` (the spec compares the whole lines byte for
+ * byte), built directly: they are fixed, and pino's general serializer, which walks any object,
+ * costs more than the rest of the line. The method (an HTTP token: no quote, no backslash, no
+ * control character, as Node's parser enforces) and the route (one of the app's own) need no
+ * escaping, nor does the message made of them and the status.
+ */
+export function requestLineFields(fields: RequestLogFields): string {
+  const route = fields.route === null ? 'null' : `"${fields.route}"`;
+  const client = fields.client === undefined ? '' : `,"client":${json(fields.client)}`;
+  return (
+    `"requestId":${json(fields.requestId)},"method":"${fields.method}","route":${route},` +
+    `"path":${json(fields.path)},"status":${fields.status},"durationMs":${fields.durationMs},` +
+    `"subject":${json(fields.subject)}${client},"msg":"${requestLogMessage(fields)}"`
+  );
+}
+
+/** `GET /plants 200`, `GET - 404` (no route), `POST /plants aborted` (the client left first). */
+export function requestLogMessage(fields: RequestLogFields): string {
+  const outcome = fields.status === CLIENT_CLOSED_REQUEST ? 'aborted' : fields.status;
+  return `${fields.method} ${fields.route ?? '-'} ${outcome}`;
+}
+
 /** Writes the request's line once its response is over, unless the logger's level drops it. */
-export function logRequest(logger: Logger, req: IncomingMessage, res: ServerResponse): void {
+export function logRequest(output: LogOutput, req: IncomingMessage, res: ServerResponse): void {
+  const logger = output.logger;
   const level = requestLogLevel(req, res);
   // Nothing is built for a line the level drops: at warn, the level operators run under load,
   // that is every successful request.
   if (!logger.isLevelEnabled(level)) return;
-  const durationMs = Math.round(requestElapsedMs(res) * 1000) / 1000;
-  const route = routeTemplate(req as Request) ?? '-';
-  const outcome = res.writableFinished ? String(res.statusCode) : 'aborted';
-  logger[level](requestLogFields(req, res, durationMs), `${req.method} ${route} ${outcome}`);
+  const fields = requestLogFields(req, res, Math.round(requestElapsedMs(res) * 1000) / 1000);
+  if (output.json) output.writeLine(level, requestLineFields(fields));
+  else logger[level](fields, requestLogMessage(fields));
 }
 
 /**
  * Gives every request its id (echoed in X-Request-Id) and writes one JSON line per request when it
- * is over, through the service's pino logger.
+ * is over, to the service's log output.
  *
  * This is the work pino-http does for nestjs-pino, without the parts that cost most of a request's
  * CPU when nothing uses them (bench/RESULTS.md): two pino child loggers per request and an
@@ -97,13 +153,11 @@ export class RequestLogMiddleware implements NestMiddleware {
   /** One listener for every response, reading the response from `this`: no closure per request. */
   private readonly onClose: (this: ServerResponse) => void;
 
-  constructor(pino: PinoLogger) {
-    // Outside a request's context (and nestjs-pino binds none here) this is the root logger. The
-    // line's fields are fixed and checked (requestLogFields), so the root logger's key-based
-    // redaction, which passes every field of every line through a redactor, finds nothing here.
-    const logger = pino.logger.child({}, { redact: [] });
+  constructor(output: LogOutput) {
+    // The line's fields are fixed and checked (requestLogFields), so the logger's key-based
+    // redaction, which would pass every field of every line through a redactor, has nothing to do.
     this.onClose = function onClose(this: ServerResponse) {
-      logRequest(logger, this.req, this);
+      logRequest(output, this.req, this);
     };
   }
 

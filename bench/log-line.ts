@@ -1,0 +1,196 @@
+/**
+ * What the per-request log line costs: the list throughput of the service at LOG_LEVEL=info (one line
+ * per request, the default) against the same build at LOG_LEVEL=warn (no line for a successful
+ * request), measured side by side.
+ *
+ * Both instances run at once, pinned to the same core, each under the same load from the other core.
+ * The scheduler gives each half of that core, so the instance that spends more CPU per request serves
+ * fewer requests, and whatever else the machine does slows both alike: the ratio of their request
+ * counts is the cost of the line, with far less noise than two runs one after the other. Every round
+ * starts a fresh pair and swaps their ports and start order.
+ *
+ *   npm run bench:log-line          # BENCH_LOG_ROUNDS (9), BENCH_DURATION (10s), BENCH_WARMUP (3s)
+ *
+ * stdout of each instance is a pipe read by this process, as a container runtime reads it; the lines
+ * are counted, so a run where the info instance did not write one line per request is refused.
+ */
+import autocannon from 'autocannon';
+import { createReadStream, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { connectServer, parseDbUrl, recreateDatabase, seedRange, withScheme } from './lib/db';
+import { canPin, run, setAffinity, sleep, startProcess, stopProcess, waitForHttp } from './lib/sys';
+
+const env = process.env;
+const S = {
+  databaseUrl: env.BENCH_DATABASE_URL || 'mysql://root@127.0.0.1:3306/plantstore_bench_log',
+  rounds: Number(env.BENCH_LOG_ROUNDS || 9),
+  durationSec: parseFloat(env.BENCH_DURATION || '10'),
+  warmupSec: parseFloat(env.BENCH_WARMUP || '3'),
+  connections: Number(env.BENCH_CONNECTIONS || 32),
+  portBase: Number(env.BENCH_PORT_BASE || 3201),
+  skipBuild: env.BENCH_SKIP_BUILD === '1',
+};
+const ROOT = process.cwd();
+const OUT = join(ROOT, 'bench', '.out');
+const LIST_PATH = '/plants?limit=20';
+const USER = 'bench-log';
+const REQUEST_LINE = '"msg":"GET /plants 200"';
+
+const log = (message: string) => process.stderr.write(`[${new Date().toISOString().slice(11, 19)}] ${message}\n`);
+
+function startProd(): string[] {
+  const script = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> })
+    .scripts['start:prod'];
+  const [node, ...rest] = script.trim().split(/\s+/);
+  if (node !== 'node') throw new Error(`npm run start:prod is not "node [flags] <script>": ${script}`);
+  return [process.execPath, ...rest];
+}
+
+/** User + system CPU seconds of a process, threads included. */
+function cpuSeconds(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / 100;
+}
+
+function load(port: number, token: string, seconds: number): Promise<autocannon.Result> {
+  return autocannon({
+    url: `http://127.0.0.1:${port}${LIST_PATH}`,
+    connections: S.connections,
+    duration: seconds,
+    headers: { authorization: `Bearer ${token}` },
+  });
+}
+
+async function countLines(path: string, msg: string): Promise<number> {
+  let count = 0;
+  let rest = '';
+  for await (const chunk of createReadStream(path, 'utf8')) {
+    const lines = (rest + (chunk as string)).split('\n');
+    rest = lines.pop()!;
+    for (const line of lines) if (line.includes(msg)) count++;
+  }
+  return count;
+}
+
+const median = (values: number[]) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
+};
+
+interface Round {
+  info: { rps: number; cpuUsPerRequest: number; requests: number; lines: number };
+  warn: { rps: number; cpuUsPerRequest: number; requests: number };
+  ratio: number;
+}
+
+async function main(): Promise<void> {
+  mkdirSync(OUT, { recursive: true });
+  if (!S.skipBuild) {
+    log('building the service (npm run build)');
+    await run('npm', ['run', 'build'], { cwd: ROOT });
+  }
+  const db = parseDbUrl(S.databaseUrl);
+  if (!db.database.includes('bench')) throw new Error('BENCH_DATABASE_URL must name a database containing "bench"');
+  const conn = await connectServer(db);
+  const [[{ version }]] = (await conn.query('SELECT VERSION() AS version')) as unknown as [[{ version: string }]];
+  await recreateDatabase(conn, db.database);
+  const pin = await canPin();
+  if (pin) await setAffinity(process.pid, '1');
+  const serviceEnv: NodeJS.ProcessEnv = {
+    PATH: env.PATH,
+    NODE_ENV: 'production',
+    DATABASE_URL: withScheme(db, /mariadb/i.test(version) ? 'mariadb' : 'mysql'),
+    HOST: '127.0.0.1',
+    RATE_LIMIT_PER_MINUTE: '1000000000',
+    METRICS_PORT: '0',
+  };
+  const command = startProd();
+
+  // Migrations, the token and 1,000 plants for the listing user, once.
+  const { stdout } = await run(process.execPath, ['dist/cli.js', 'token', 'create', '--user', USER], {
+    cwd: ROOT,
+    env: { ...serviceEnv, LOG_LEVEL: 'error' },
+  });
+  const token = stdout.trim().split('\n').pop()!.trim();
+  if (!token.startsWith('pst_')) throw new Error(`token create printed no token:\n${stdout}`);
+  await seedRange(conn, USER, 1n, 1000);
+
+  const rounds: Round[] = [];
+  for (let round = 0; round < S.rounds; round++) {
+    // Odd rounds swap the ports and which instance starts first.
+    const levels = round % 2 === 0 ? (['info', 'warn'] as const) : (['warn', 'info'] as const);
+    const procs = levels.map((level, i) =>
+      startProcess(`service (${level})`, command, {
+        env: { ...serviceEnv, LOG_LEVEL: level, PORT: String(S.portBase + i) },
+        cwd: ROOT,
+        cpus: pin ? '0' : undefined,
+        logPath: join(OUT, `log-line-${level}.log`),
+      }),
+    );
+    try {
+      await Promise.all(procs.map((p, i) => waitForHttp(`http://127.0.0.1:${S.portBase + i}/health/live`, p)));
+      await Promise.all(procs.map((_, i) => load(S.portBase + i, token, S.warmupSec)));
+      const snapshot = () =>
+        Promise.all(
+          procs.map(async (p) => ({ cpu: cpuSeconds(p.pid), lines: await countLines(p.logPath, REQUEST_LINE) })),
+        );
+      const before = await snapshot();
+      const results = await Promise.all(procs.map((_, i) => load(S.portBase + i, token, S.durationSec)));
+      await sleep(300); // the last lines reach the pipe (LOG_FLUSH_INTERVAL_MS) and the log file
+      const after = await snapshot();
+      const of = (level: 'info' | 'warn') => {
+        const i = levels.indexOf(level);
+        const requests = results[i].requests.total;
+        if (results[i].non2xx > 0 || results[i].errors > 0)
+          throw new Error(`${level}: ${results[i].non2xx} non-2xx answers, ${results[i].errors} errors`);
+        return {
+          rps: results[i].requests.average,
+          requests,
+          cpuUsPerRequest: ((after[i].cpu - before[i].cpu) * 1e6) / requests,
+          lines: after[i].lines - before[i].lines,
+        };
+      };
+      const info = of('info');
+      const warn = of('warn');
+      if (warn.lines !== 0) throw new Error(`the warn instance wrote ${warn.lines} request lines`);
+      // autocannon counts the responses it read in time; a line is written per answered request.
+      if (info.lines < info.requests) throw new Error(`${info.lines} lines for ${info.requests} requests at info`);
+      const ratio = info.requests / warn.requests;
+      rounds.push({ info, warn, ratio });
+      log(
+        `round ${round + 1}/${S.rounds}: info ${info.rps.toFixed(0)} req/s (${info.cpuUsPerRequest.toFixed(1)} µs CPU/req, ${info.lines} lines), warn ${warn.rps.toFixed(0)} req/s (${warn.cpuUsPerRequest.toFixed(1)} µs/req): info/warn ${ratio.toFixed(3)}`,
+      );
+    } finally {
+      await Promise.all(procs.map((p) => stopProcess(p)));
+    }
+  }
+  await conn.query(`DROP DATABASE IF EXISTS \`${db.database}\``);
+  await conn.end();
+
+  const ratios = rounds.map((r) => r.ratio);
+  const cost = 1 - median(ratios);
+  const lines = [
+    `| round | info req/s | info CPU µs/req | warn req/s | warn CPU µs/req | info ÷ warn |`,
+    `|---:|---:|---:|---:|---:|---:|`,
+    ...rounds.map(
+      (r, i) =>
+        `| ${i + 1} | ${r.info.rps.toFixed(0)} | ${r.info.cpuUsPerRequest.toFixed(1)} | ${r.warn.rps.toFixed(0)} | ${r.warn.cpuUsPerRequest.toFixed(1)} | ${r.ratio.toFixed(3)} |`,
+    ),
+    '',
+    `info ÷ warn, median of ${rounds.length} rounds: **${median(ratios).toFixed(3)}** [${Math.min(...ratios).toFixed(3)}–${Math.max(...ratios).toFixed(3)}]; ` +
+      `the line costs **${(cost * 100).toFixed(1)}%** of list throughput (target: at most 3%). ` +
+      `CPU per request, medians: info ${median(rounds.map((r) => r.info.cpuUsPerRequest)).toFixed(1)} µs, warn ${median(rounds.map((r) => r.warn.cpuUsPerRequest)).toFixed(1)} µs.`,
+    '',
+    `Settings: ${S.rounds} rounds of ${S.durationSec} s after ${S.warmupSec} s of warm-up, ${S.connections} connections per instance, ` +
+      `\`${command.slice(1).join(' ')}\`, Node.js ${process.version}, ${version}, ${pin ? 'both instances on CPU 0, load and database on CPU 1' : 'not pinned'}.`,
+  ];
+  const report = lines.join('\n');
+  writeFileSync(join(OUT, 'log-line.md'), `${report}\n`);
+  process.stdout.write(`${report}\n`);
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(`${(error as Error).stack ?? String(error)}\n`);
+  process.exit(1);
+});

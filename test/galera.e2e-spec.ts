@@ -140,7 +140,7 @@ describeGalera('On a three-node Galera cluster', () => {
               .set(bearer(token)),
             b.http().delete(`/plants/${gone}`).set(bearer(token)),
           ]);
-          for (const deadline = Date.now() + 10_000; Date.now() < deadline; ) {
+          for (const deadline = Date.now() + 10_000; Date.now() < deadline;) {
             if ((await inFlightOnNode2()) >= 2) {
               heldUntilBoth++;
               break;

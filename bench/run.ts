@@ -578,8 +578,10 @@ async function runClusterScenario(ctx: Context, serviceEnv: NodeJS.ProcessEnv): 
           const statuses = Object.entries(load.status)
             .map(([c, n]) => `${c}×${n}`)
             .join(' ');
+          // A run without responses has no percentiles (NaN, null once through IPC).
+          const msText = (x: number | null) => (typeof x === 'number' && Number.isFinite(x) ? x.toFixed(2) : 'n/a');
           log(
-            `cluster ${kind} ${round}/${S.rounds} ${setup === 'single' ? '1 instance, 1 server ' : '2 instances, 2 nodes'} ${Math.round(load.rps).toString().padStart(6)} req/s  p50 ${load.latencyMs.p50.toFixed(2)} ms  p99 ${load.latencyMs.p99.toFixed(2)} ms  instances CPU ${(r.cpu.instances * 100).toFixed(0)}%  db CPU ${r.cpu.db === null ? 'n/a' : `${(r.cpu.db * 100).toFixed(0)}%`}  others ${(r.cpu.others * 100).toFixed(0)}%  [${statuses}${load.errors ? ` errors×${load.errors}` : ''}]`,
+            `cluster ${kind} ${round}/${S.rounds} ${setup === 'single' ? '1 instance, 1 server ' : '2 instances, 2 nodes'} ${Math.round(load.rps).toString().padStart(6)} req/s  p50 ${msText(load.latencyMs.p50)} ms  p99 ${msText(load.latencyMs.p99)} ms  instances CPU ${(r.cpu.instances * 100).toFixed(0)}%  db CPU ${r.cpu.db === null ? 'n/a' : `${(r.cpu.db * 100).toFixed(0)}%`}  others ${(r.cpu.others * 100).toFixed(0)}%  [${statuses}${load.errors ? ` errors×${load.errors}` : ''}${load.timeouts ? ` timeouts×${load.timeouts}` : ''}]`,
           );
         }
       }

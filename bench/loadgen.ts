@@ -15,6 +15,8 @@ export type Workload =
 
 export interface LoadJob {
   url: string;
+  /** Instead of `url`: several instances, the connections split evenly among them (one result). */
+  urls?: string[];
   token: string;
   workload: Workload;
   connections: number;
@@ -123,29 +125,38 @@ export async function runLoad(job: LoadJob): Promise<LoadResult> {
   const cpu0 = process.cpuUsage();
   const t0 = process.hrtime.bigint();
 
-  const result = await new Promise<autocannon.Result>((resolve, reject) => {
-    const instance = autocannon(
-      {
-        url: job.url,
-        connections: job.connections,
-        pipelining: 1,
-        duration: job.durationSec,
-        timeout: 10,
-        headers: { authorization: `Bearer ${job.token}` },
-        requests,
-      },
-      (error: unknown, done: autocannon.Result) =>
-        error ? reject(error instanceof Error ? error : new Error(String(error))) : resolve(done),
-    );
-    instance.on('response', (_client: autocannon.Client, _status: number, _bytes: number, responseTime: number) => {
-      if (n === latencies.length) {
-        const bigger = new Float64Array(latencies.length * 2);
-        bigger.set(latencies);
-        latencies = bigger;
-      }
-      latencies[n++] = responseTime;
+  const urls = job.urls ?? [job.url];
+  const run = (url: string, connections: number) =>
+    new Promise<autocannon.Result>((resolve, reject) => {
+      const instance = autocannon(
+        {
+          url,
+          connections,
+          pipelining: 1,
+          duration: job.durationSec,
+          timeout: 10,
+          headers: { authorization: `Bearer ${job.token}` },
+          requests,
+        },
+        (error: unknown, done: autocannon.Result) =>
+          error ? reject(error instanceof Error ? error : new Error(String(error))) : resolve(done),
+      );
+      instance.on('response', (_client: autocannon.Client, _status: number, _bytes: number, responseTime: number) => {
+        if (n === latencies.length) {
+          const bigger = new Float64Array(latencies.length * 2);
+          bigger.set(latencies);
+          latencies = bigger;
+        }
+        latencies[n++] = responseTime;
+      });
     });
-  });
+  // One autocannon per instance, in parallel; the request sequences (and their id counters) are
+  // shared, so creates never repeat an id across instances.
+  const results = await Promise.all(
+    urls.map((url, i) =>
+      run(url, Math.floor(job.connections / urls.length) + (i < job.connections % urls.length ? 1 : 0)),
+    ),
+  );
 
   const elapsedSec = Number(process.hrtime.bigint() - t0) / 1e9;
   const cpu = process.cpuUsage(cpu0);
@@ -153,11 +164,14 @@ export async function runLoad(job: LoadJob): Promise<LoadResult> {
   let sum = 0;
   for (let i = 0; i < n; i++) sum += sorted[i];
   const status: Record<string, number> = {};
-  for (const [code, stats] of Object.entries(result.statusCodeStats ?? {})) status[code] = stats.count ?? 0;
+  for (const result of results)
+    for (const [code, stats] of Object.entries(result.statusCodeStats ?? {}))
+      status[code] = (status[code] ?? 0) + (stats.count ?? 0);
+  const total = (pick: (r: autocannon.Result) => number) => results.reduce((sum, r) => sum + pick(r), 0);
 
   return {
     responses: n,
-    sent: result.requests.sent,
+    sent: total((r) => r.requests.sent),
     elapsedSec,
     rps: n / elapsedSec,
     latencyMs: {
@@ -168,8 +182,8 @@ export async function runLoad(job: LoadJob): Promise<LoadResult> {
       mean: n > 0 ? sum / n : NaN,
     },
     status,
-    errors: result.errors,
-    timeouts: result.timeouts,
+    errors: total((r) => r.errors),
+    timeouts: total((r) => r.timeouts),
     loadgenCpuSec: (cpu.user + cpu.system) / 1e6,
     ...counters(),
   };

@@ -23,6 +23,7 @@ import {
   traceStatements,
   withScheme,
 } from './lib/db';
+import { probeCausalReads, startCluster } from './lib/cluster';
 import { summarizeProfile } from './lib/profile';
 import { renderMarkdown, renderSvg, spread } from './lib/report';
 import {
@@ -45,6 +46,8 @@ import {
 } from './lib/sys';
 import {
   BenchResults,
+  ClusterResult,
+  ClusterRound,
   ParityCheck,
   RoundResult,
   ScaleResult,
@@ -100,6 +103,8 @@ const S = {
   keepDatabase: env.BENCH_KEEP_DATABASE === '1',
   portBase: integer(env.BENCH_PORT_BASE, 3101),
   peerTokenTtlMs: integer(env.BENCH_PEER_TOKEN_TTL_MS, 5000),
+  clusterPortBase: integer(env.BENCH_CLUSTER_PORT_BASE, 14700),
+  causalStatements: integer(env.BENCH_CAUSAL_STATEMENTS, QUICK ? 500 : 3000),
 };
 
 const ROOT = process.cwd();
@@ -141,6 +146,21 @@ function keepRecordedSections(file: string, report: string): string {
   const previous = existsSync(file) ? readFileSync(file, 'utf8') : '';
   const kept = previous.match(/<!-- recorded -->[\s\S]*?<!-- \/recorded -->/g) ?? [];
   return kept.length === 0 ? report : `${report.trimEnd()}\n\n${kept.join('\n\n')}\n`;
+}
+
+/** A token for `user`, issued by the service's own command line against the database of `serviceEnv`. */
+async function createToken(serviceEnv: NodeJS.ProcessEnv, user: string): Promise<string> {
+  const { stdout } = await run(
+    process.execPath,
+    ['dist/cli.js', 'token', 'create', '--user', user, '--name', 'bench'],
+    {
+      cwd: ROOT,
+      env: { ...serviceEnv, LOG_LEVEL: 'error' },
+    },
+  );
+  const secret = stdout.trim().split('\n').pop()?.trim() ?? '';
+  if (!/^pst_/.test(secret)) throw new Error(`token create printed no token for ${user}:\n${stdout}`);
+  return secret;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -451,6 +471,149 @@ async function runScalePhase(ctx: Context, label: string, owner: string, users: 
 }
 
 // ---------------------------------------------------------------------------------------------
+// Cluster: two instances on two Galera nodes against one instance on the single server
+
+const CLUSTER_DATABASE = 'plantstore_bench_cluster';
+
+async function runClusterScenario(ctx: Context, serviceEnv: NodeJS.ProcessEnv): Promise<ClusterResult> {
+  log(`cluster: starting three Galera nodes (scripts/galera-cluster.sh, ports from ${S.clusterPortBase})`);
+  const cluster = await startCluster(ROOT, S.clusterPortBase);
+  const instances: Spawned[] = [];
+  try {
+    log(`cluster: up in ${cluster.startSec.toFixed(0)} s`);
+    for (const pid of cluster.pids()) ctx.extraPids.add(pid);
+    const admin = await cluster.connect(1);
+    try {
+      await recreateDatabase(admin, CLUSTER_DATABASE);
+    } finally {
+      await admin.end();
+    }
+    const urls: string[] = [];
+    for (const node of [1, 2]) {
+      const port = S.portBase + 20 + node;
+      const proc = startProcess(
+        `service on Galera node ${node}`,
+        [process.execPath, ...START_PROD.nodeFlags, START_PROD.script],
+        {
+          env: { ...serviceEnv, DATABASE_URL: cluster.nodeUrl(node, CLUSTER_DATABASE), PORT: String(port) },
+          cwd: ROOT,
+          logPath: join(OUT, `service-galera${node}.log`),
+        },
+      );
+      instances.push(proc);
+      ctx.extraPids.add(proc.pid);
+      urls.push(`http://127.0.0.1:${port}`);
+      await waitForHttp(`${urls[urls.length - 1]}/plants`, proc);
+    }
+    const nodeEnv = { ...serviceEnv, DATABASE_URL: cluster.nodeUrl(1, CLUSTER_DATABASE) };
+    const tokens = {
+      list: await createToken(nodeEnv, 'bench-list'),
+      create: await createToken(nodeEnv, 'bench-create'),
+    };
+    const seed = await cluster.connect(1, CLUSTER_DATABASE);
+    try {
+      await seedRange(seed, 'bench-list', 1n, PLANTS_PER_USER);
+    } finally {
+      await seed.end();
+    }
+
+    const single = ctx.targets.find((t) => t.name === 'service')!;
+    let clusterNextId = CREATE_BASE;
+    const workload = (kind: ClusterRound['workload'], setup: ClusterRound['setup']): Workload =>
+      kind === 'list'
+        ? { kind: 'list', path: LIST_PATH }
+        : {
+            kind: 'create',
+            nextId: String(setup === 'single' ? (ctx.createNext.get('bench-create') ?? CREATE_BASE) : clusterNextId),
+          };
+    const clusterJob = (kind: ClusterRound['workload'], setup: ClusterRound['setup'], sec: number): LoadJob =>
+      setup === 'single'
+        ? job(ctx, single, `bench-${kind}`, workload(kind, setup), sec)
+        : {
+            url: urls[0],
+            urls,
+            token: tokens[kind],
+            workload: workload(kind, setup),
+            connections: S.connections,
+            durationSec: sec,
+          };
+    const after = (kind: ClusterRound['workload'], setup: ClusterRound['setup'], load: LoadResult) => {
+      if (kind !== 'create') return;
+      if (setup === 'single') ctx.createNext.set('bench-create', BigInt(load.nextCreateId!));
+      else clusterNextId = BigInt(load.nextCreateId!);
+    };
+    const kinds = ['list', 'create'] as const;
+    log(`cluster: warm-up ${S.warmupSec}s per setup and workload`);
+    for (const kind of kinds)
+      for (const setup of ['single', 'cluster'] as const)
+        after(kind, setup, await ctx.loadgen.run(clusterJob(kind, setup, S.warmupSec)));
+
+    const cpuOf = (pids: number[]) => pids.reduce((sum, pid) => sum + (cpuSeconds(pid) || 0), 0);
+    const rounds: ClusterRound[] = [];
+    for (let round = 1; round <= S.rounds; round++) {
+      for (const kind of kinds) {
+        const order = round % 2 === 1 ? (['single', 'cluster'] as const) : (['cluster', 'single'] as const);
+        for (const setup of order) {
+          await waitForQuiet(ctx);
+          const pids = setup === 'single' ? [single.proc.pid] : instances.map((p) => p.pid);
+          const dbPids = setup === 'single' ? (ctx.dbPid ? [ctx.dbPid] : []) : cluster.pids();
+          const others = othersMeter(ctx);
+          const t0 = Date.now();
+          const cpu0 = { instances: cpuOf(pids), db: cpuOf(dbPids) };
+          const load = await ctx.loadgen.run(clusterJob(kind, setup, S.durationSec));
+          const wall = (Date.now() - t0) / 1000;
+          after(kind, setup, load);
+          const r: ClusterRound = {
+            round,
+            workload: kind,
+            setup,
+            load,
+            cpu: {
+              instances: (cpuOf(pids) - cpu0.instances) / wall,
+              db: dbPids.length > 0 ? (cpuOf(dbPids) - cpu0.db) / wall : null,
+              others: others(),
+            },
+          };
+          rounds.push(r);
+          const statuses = Object.entries(load.status)
+            .map(([c, n]) => `${c}×${n}`)
+            .join(' ');
+          // A run without responses has no percentiles (NaN, null once through IPC).
+          const msText = (x: number | null) => (typeof x === 'number' && Number.isFinite(x) ? x.toFixed(2) : 'n/a');
+          log(
+            `cluster ${kind} ${round}/${S.rounds} ${setup === 'single' ? '1 instance, 1 server ' : '2 instances, 2 nodes'} ${Math.round(load.rps).toString().padStart(6)} req/s  p50 ${msText(load.latencyMs.p50)} ms  p99 ${msText(load.latencyMs.p99)} ms  instances CPU ${(r.cpu.instances * 100).toFixed(0)}%  db CPU ${r.cpu.db === null ? 'n/a' : `${(r.cpu.db * 100).toFixed(0)}%`}  others ${(r.cpu.others * 100).toFixed(0)}%  [${statuses}${load.errors ? ` errors×${load.errors}` : ''}${load.timeouts ? ` timeouts×${load.timeouts}` : ''}]`,
+          );
+        }
+      }
+    }
+
+    log(`cluster: causal reads, ${S.causalStatements} list statements per setting, idle and under writes, twice`);
+    const causal: ClusterResult['causal'] = [];
+    for (let pass = 1; pass <= 2; pass++) {
+      for (const writes of [false, true]) {
+        await waitForQuiet(ctx);
+        causal.push(...(await probeCausalReads(cluster, CLUSTER_DATABASE, 'bench-list', S.causalStatements, writes)));
+      }
+    }
+    return {
+      description:
+        'Two instances of the service, one attached to Galera node 1 and one to node 2 directly (no HAProxy), the load split evenly between them, against one instance on the single server of BENCH_DATABASE_URL; same connections in all, same requests as the list and create scenarios. All three nodes run on this machine.',
+      startSec: cluster.startSec,
+      connections: S.connections,
+      rounds,
+      causal,
+    };
+  } finally {
+    for (const proc of instances) {
+      await stopProcess(proc);
+      ctx.extraPids.delete(proc.pid);
+    }
+    for (const pid of cluster.pids()) ctx.extraPids.delete(pid);
+    await cluster.stop();
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
 // SQL trace, parity, profile
 
 async function request(
@@ -703,19 +866,7 @@ async function main(): Promise<void> {
     const users = ['bench-list', 'bench-create', 'bench-delete', 'bench-mix', 'bench-trace', scaleOwner];
     log(`creating tokens with node dist/cli.js for ${users.join(', ')}`);
     const tokens: Record<string, string> = {};
-    for (const user of users) {
-      const { stdout } = await run(
-        process.execPath,
-        ['dist/cli.js', 'token', 'create', '--user', user, '--name', 'bench'],
-        {
-          cwd: ROOT,
-          env: { ...serviceEnv, LOG_LEVEL: 'error' },
-        },
-      );
-      const secret = stdout.trim().split('\n').pop()?.trim() ?? '';
-      if (!/^pst_/.test(secret)) throw new Error(`token create printed no token for ${user}:\n${stdout}`);
-      tokens[user] = secret;
-    }
+    for (const user of users) tokens[user] = await createToken(serviceEnv, user);
 
     // The peers
     const peerEnv = (port: number): NodeJS.ProcessEnv => ({
@@ -815,17 +966,20 @@ async function main(): Promise<void> {
     );
 
     const planned =
-      S.scenarios.length * (3 * S.warmupSec + S.rounds * 3 * S.durationSec) +
+      S.scenarios.filter((name) => name !== 'cluster').length * (3 * S.warmupSec + S.rounds * 3 * S.durationSec) +
+      (S.scenarios.includes('cluster') ? 30 + 4 * S.warmupSec + S.rounds * 4 * S.durationSec + 20 : 0) +
       (S.scale ? 2 * (3 * S.warmupSec + S.scaleRounds * 3 * (S.durationSec + S.singleSec)) : 0) +
       (S.profile ? 2 * (S.warmupSec + S.durationSec + 5) : 0);
     log(`about ${Math.ceil(planned / 60)} min of load to go`);
 
     const scenarios: ScenarioResult[] = [];
     for (const name of S.scenarios) {
+      if (name === 'cluster') continue;
       const spec = SCENARIOS.find((s) => s.name === name);
-      if (!spec) throw new Error(`unknown scenario "${name}" in BENCH_SCENARIOS (list, create, delete, mix)`);
+      if (!spec) throw new Error(`unknown scenario "${name}" in BENCH_SCENARIOS (list, create, delete, mix, cluster)`);
       scenarios.push(await runScenario(ctx, spec));
     }
+    const cluster = S.scenarios.includes('cluster') ? await runClusterScenario(ctx, serviceEnv) : null;
 
     const profiles: BenchResults['profiles'] = [];
     if (S.profile) {
@@ -934,12 +1088,17 @@ async function main(): Promise<void> {
       trace,
       scenarios,
       scale,
+      cluster,
       explain: explains,
       profiles,
       serviceIdleRssMb,
       serviceHwmMb,
     };
-    const allRounds = [...scenarios.flatMap((x) => x.rounds), ...scale.flatMap((x) => [...x.loaded, ...x.single])];
+    const allRounds: { cpu: { others: number } }[] = [
+      ...scenarios.flatMap((x) => x.rounds),
+      ...scale.flatMap((x) => [...x.loaded, ...x.single]),
+      ...(cluster?.rounds ?? []),
+    ];
     const busyRounds = allRounds.filter((r) => r.cpu.others > 0.25);
     notes.push(
       `Processes outside the benchmark used a median ${(spread(allRounds.map((r) => r.cpu.others)).median * 100).toFixed(0)}% of a core during the measured runs ` +

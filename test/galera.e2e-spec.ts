@@ -1,5 +1,7 @@
+import type { RowDataPacket } from 'mysql2/promise';
 import { DataSource } from 'typeorm';
 import { loadConfig } from '../src/config/configuration';
+import { STATEMENT_RETRY_DEFAULTS } from '../src/common/statement-retry';
 import { MIGRATIONS, buildDataSourceOptions } from '../src/database/data-source';
 import { prepareGaleraSessions } from '../src/database/galera';
 import { runPendingMigrations } from '../src/database/migrations-runner';
@@ -100,40 +102,67 @@ describeGalera('On a three-node Galera cluster', () => {
 
   it('reads its own writes through a node that lags behind: reads and deletes wait until it has caught up', async () => {
     // FLUSH TABLES WITH READ LOCK pauses node 2's applier: writes certified through node 1 are
-    // acknowledged but not yet applied there, as on a loaded node, for 300 ms.
+    // acknowledged but not yet applied there, as on a loaded node. The lock is held until the
+    // list and the delete have both reached node 2 (a fixed pause could end, on a slow machine,
+    // before they were sent, and test nothing). Each reads or deletes a plant of its own: a list
+    // racing a delete of the very plant it lists may rightly miss it.
     const lagging = await mysqlConnection(cluster.nodeUrl(2, ''), '');
+    const inFlightOnNode2 = async () => {
+      const [rows] = await lagging.query<RowDataPacket[]>(
+        "SELECT COUNT(*) AS n FROM information_schema.PROCESSLIST WHERE ID <> CONNECTION_ID() AND USER = 'root' AND COMMAND = 'Query' AND DB = ?",
+        [DB],
+      );
+      return Number(rows[0].n);
+    };
     const misses: string[] = [];
+    let heldUntilBoth = 0;
     try {
       for (let id = 7000; id < 7010; id++) {
+        const gone = id + 100;
+        // A token lookup held by the lag would hold both requests behind it.
+        expect((await b.http().get('/plants?limit=1').set(bearer(token))).status).toBe(200);
         await lagging.query('FLUSH TABLES WITH READ LOCK');
-        const resume = new Promise((resolve) => setTimeout(resolve, 300)).then(() => lagging.query('UNLOCK TABLES'));
+        let resumed = false;
         try {
-          const created = await a
-            .http()
-            .post('/plants')
-            .set(bearer(token))
-            .set(JSON_TYPE)
-            .send(JSON.stringify({ id, name: 'Lagged' }));
-          expect(created.status).toBe(200);
-          const [listed, deleted] = await Promise.all([
+          for (const plant of [id, gone]) {
+            const created = await a
+              .http()
+              .post('/plants')
+              .set(bearer(token))
+              .set(JSON_TYPE)
+              .send(JSON.stringify({ id: plant, name: 'Lagged' }));
+            expect(created.status).toBe(200);
+          }
+          const answers = Promise.all([
             b
               .http()
               .get(`/plants?after=${id - 1}&limit=1`)
               .set(bearer(token)),
-            b.http().delete(`/plants/${id}`).set(bearer(token)),
+            b.http().delete(`/plants/${gone}`).set(bearer(token)),
           ]);
+          for (const deadline = Date.now() + 10_000; Date.now() < deadline;) {
+            if ((await inFlightOnNode2()) >= 2) {
+              heldUntilBoth++;
+              break;
+            }
+            await new Promise((resolve) => setTimeout(resolve, 20));
+          }
+          await lagging.query('UNLOCK TABLES');
+          resumed = true;
+          const [listed, deleted] = await answers;
           if (listed.status !== 200 || listed.body[0]?.id !== id)
             misses.push(`list ${id}: ${listed.status} ${JSON.stringify(listed.body)}`);
-          if (deleted.status !== 204) misses.push(`delete ${id}: ${deleted.status}`);
+          if (deleted.status !== 204) misses.push(`delete ${gone}: ${deleted.status}`);
         } finally {
-          await resume;
+          if (!resumed) await lagging.query('UNLOCK TABLES').catch(() => undefined);
         }
       }
     } finally {
-      await lagging.query('UNLOCK TABLES').catch(() => undefined);
       await lagging.end();
     }
     expect(misses).toEqual([]);
+    // Both statements were held by the lag every time: the test measured what it claims to.
+    expect(heldUntilBoth).toBe(10);
   });
 
   it('runs the migrations exactly once when instances on the three nodes migrate at the same moment; each then serves', async () => {
@@ -210,9 +239,10 @@ describeGalera('On a three-node Galera cluster', () => {
 
   it('loses no acknowledged write when the node behind HAProxy is killed under write load; failures are quick 503s, and it serves again within seconds', async () => {
     const QUERY_TIMEOUT_MS = 2000;
+    const CONNECT_TIMEOUT_MS = 2000;
     const viaProxy = await startInstance(cluster.haproxyUrl(DB), {
       DB_QUERY_TIMEOUT_MS: String(QUERY_TIMEOUT_MS),
-      DB_CONNECT_TIMEOUT_MS: String(QUERY_TIMEOUT_MS),
+      DB_CONNECT_TIMEOUT_MS: String(CONNECT_TIMEOUT_MS),
     });
     apps.push(viaProxy);
     const acknowledged: number[] = [];
@@ -237,8 +267,9 @@ describeGalera('On a three-node Galera cluster', () => {
     until.time = Date.now() + 60_000;
     const writers = Array.from({ length: 4 }, writer);
     await new Promise((resolve) => setTimeout(resolve, 1000));
-    killedAt = Date.now();
     await cluster.killNode(1);
+    // Once the script has seen the process gone: requests sent before can still have succeeded.
+    killedAt = Date.now();
     // Keep writing until writes have succeeded for a while after the kill, within a deadline.
     for (const deadline = Date.now() + 30_000; Date.now() < deadline;) {
       const recovered = answers.filter((x) => x.at > killedAt && x.status === 200);
@@ -257,7 +288,13 @@ describeGalera('On a three-node Galera cluster', () => {
     );
     expect(failures.filter((x) => x.status !== 503)).toEqual([]);
     for (const failure of failures) expect(failure.body).toEqual({ error: 503, message: expect.any(String) });
-    expect(Math.max(...answers.map((x) => x.ms))).toBeLessThan(QUERY_TIMEOUT_MS + 1000);
+    // A request may first wait for a connection (HAProxy trying the dead node until it is marked
+    // down, then placing it on galera2) and then for its statement (galera2 holds commits until the
+    // cluster has a new view without galera1): one wait of each, as retries stop after the retry
+    // window, plus half a second for the HTTP round trip on a loaded machine.
+    expect(Math.max(...answers.map((x) => x.ms))).toBeLessThan(
+      CONNECT_TIMEOUT_MS + QUERY_TIMEOUT_MS + STATEMENT_RETRY_DEFAULTS.windowMs + 500,
+    );
     const firstSuccess = afterKill.find((x) => x.status === 200);
     expect(firstSuccess).toBeDefined();
     expect(firstSuccess!.at - killedAt).toBeLessThan(5000);

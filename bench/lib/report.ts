@@ -1,6 +1,6 @@
 /** Turns the benchmark's results into bench/RESULTS.md and the bar chart bench/results.svg. */
 import type { Counter } from './db';
-import { BenchResults, RoundResult, ScenarioResult, TARGETS, TARGET_LABEL, TargetName } from './types';
+import { BenchResults, ClusterResult, RoundResult, ScenarioResult, TARGETS, TARGET_LABEL, TargetName } from './types';
 
 export interface Spread {
   median: number;
@@ -327,6 +327,8 @@ export function renderMarkdown(results: BenchResults): string {
     out.push(...ratioTable(s.rounds), '', ...roundsDetail(s.rounds), '');
   }
 
+  if (results.cluster) out.push(...clusterSection(results.cluster));
+
   if (results.scale.length > 0) {
     out.push(
       '## Scale: list latency with a small and a large table',
@@ -457,6 +459,65 @@ export function renderMarkdown(results: BenchResults): string {
     '',
   );
   return out.join('\n');
+}
+
+const SETUP_LABEL = { single: '1 instance, single server', cluster: '2 instances, 2 Galera nodes' } as const;
+
+function clusterSection(c: ClusterResult): string[] {
+  const out = [
+    '## Cluster: two instances on two Galera nodes against one on one server',
+    '',
+    `${c.description} The cluster started in ${num(c.startSec)} s. ${c.connections} connections in every run.`,
+    '',
+    '| workload | setup | req/s | p50 ms | p99 ms | CPU of the instances | CPU of the database server(s) | other processes |',
+    '|---|---|---:|---:|---:|---:|---:|---:|',
+  ];
+  const pct = (x: number) => `${num(x * 100)}%`;
+  for (const kind of ['list', 'create'] as const) {
+    for (const setup of ['single', 'cluster'] as const) {
+      const rs = c.rounds.filter((r) => r.workload === kind && r.setup === setup);
+      if (rs.length === 0) continue;
+      const db = rs.map((r) => r.cpu.db).filter((x): x is number => x !== null);
+      out.push(
+        `| ${kind} | ${SETUP_LABEL[setup]} | ${fmtSpread(spread(rs.map((r) => r.load.rps)), (x) => num(x))} | ${fmtSpread(spread(rs.map((r) => r.load.latencyMs.p50)), ms)} | ${fmtSpread(spread(rs.map((r) => r.load.latencyMs.p99)), ms)} | ${fmtSpread(spread(rs.map((r) => r.cpu.instances)), pct)} | ${db.length > 0 ? fmtSpread(spread(db), pct) : 'n/a'} | ${fmtSpread(spread(rs.map((r) => r.cpu.others)), pct)} |`,
+      );
+    }
+  }
+  out.push('', '| cluster ÷ single server, per round | req/s | p99 |', '|---|---:|---:|');
+  for (const kind of ['list', 'create'] as const) {
+    const pairs = c.rounds
+      .filter((r) => r.workload === kind && r.setup === 'cluster')
+      .map(
+        (r) => [r, c.rounds.find((x) => x.workload === kind && x.setup === 'single' && x.round === r.round)] as const,
+      )
+      .filter((pair) => pair[1] !== undefined);
+    const of = (pick: (r: ClusterResult['rounds'][number]) => number) =>
+      fmtSpread(spread(pairs.map(([a, b]) => pick(a) / pick(b!))), ratio);
+    out.push(`| ${kind} | ${of((r) => r.load.rps)} | ${of((r) => r.load.latencyMs.p99)} |`);
+  }
+  const statuses: Record<string, number> = {};
+  for (const r of c.rounds)
+    for (const [code, n] of Object.entries(r.load.status))
+      statuses[`${r.setup} ${r.workload} ${code}`] = (statuses[`${r.setup} ${r.workload} ${code}`] ?? 0) + n;
+  out.push(
+    '',
+    `Answers: ${Object.entries(statuses)
+      .map(([k, n]) => `${k}: ${num(n)}`)
+      .join(', ')}.`,
+    '',
+    '### The cost of causal reads',
+    '',
+    "The service's list statement (`SELECT id, name, tag FROM plants WHERE owner = ? ORDER BY id LIMIT 21`, 1,000 rows for that owner) through node 2, on two connections in alternation, one with `wsrep_sync_wait=0` and one with `3` (the service's setting), idle and while another connection inserted through node 1 without pause; milliseconds per statement, measured by the client. Each line is one pass.",
+    '',
+    '| writes through node 1 | sync_wait | statements | mean | p50 | p99 |',
+    '|---|---:|---:|---:|---:|---:|',
+    ...c.causal.map(
+      (p) =>
+        `| ${p.writes ? 'continuous' : 'none'} | ${p.syncWait} | ${num(p.statements)} | ${ms(p.latencyMs.mean)} | ${ms(p.latencyMs.p50)} | ${ms(p.latencyMs.p99)} |`,
+    ),
+    '',
+  );
+  return out;
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -1,4 +1,5 @@
 import type { LoadResult } from '../loadgen';
+import type { CausalProbe } from './cluster';
 import type { Counter, Counters, ExplainResult } from './db';
 import type { ProfileSummary } from './profile';
 
@@ -48,6 +49,25 @@ export interface ScaleResult {
   single: RoundResult[];
 }
 
+/** One measured run of the cluster scenario. */
+export interface ClusterRound {
+  round: number;
+  workload: 'list' | 'create';
+  /** `single`: one instance on the single server; `cluster`: two instances on two Galera nodes. */
+  setup: 'single' | 'cluster';
+  load: LoadResult;
+  /** CPU time over wall time, as a share of one core: the instances, the database server(s), others. */
+  cpu: { instances: number; db: number | null; others: number };
+}
+
+export interface ClusterResult {
+  description: string;
+  startSec: number;
+  connections: number;
+  rounds: ClusterRound[];
+  causal: CausalProbe[];
+}
+
 export interface TraceEntry {
   target: TargetName;
   request: string;
@@ -73,6 +93,7 @@ export interface BenchResults {
   trace: TraceEntry[] | null;
   scenarios: ScenarioResult[];
   scale: ScaleResult[];
+  cluster: ClusterResult | null;
   explain: { label: string; result: ExplainResult }[];
   profiles: { scenario: string; summary: ProfileSummary }[];
   serviceIdleRssMb: number | null;

@@ -45,6 +45,22 @@ describe('withStatementRetry', () => {
     expect(run).toHaveBeenCalledTimes(3);
   });
 
+  it('does not start another attempt once the window has passed: a failure that took a wait is not waited for again', async () => {
+    const error = failed('PROTOCOL_CONNECTION_LOST', 0);
+    let now = 1_000_000;
+    jest.spyOn(Date, 'now').mockImplementation(() => now);
+    const run = jest.fn(() => {
+      now += 2000; // HAProxy gave up on a dead node after its retries
+      return Promise.reject(error);
+    });
+    try {
+      await expect(withStatementRetry(run, { readOnly: true, windowMs: 1000 })).rejects.toBe(error);
+    } finally {
+      jest.restoreAllMocks();
+    }
+    expect(run).toHaveBeenCalledTimes(1);
+  });
+
   it('passes a non-retryable error on at once', async () => {
     const error = failed('ER_DUP_ENTRY', 1062);
     const run = jest.fn().mockRejectedValue(error);

@@ -29,9 +29,19 @@ export interface RetryOptions {
   /** Upper bound of the first backoff; it doubles after each failure, chosen at random below the bound. */
   baseDelayMs?: number;
   maxDelayMs?: number;
+  /** No attempt starts later than this after the first one began. */
+  windowMs?: number;
 }
 
-export const STATEMENT_RETRY_DEFAULTS = { attempts: 4, baseDelayMs: 15, maxDelayMs: 250 } as const;
+/**
+ * The failures worth retrying come back within milliseconds (a lost certification, a node not
+ * ready, a connection refused or already closed). One that came back only after a wait (HAProxy
+ * trying a dead node until it gave up, a node waiting for a new cluster view) would mostly wait
+ * again, and a failing call would take a wait per attempt instead of one: the window keeps a
+ * failing statement within one connection wait and one statement wait (DB_CONNECT_TIMEOUT_MS +
+ * DB_QUERY_TIMEOUT_MS) plus the window.
+ */
+export const STATEMENT_RETRY_DEFAULTS = { attempts: 4, baseDelayMs: 15, maxDelayMs: 250, windowMs: 1000 } as const;
 
 interface DriverFields {
   code?: unknown;
@@ -58,20 +68,23 @@ export function isRetryable(error: unknown, readOnly: boolean): boolean {
 /**
  * Runs one single-statement call (autocommit; never a statement inside a larger transaction)
  * again after a failure that left nothing applied, a bounded number of times with full-jitter
- * exponential backoff, so clients get what one server would have answered. With the defaults the
- * backoff adds at most 15 + 30 + 60 ms.
+ * exponential backoff and within a time window, so clients get what one server would have
+ * answered. With the defaults the backoff adds at most 15 + 30 + 60 ms.
  */
 export async function withStatementRetry<T>(run: () => Promise<T>, options: RetryOptions): Promise<T> {
   const attempts = options.attempts ?? STATEMENT_RETRY_DEFAULTS.attempts;
   const base = options.baseDelayMs ?? STATEMENT_RETRY_DEFAULTS.baseDelayMs;
   const max = options.maxDelayMs ?? STATEMENT_RETRY_DEFAULTS.maxDelayMs;
+  const window = options.windowMs ?? STATEMENT_RETRY_DEFAULTS.windowMs;
+  const started = Date.now();
   for (let attempt = 1; ; attempt++) {
     try {
       return await run();
     } catch (error) {
       if (attempt >= attempts || !isRetryable(error, options.readOnly)) throw error;
-      const bound = Math.min(max, base * 2 ** (attempt - 1));
-      await new Promise((resolve) => setTimeout(resolve, Math.random() * bound));
+      const delay = Math.random() * Math.min(max, base * 2 ** (attempt - 1));
+      if (Date.now() + delay - started >= window) throw error;
+      await new Promise((resolve) => setTimeout(resolve, delay));
     }
   }
 }

@@ -54,7 +54,7 @@ describe(LogOutput.name, () => {
 
   it('hands lines logged close together to stdout in one write, in the order they were logged', async () => {
     output.logger.info('first');
-    output.writeLine('info', '"n":1,"msg":"request"');
+    output.writeLine('info', '"n":1,"msg":"request"', (fields) => fields);
     await nextTurn();
     output.logger.warn('second');
     expect(reader.writes).toEqual([]);
@@ -83,12 +83,27 @@ describe(LogOutput.name, () => {
   });
 
   it('frames a written line as pino frames its own: level, time, pid and hostname first', async () => {
-    output.writeLine('warn', '"status":499,"msg":"GET /x aborted"');
+    output.writeLine('warn', { status: 499 }, ({ status }) => `"status":${status},"msg":"GET /x aborted"`);
     await handedOver();
     const [line] = reader.lines();
     expect(Object.keys(line)).toEqual(['level', 'time', 'pid', 'hostname', 'status', 'msg']);
     expect(line).toMatchObject({ level: 'warn', pid: process.pid, status: 499 });
     expect(new Date(line.time as string).toISOString()).toBe(line.time);
+  });
+
+  it('serializes a line when it is handed over, with the time it was logged', async () => {
+    const now = jest.spyOn(Date, 'now').mockReturnValue(Date.UTC(2026, 10, 24, 1, 2, 3, 4));
+    const serialize = jest.fn((n: number) => `"n":${n},"msg":"deferred"`);
+    output.writeLine('info', 7, serialize);
+    expect(serialize).not.toHaveBeenCalled();
+    now.mockReturnValue(Date.UTC(2026, 10, 24, 1, 2, 5, 0));
+    output.flush();
+    now.mockRestore();
+    await nextTurn();
+    expect(serialize).toHaveBeenCalledWith(7);
+    expect(reader.lines()).toEqual([
+      expect.objectContaining({ time: '2026-11-24T01:02:03.004Z', n: 7, msg: 'deferred' }),
+    ]);
   });
 
   /** Fills what may wait for a stalled reader, in lines of about 1 KiB, until one is dropped. */
@@ -137,7 +152,7 @@ describe(LogOutput.name, () => {
     await output.close(1000);
     expect(reader.lines().map((line) => line.msg)).toEqual(['last']);
     output.logger.info('too late');
-    output.writeLine('info', '"msg":"too late"');
+    output.writeLine('info', 'too late', (msg) => `"msg":"${msg}"`);
     await handedOver();
     expect(reader.lines().map((line) => line.msg)).toEqual(['last']);
   });

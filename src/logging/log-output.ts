@@ -18,14 +18,29 @@ export const LOG_FLUSH_BYTES = 64 * 1024;
 /** Where log lines go: stdout, unless a test gives another stream. */
 export const LOG_SINK = Symbol('LOG_SINK');
 
+/** A line whose fields are serialized when it is handed to stdout. */
+interface DeferredLine {
+  level: Level;
+  /** When it was logged (ms since the epoch). */
+  time: number;
+  fields: unknown;
+  serialize: (fields: never) => string;
+}
+
+/** What a request line takes, for deciding when enough is waiting; the figure need not be exact. */
+const DEFERRED_LINE_BYTES = 300;
+
 /**
  * Where the service's log lines go: stdout, without ever blocking the event loop or holding the
  * process at exit, whatever the reader does.
  *
  * - Every JSON line, pino's and the request lines (`writeLine`), is gathered and handed to stdout in
- *   one write at most LOG_FLUSH_INTERVAL_MS after the first of them, or once LOG_FLUSH_BYTES are
- *   waiting: under load one write per few hundred requests rather than one per request (a write to
- *   a pipe costs more than the line, bench/RESULTS.md), and a line is never later than that.
+ *   one write at most LOG_FLUSH_INTERVAL_MS after the first of them, or once about LOG_FLUSH_BYTES
+ *   are waiting: under load one write per few hundred requests rather than one per request (a write
+ *   to a pipe costs more than the line, bench/RESULTS.md), and a line is never later than that.
+ * - A request line is serialized then, with the others waiting, not when its request ends: one
+ *   loop over many lines keeps its code and data in the CPU's caches, where serializing each line
+ *   between two requests found them cold and cost several times as much.
  * - stdout is Node's own stream. Piped (the container runtime, a log shipper) it is a non-blocking
  *   libuv stream: a write goes straight to the pipe from this thread, and what the reader has not
  *   taken yet waits in the stream. No write goes through libuv's thread pool, whose hand-off to a
@@ -48,8 +63,9 @@ export class LogOutput implements OnApplicationShutdown {
   private readonly sink?: Writable;
   /** What pino writes after the time in every line of this logger: `,"pid":…,"hostname":…`. */
   private readonly bindings: string = '';
-  /** Lines not yet handed to stdout, and the timer that will hand them over. */
-  private pending = '';
+  /** Lines not yet handed to stdout (about `pendingBytes`), and the timer that will hand them over. */
+  private pending: Array<string | DeferredLine> = [];
+  private pendingBytes = 0;
   private flushTimer?: NodeJS.Timeout;
   /** Lines dropped since the last warning, and when the first of them was. */
   private unreported = 0;
@@ -80,35 +96,52 @@ export class LogOutput implements OnApplicationShutdown {
   }
 
   /**
-   * Writes one line from its fields already serialized (`"key":value,…,"msg":"…"`), framed exactly
-   * as pino frames its own lines (level, time, bindings). Only while `json` is true.
+   * Writes one line of `fields`, serialized by `serialize` (`"key":value,…,"msg":"…"`) when it is
+   * handed to stdout, and framed exactly as pino frames its own lines (level, time of this call,
+   * bindings). Only while `json` is true.
    */
-  writeLine(level: Level, fields: string): void {
-    this.write(`{"level":"${level}"${isoTimeField()}${this.bindings},${fields}}\n`);
+  writeLine<T>(level: Level, fields: T, serialize: (fields: T) => string): void {
+    this.queue({ level, time: Date.now(), fields, serialize }, DEFERRED_LINE_BYTES);
   }
 
   /** Takes one or more whole JSON lines, each ending in a newline. */
   write(lines: string): void {
+    this.queue(lines, lines.length);
+  }
+
+  private queue(entry: string | DeferredLine, bytes: number): void {
     if (this.closed || this.broken) return;
-    this.pending += lines;
-    if (this.pending.length >= LOG_FLUSH_BYTES) this.flush();
+    this.pending.push(entry);
+    this.pendingBytes += bytes;
+    if (this.pendingBytes >= LOG_FLUSH_BYTES) this.flush();
     // Unref'd: waiting lines never keep the process alive (exit and close hand them over).
     else this.flushTimer ??= setTimeout(this.flush, LOG_FLUSH_INTERVAL_MS).unref();
   }
 
-  private readonly flush = (): void => {
+  /** Hands every waiting line to stdout now (or drops and counts them, if too much waits already). */
+  readonly flush = (): void => {
     clearTimeout(this.flushTimer);
     this.flushTimer = undefined;
-    const lines = this.pending;
-    this.pending = '';
-    if (!lines || this.broken || !this.sink) return;
+    const entries = this.pending;
+    if (entries.length === 0) return;
+    this.pending = [];
+    this.pendingBytes = 0;
+    if (this.broken || !this.sink) return;
+    let lines = '';
+    for (const entry of entries) {
+      lines +=
+        typeof entry === 'string'
+          ? entry
+          : `{"level":"${entry.level}"${isoTimeField(entry.time)}${this.bindings},${entry.serialize(entry.fields as never)}}\n`;
+    }
     if (this.sink.writableLength + lines.length > LOG_BUFFER_BYTES) this.drop(lines);
     else this.sink.write(lines);
   };
 
   private readonly onSinkError = (): void => {
     this.broken = true;
-    this.pending = '';
+    this.pending = [];
+    this.pendingBytes = 0;
   };
 
   private drop(lines: string): void {
@@ -162,7 +195,8 @@ export class LogOutput implements OnApplicationShutdown {
    */
   abandon(): void {
     this.closed = true;
-    this.pending = '';
+    this.pending = [];
+    this.pendingBytes = 0;
     clearTimeout(this.flushTimer);
     process.removeListener('exit', this.flush);
   }

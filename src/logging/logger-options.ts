@@ -15,12 +15,11 @@ let second = NaN;
 let secondPrefix = '';
 
 /**
- * The `time` field exactly as pino's `isoTime` writes it (`,"time":"2026-11-24T01:02:03.456Z"`),
- * with the date formatted once per second: under load formatting a date on every line costs more
- * than the rest of a request line.
+ * The `time` field exactly as pino's `isoTime` writes it (`,"time":"2026-11-24T01:02:03.456Z"`), of
+ * now or of the time given, with the date formatted once per second: under load formatting a date
+ * on every line costs more than the rest of a request line.
  */
-export function isoTimeField(): string {
-  const now = Date.now();
+export function isoTimeField(now = Date.now()): string {
   const ms = now % 1000;
   if (now - ms !== second) {
     second = now - ms;

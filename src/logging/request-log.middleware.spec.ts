@@ -19,8 +19,14 @@ import {
   requestLogMessage,
 } from './request-log.middleware';
 
-/** A stream that takes everything and keeps nothing. */
-const discard = () => new Writable({ write: (_chunk, _encoding, done) => done() });
+/** A stdout stand-in that hands each line written to it to `take`. */
+const collect = (take: (line: string) => void) =>
+  new Writable({
+    write(chunk: Buffer, _encoding, done) {
+      for (const line of chunk.toString('utf8').split('\n').filter(Boolean)) take(line);
+      done();
+    },
+  });
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 const SECRET = `pst_${'S'.repeat(43)}`;
@@ -247,9 +253,11 @@ describe(requestLineFields.name, () => {
   let written: string[];
 
   beforeEach(() => {
-    output = new LogOutput(config, discard());
+    output = new LogOutput(
+      config,
+      collect((line) => written.push(line)),
+    );
     written = [];
-    jest.spyOn(output, 'write').mockImplementation((text: string) => void written.push(text));
     jest.spyOn(Date, 'now').mockReturnValue(Date.UTC(2026, 10, 24, 1, 2, 3, 456));
   });
   afterEach(() => {
@@ -289,7 +297,8 @@ describe(requestLineFields.name, () => {
     (_label, fields, msg) => {
       expect(requestLogMessage(fields)).toBe(msg);
       output.logger.info(fields, msg);
-      output.writeLine('info', requestLineFields(fields));
+      output.writeLine('info', fields, requestLineFields);
+      output.flush();
       expect(written).toHaveLength(2);
       expect(written[1]).toBe(written[0]);
     },
@@ -309,11 +318,11 @@ describe(RequestLogMiddleware.name, () => {
 
   /** The service's log output, its lines (pino's and the request lines) caught as they are written. */
   function outputInto(lines: Array<Record<string, unknown>>, level: LogLevel): LogOutput {
-    const output = new LogOutput(configWith(level), discard());
+    const output = new LogOutput(
+      configWith(level),
+      collect((line) => lines.push(JSON.parse(line) as Record<string, unknown>)),
+    );
     outputs.push(output);
-    jest.spyOn(output, 'write').mockImplementation((text: string) => {
-      for (const line of text.split('\n').filter(Boolean)) lines.push(JSON.parse(line));
-    });
     return output;
   }
 
@@ -326,7 +335,8 @@ describe(RequestLogMiddleware.name, () => {
   function appLoggingTo(lines: Array<Record<string, unknown>>, level: LogLevel = 'debug') {
     inFlight = 0;
     whenIdle = [];
-    const middleware = new RequestLogMiddleware(outputInto(lines, level));
+    current = outputInto(lines, level);
+    const middleware = new RequestLogMiddleware(current);
     const app = express();
     app.use('/', (req, res, next) => middleware.use(req, res, next));
     // After the middleware, so its 'close' listener has written the line when this one runs.
@@ -363,8 +373,16 @@ describe(RequestLogMiddleware.name, () => {
     return app;
   }
 
-  /** Lines are written when the response closes, just after the client has it: until every one has. */
-  const settle = () => (inFlight === 0 ? Promise.resolve() : new Promise<void>((resolve) => whenIdle.push(resolve)));
+  /**
+   * Lines are logged when the response closes, just after the client has it: until every one has,
+   * then what waits is handed over.
+   */
+  let current: LogOutput | undefined;
+  const settle = async () => {
+    if (inFlight > 0) await new Promise<void>((resolve) => whenIdle.push(resolve));
+    current?.flush();
+    await new Promise((resolve) => setImmediate(resolve));
+  };
 
   it('writes one line per request with the request id and the fields, and no credential', async () => {
     const lines: Array<Record<string, unknown>> = [];

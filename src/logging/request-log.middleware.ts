@@ -134,7 +134,7 @@ export function logRequest(output: LogOutput, req: IncomingMessage, res: ServerR
   // that is every successful request.
   if (!logger.isLevelEnabled(level)) return;
   const fields = requestLogFields(req, res, Math.round(requestElapsedMs(res) * 1000) / 1000);
-  if (output.json) output.writeLine(level, requestLineFields(fields));
+  if (output.json) output.writeLine(level, fields, requestLineFields);
   else logger[level](fields, requestLogMessage(fields));
 }
 

@@ -129,6 +129,17 @@ describe(LogOutput.name, () => {
     expect(written.length + output.droppedLines).toBe(logged);
   });
 
+  it('drops request lines without serializing them while a stalled reader holds the limit', () => {
+    reader.stalled = true;
+    reader.write('x'.repeat(LOG_BUFFER_BYTES));
+    const dropped = output.droppedLines;
+    const serialize = jest.fn(() => '"msg":"never made"');
+    output.writeLine('info', {}, serialize);
+    output.flush();
+    expect(serialize).not.toHaveBeenCalled();
+    expect(output.droppedLines).toBe(dropped + 1);
+  });
+
   it('says how many lines were dropped once the reader takes lines again', async () => {
     await stallAndOverflow();
     const dropped = output.droppedLines;

@@ -30,6 +30,16 @@ interface DeferredLine {
 /** What a request line takes, for deciding when enough is waiting; the figure need not be exact. */
 const DEFERRED_LINE_BYTES = 300;
 
+/** Lines in what waits: a deferred line is one, a string as many as it has newlines. */
+function countLines(entries: Array<string | DeferredLine>): number {
+  let count = 0;
+  for (const entry of entries) {
+    if (typeof entry !== 'string') count++;
+    else for (let at = entry.indexOf('\n'); at !== -1; at = entry.indexOf('\n', at + 1)) count++;
+  }
+  return count;
+}
+
 /**
  * Where the service's log lines go: stdout, without ever blocking the event loop or holding the
  * process at exit, whatever the reader does.
@@ -123,10 +133,13 @@ export class LogOutput implements OnApplicationShutdown {
     clearTimeout(this.flushTimer);
     this.flushTimer = undefined;
     const entries = this.pending;
+    const bytes = this.pendingBytes;
     if (entries.length === 0) return;
     this.pending = [];
     this.pendingBytes = 0;
     if (this.broken || !this.sink) return;
+    // A reader that has stalled near the limit: lines that would not fit are dropped without being made.
+    if (this.sink.writableLength + bytes > LOG_BUFFER_BYTES) return this.drop(countLines(entries));
     let lines = '';
     for (const entry of entries) {
       lines +=
@@ -134,7 +147,7 @@ export class LogOutput implements OnApplicationShutdown {
           ? entry
           : `{"level":"${entry.level}"${isoTimeField(entry.time)}${this.bindings},${entry.serialize(entry.fields as never)}}\n`;
     }
-    if (this.sink.writableLength + lines.length > LOG_BUFFER_BYTES) this.drop(lines);
+    if (this.sink.writableLength + lines.length > LOG_BUFFER_BYTES) this.drop(countLines([lines]));
     else this.sink.write(lines);
   };
 
@@ -144,9 +157,7 @@ export class LogOutput implements OnApplicationShutdown {
     this.pendingBytes = 0;
   };
 
-  private drop(lines: string): void {
-    let count = 0;
-    for (let at = lines.indexOf('\n'); at !== -1; at = lines.indexOf('\n', at + 1)) count++;
+  private drop(count: number): void {
     this.droppedLines += count;
     const first = this.unreported === 0;
     this.unreported += count;

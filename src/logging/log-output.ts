@@ -163,8 +163,8 @@ export class LogOutput implements OnApplicationShutdown {
     this.unreported += count;
     if (!first) return;
     this.droppingSince = new Date().toISOString();
-    // stdout has taken what was waiting once it drains: the warning goes out then. (A single turn's
-    // lines over the limit leave nothing waiting: the warning follows at once.)
+    // stdout has taken what was waiting once it drains: the warning goes out then. (A single batch
+    // over the limit leaves nothing waiting: the warning follows at once.)
     if (this.sink!.writableNeedDrain) this.sink!.once('drain', () => this.reportDrops());
     else setImmediate(() => this.reportDrops());
   }

@@ -169,7 +169,7 @@ class EnvironmentVariables {
   OIDC_AUDIENCE?: string;
 
   @IsOptional()
-  @Matches(/^[A-Za-z0-9_:.\/-]{1,100}$/, {
+  @Matches(/^[A-Za-z0-9_:./-]{1,100}$/, {
     message: 'OIDC_OWNER_CLAIM must be the name of a claim (letters, digits and _ : . / -), such as sub or org_id',
   })
   OIDC_OWNER_CLAIM?: string;

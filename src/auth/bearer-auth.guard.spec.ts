@@ -6,11 +6,12 @@ import { BearerStrategy } from './bearer.strategy';
 import { Public } from './decorators/public.decorator';
 import { RequireScopes } from './decorators/require-scopes.decorator';
 import { Principal } from './principal';
+import { JwtVerifier } from './oidc/jwt-verifier';
 import { TokensService } from './tokens.service';
 
 const SECRET = `pst_${'A'.repeat(43)}`;
-const READER: Principal = { subject: 'alice', scopes: ['plants:read'], tokenId: 'reader' };
-const WRITER: Principal = { subject: 'alice', scopes: ['plants:read', 'plants:write'], tokenId: 'writer' };
+const READER: Principal = { subject: 'alice', scopes: ['plants:read'], kind: 'pst', tokenId: 'reader' };
+const WRITER: Principal = { subject: 'alice', scopes: ['plants:read', 'plants:write'], kind: 'pst', tokenId: 'writer' };
 
 class RoutesController {
   @Public()
@@ -95,7 +96,13 @@ describe(BearerAuthGuard.name, () => {
       authenticate: jest.fn(async (secret: string) => (secret === SECRET ? WRITER : null)),
     };
     const moduleRef = await Test.createTestingModule({
-      providers: [BearerAuthGuard, BearerStrategy, Reflector, { provide: TokensService, useValue: tokens }],
+      providers: [
+        BearerAuthGuard,
+        BearerStrategy,
+        Reflector,
+        { provide: TokensService, useValue: tokens },
+        { provide: JwtVerifier, useValue: { accepts: () => false } },
+      ],
     }).compile();
     guard = moduleRef.get(BearerAuthGuard);
   });

@@ -7,7 +7,7 @@ import { Principal } from './principal';
 import { TokensService } from './tokens.service';
 
 const SECRET = `pst_${'A'.repeat(43)}`;
-const PRINCIPAL: Principal = { subject: 'alice', scopes: ['plants:read'], tokenId: 'token-1' };
+const PRINCIPAL: Principal = { subject: 'alice', scopes: ['plants:read'], kind: 'pst', tokenId: 'token-1' };
 
 type Outcome =
   { kind: 'success'; user: unknown } | { kind: 'fail'; challenge: unknown } | { kind: 'error'; error: unknown };
@@ -53,7 +53,7 @@ describe(BearerStrategy.name, () => {
 
     it('hands a token the JWT verifier accepts to it, and never to TokensService', async () => {
       const jwt = 'aaa.bbb.ccc';
-      const owner: Principal = { subject: 'org-1', scopes: ['plants:read'], tokenId: 'jwt' };
+      const owner: Principal = { subject: 'org-1', scopes: ['plants:read'], kind: 'jwt', tokenId: 'jwt' };
       jwts.authenticate.mockResolvedValue(owner);
       await expect(strategy.validate(jwt)).resolves.toBe(owner);
       expect(jwts.authenticate).toHaveBeenCalledWith(jwt);

@@ -15,9 +15,9 @@ const ALICE_OTHER_TOKEN = `pst_${'a'.repeat(43)}`;
 const BOB_TOKEN = `pst_${'B'.repeat(43)}`;
 const UNKNOWN_TOKEN = `pst_${'U'.repeat(43)}`;
 const PRINCIPALS: Record<string, Principal> = {
-  [ALICE_TOKEN]: { subject: 'alice', scopes: ['plants:read', 'plants:write'], tokenId: 'alice-1' },
-  [ALICE_OTHER_TOKEN]: { subject: 'alice', scopes: ['plants:read'], tokenId: 'alice-2' },
-  [BOB_TOKEN]: { subject: 'bob', scopes: ['plants:read', 'plants:write'], tokenId: 'bob-1' },
+  [ALICE_TOKEN]: { subject: 'alice', scopes: ['plants:read', 'plants:write'], kind: 'pst', tokenId: 'alice-1' },
+  [ALICE_OTHER_TOKEN]: { subject: 'alice', scopes: ['plants:read'], kind: 'pst', tokenId: 'alice-2' },
+  [BOB_TOKEN]: { subject: 'bob', scopes: ['plants:read', 'plants:write'], kind: 'pst', tokenId: 'bob-1' },
 };
 
 interface FakeRequest {
@@ -128,7 +128,7 @@ describe(RateLimitMiddleware.name, () => {
 
     it('counts a JWT already verified against its owner, without a lookup', async () => {
       const jwt = 'eyJhbGciOiJSUzI1NiJ9.eyJzdWIiOiJvcmctMSJ9.c2lnbmF0dXJl';
-      jwts.cachedPrincipal.mockReturnValue({ subject: 'org-1', scopes: ['plants:read'], tokenId: 'jwt' });
+      jwts.cachedPrincipal.mockReturnValue({ subject: 'org-1', scopes: ['plants:read'], kind: 'jwt', tokenId: 'jwt' });
       await pass(requestFor({ headers: bearer(jwt) }));
       expect(jwts.cachedPrincipal).toHaveBeenCalledWith(jwt);
       expect(keys()).toEqual(['plantstore:rate:default:user:org-1']);
@@ -235,7 +235,7 @@ describe(RateLimitMiddleware.name, () => {
     });
 
     it('keeps a user and an address apart even when they are spelled alike', async () => {
-      tokens.cachedPrincipal.mockReturnValue({ subject: '192.0.2.1', scopes: [], tokenId: 't' });
+      tokens.cachedPrincipal.mockReturnValue({ subject: '192.0.2.1', scopes: [], kind: 'pst', tokenId: 't' });
       await pass(requestFor({ headers: bearer(ALICE_TOKEN), ip: '192.0.2.9' }));
       await pass(requestFor({ ip: '192.0.2.1' }));
       expect(keys()[0]).not.toBe(keys()[1]);

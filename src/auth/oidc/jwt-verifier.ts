@@ -148,6 +148,7 @@ export class JwtVerifier {
     const principal: Principal = {
       subject: owner,
       scopes: scopesOf(payload),
+      kind: 'jwt',
       tokenId: typeof payload.jti === 'string' ? `jwt:${payload.jti}` : 'jwt',
     };
     this.remember(token, principal, payload.exp! * 1000 - JWT_CACHE_MARGIN_MS);

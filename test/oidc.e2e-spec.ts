@@ -1,6 +1,7 @@
 import { createHmac } from 'node:crypto';
 import { JWTPayload, base64url, decodeJwt } from 'jose';
 import request from 'supertest';
+import { JWT_REFUSED } from '../src/auth/bearer-auth.guard';
 import { KEYS_UNAVAILABLE_MESSAGE } from '../src/auth/oidc/jwt-verifier';
 import {
   SigningKey,
@@ -12,9 +13,10 @@ import {
   startTestProvider,
 } from './utils/oidc-provider';
 import { TestApp, bearer, expectErrorBody, startTestApp } from './utils/test-app';
+import { freePort } from './utils/service-process';
 import { waitFor } from './utils/wait-for';
 
-const INVALID = 'Bearer realm="plant-store", error="invalid_token"';
+const INVALID = `Bearer realm="plant-store", error="invalid_token", error_description="${JWT_REFUSED}"`;
 const RW = 'plants:read plants:write';
 
 const client = (client_id: string, scope: string, org: string): TestClient => ({
@@ -141,6 +143,13 @@ describe('OpenID Connect access tokens', () => {
         },
       ],
       [
+        'an alg none token with a signature',
+        async () => {
+          const [, payload] = (await forge({})).split('.');
+          return `${base64url.encode(JSON.stringify({ alg: 'none', typ: 'at+jwt' }))}.${payload}.c2lnbmF0dXJl`;
+        },
+      ],
+      [
         'an HS256 token signed with the public key as the secret',
         async () => {
           const [, payload] = (await forge({})).split('.');
@@ -159,12 +168,13 @@ describe('OpenID Connect access tokens', () => {
     ];
 
     it.each(cases)('%s', async (_label, make) => {
-      const res = await t
-        .http()
-        .get('/plants')
-        .set(bearer(await make()));
+      const token = await make();
+      const res = await t.http().get('/plants').set(bearer(token));
       expectErrorBody(res, 401);
-      expect(res.headers['www-authenticate']).toBe(INVALID);
+      // An unsigned JWT (empty third part) is not even shaped like one: refused as any unknown token.
+      expect(res.headers['www-authenticate']).toBe(
+        token.endsWith('.') ? 'Bearer realm="plant-store", error="invalid_token"' : INVALID,
+      );
       expect(res.body.message).toBe('The access token is invalid, expired or revoked');
     });
   });
@@ -298,4 +308,28 @@ describe('The provider stopped', () => {
       ).status,
     ).toBe(200);
   }, 40_000);
+});
+
+describe('A provider unreachable from the start', () => {
+  let t: TestApp;
+  let issuer: string;
+
+  beforeAll(async () => {
+    // Nothing listens there.
+    issuer = `http://127.0.0.1:${await freePort()}`;
+    t = await startTestApp('sqlite', { OIDC_ISSUER: issuer, OIDC_AUDIENCE: TEST_AUDIENCE });
+  }, 60_000);
+  afterAll(() => t?.close());
+
+  it('starts, is ready, serves pst_ tokens and answers JWTs 503', async () => {
+    expect((await t.http().get('/health/ready')).status).toBe(200);
+    const pst = await t.token({ subject: 'alice' });
+    expect((await t.http().get('/plants').set(bearer(pst))).status).toBe(200);
+    const res = await t
+      .http()
+      .get('/plants')
+      .set(bearer(await signedToken(await signingKey('any'), issuer)));
+    expectErrorBody(res, 503);
+    expect(res.body.message).toBe(KEYS_UNAVAILABLE_MESSAGE);
+  });
 });

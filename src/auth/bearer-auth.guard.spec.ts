@@ -1,7 +1,7 @@
 import { BadRequestException, ExecutionContext, ForbiddenException, UnauthorizedException } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import { Test } from '@nestjs/testing';
-import { BearerAuthGuard } from './bearer-auth.guard';
+import { BearerAuthGuard, JWT_REFUSED } from './bearer-auth.guard';
 import { BearerStrategy } from './bearer.strategy';
 import { Public } from './decorators/public.decorator';
 import { RequireScopes } from './decorators/require-scopes.decorator';
@@ -90,6 +90,8 @@ function thrownBy(action: () => unknown): unknown {
 describe(BearerAuthGuard.name, () => {
   let guard: BearerAuthGuard;
   let tokens: { authenticate: jest.Mock };
+  /** The identity provider's tokens: only `aaa.bbb.ccc` looks like one, and none is valid. */
+  const jwts = { accepts: (token: string) => token === 'aaa.bbb.ccc', authenticate: async () => null };
 
   beforeEach(async () => {
     tokens = {
@@ -101,7 +103,7 @@ describe(BearerAuthGuard.name, () => {
         BearerStrategy,
         Reflector,
         { provide: TokensService, useValue: tokens },
-        { provide: JwtVerifier, useValue: { accepts: () => false } },
+        { provide: JwtVerifier, useValue: jwts },
       ],
     }).compile();
     guard = moduleRef.get(BearerAuthGuard);
@@ -290,6 +292,17 @@ describe(BearerAuthGuard.name, () => {
         );
       },
     );
+
+    it('describes a refused JWT in the challenge, the same whatever failed', () => {
+      const { context, http } = contextFor(RoutesController, 'plain', { authorization: 'Bearer aaa.bbb.ccc' });
+      const error = thrownBy(() => guard.handleRequest(null, false, undefined, context));
+      expect(error).toBeInstanceOf(UnauthorizedException);
+      expect((error as Error).message).toBe('The access token is invalid, expired or revoked');
+      expect(http.response.setHeader).toHaveBeenCalledWith(
+        'WWW-Authenticate',
+        `Bearer realm="plant-store", error="invalid_token", error_description="${JWT_REFUSED}"`,
+      );
+    });
 
     it.each([undefined, '', 'Basic dXNlcjpwYXNz', 'Bearerx abc', 'Token pst_x', ' Bearer x'])(
       'answers no user with the Authorization header %p with a bare challenge',

@@ -137,6 +137,12 @@ describe(JwtVerifier.name, () => {
       await expect(jwts.authenticate(await sign())).rejects.toBeInstanceOf(ServiceUnavailableException);
     });
 
+    it('answers 503 when an https issuer names a plain http jwks_uri', async () => {
+      const jwts = await verifier();
+      discovery = async () => Response.json({ issuer: ISSUER, jwks_uri: JWKS_URI.replace('https:', 'http:') });
+      await expect(jwts.authenticate(await sign())).rejects.toBeInstanceOf(ServiceUnavailableException);
+    });
+
     it('answers 503 when the keys cannot be fetched', async () => {
       const jwts = await verifier();
       jwks = 'not a key set';

@@ -195,8 +195,10 @@ export class JwtVerifier {
       throw new ServiceUnavailableException(KEYS_UNAVAILABLE_MESSAGE);
     }
     // OpenID Connect Discovery 1.0, section 4.3: the document must name the issuer it was fetched for.
-    if (body.issuer !== issuer || typeof body.jwks_uri !== 'string' || !URL.canParse(body.jwks_uri)) {
-      this.logger.error(`Discovery of ${issuer}: the document names another issuer or no valid jwks_uri`);
+    // Keys come over https whenever the issuer is https (plain http is allowed for loopback issuers only).
+    const secure = new URL(issuer).protocol === 'http:' || URL.parse(body.jwks_uri ?? '')?.protocol === 'https:';
+    if (body.issuer !== issuer || typeof body.jwks_uri !== 'string' || !URL.canParse(body.jwks_uri) || !secure) {
+      this.logger.error(`Discovery of ${issuer}: the document names another issuer or no valid https jwks_uri`);
       throw new ServiceUnavailableException(KEYS_UNAVAILABLE_MESSAGE);
     }
     return body as ProviderMetadata;

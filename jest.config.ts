@@ -1,6 +1,17 @@
 import type { Config } from 'jest';
 
-const transform: Config['transform'] = { '^.+\\.ts$': ['ts-jest', { tsconfig: 'tsconfig.json' }] };
+/**
+ * jose is ESM-only. Node (20.19+, 22.12+) loads it from the compiled CommonJS service with
+ * require(esm); Jest's module loader cannot, so for tests only its files are compiled to CommonJS.
+ */
+const transform: Config['transform'] = {
+  '^.+\\.ts$': ['ts-jest', { tsconfig: 'tsconfig.json' }],
+  '/node_modules/jose/.+\\.js$': [
+    'ts-jest',
+    { tsconfig: { allowJs: true, module: 'commonjs' }, isolatedModules: true },
+  ],
+};
+const transformIgnorePatterns = ['/node_modules/(?!jose/)'];
 
 /**
  * `npm test` runs both projects: unit specs beside the code (DI mocks, no database) and e2e specs
@@ -14,6 +25,7 @@ const config: Config = {
       rootDir: '.',
       testMatch: ['<rootDir>/src/**/*.spec.ts'],
       transform,
+      transformIgnorePatterns,
     },
     {
       displayName: 'e2e',
@@ -23,6 +35,7 @@ const config: Config = {
       // Every response an e2e test app sends is checked against openapi.json after each test.
       setupFilesAfterEnv: ['<rootDir>/test/utils/contract-setup.ts'],
       transform,
+      transformIgnorePatterns,
     },
   ],
   // Coverage and its threshold apply to `npm test` (jest --coverage), as CI runs it; a single spec

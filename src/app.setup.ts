@@ -85,6 +85,7 @@ const EXPOSED_HEADERS = ['Link', 'Retry-After', 'RateLimit', 'RateLimit-Policy',
 export function configureApp(app: NestExpressApplication): void {
   const config = app.get(ConfigService<AppConfig, true>);
   const http = config.get('http', { infer: true });
+  const oidc = config.get('oidc', { infer: true });
 
   writeJsonExactly(app);
   closeWhenBodyUnread((app.getHttpAdapter().getInstance() as Express).response);
@@ -106,7 +107,8 @@ export function configureApp(app: NestExpressApplication): void {
           'script-src': ["'self'"],
           'style-src': ["'self'", "'unsafe-inline'"],
           'img-src': ["'self'", 'data:'],
-          'connect-src': ["'self'"],
+          // Swagger UI's Authorize fetches a token from the identity provider.
+          'connect-src': ["'self'", ...(oidc ? [new URL(oidc.issuer).origin] : [])],
           'frame-ancestors': ["'none'"],
           'form-action': ["'self'"],
           // TLS is usually ended at the load balancer; upgrading would break plain-HTTP docs pages.

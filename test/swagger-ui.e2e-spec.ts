@@ -2,11 +2,13 @@ import { existsSync, mkdirSync } from 'node:fs';
 import { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { Browser, BrowserContext, Locator, Page, chromium } from 'playwright-core';
+import { TestClient, TestProvider, TEST_AUDIENCE, signingKey, startTestProvider } from './utils/oidc-provider';
 import { TestApp, bearer, startTestApp } from './utils/test-app';
 
 /**
  * Swagger UI in a real browser, under the service's helmet Content-Security-Policy: authorize with a
- * bearer token, then "Try it out" on GET /plants and read the live answer.
+ * bearer token, or with a client id and secret at the OpenID Provider (OAuth 2.0 client
+ * credentials), then "Try it out" on GET /plants and read the live answer.
  *
  * The browser is Debian's chromium (`apt-get install chromium`); playwright-core never downloads one.
  * Without it the suite is skipped, unless TEST_REQUIRE_BROWSER=1 (set by CI) makes that a failure.
@@ -28,6 +30,12 @@ const FAILURE_SCREENSHOT = join(ARTIFACTS, 'swagger-ui-failure.png');
 const STEP_TIMEOUT_MS = 15_000;
 
 const PLANT = { id: 4711, name: 'Swagger Monstera', tag: 'browser' };
+const CLIENT_PLANT = { id: 4712, name: 'OAuth Fern', tag: 'browser' };
+const CLIENT: TestClient = {
+  client_id: 'swagger-client',
+  client_secret: 'swagger-client-secret-0123456789abcdef',
+  scope: 'plants:read plants:write',
+};
 
 function describeWithBrowser(): jest.Describe {
   if (existsSync(CHROMIUM)) return describe;
@@ -45,6 +53,7 @@ describeWithBrowser()('Swagger UI in Chromium', () => {
   let page: Page;
   let baseUrl: string;
   let token: string;
+  let provider: TestProvider | undefined;
 
   /** CSP reports from the page itself (securitypolicyviolation events). */
   const cspViolations: string[] = [];
@@ -56,10 +65,19 @@ describeWithBrowser()('Swagger UI in Chromium', () => {
   const externalRequests: string[] = [];
 
   beforeAll(async () => {
-    t = await startTestApp('sqlite');
+    provider = await startTestProvider({ keys: [await signingKey('ui-key')], clients: [CLIENT] });
+    t = await startTestApp('sqlite', { OIDC_ISSUER: provider.issuer, OIDC_AUDIENCE: TEST_AUDIENCE });
     await t.app.listen(0, '127.0.0.1');
     const { port } = t.app.getHttpServer().address() as AddressInfo;
     baseUrl = `http://127.0.0.1:${port}`;
+
+    const clientToken = await provider.token(CLIENT.client_id, CLIENT.scope);
+    const clientCreated = await fetch(`${baseUrl}/plants`, {
+      method: 'POST',
+      headers: { ...bearer(clientToken), 'Content-Type': 'application/json' },
+      body: JSON.stringify(CLIENT_PLANT),
+    });
+    expect(clientCreated.status).toBe(200);
 
     token = await t.token({ subject: 'ui-user', name: 'Swagger UI e2e' });
     const created = await fetch(`${baseUrl}/plants`, {
@@ -101,6 +119,7 @@ describeWithBrowser()('Swagger UI in Chromium', () => {
     await context?.close().catch(() => undefined);
     await browser?.close();
     await t?.close();
+    await provider?.stop();
   });
 
   /** The operation block of one method and path, e.g. GET /plants. */
@@ -120,10 +139,11 @@ describeWithBrowser()('Swagger UI in Chromium', () => {
       await page.locator('.auth-wrapper .btn.authorize').click();
       const dialog = page.locator('.dialog-ux .modal-ux');
       await dialog.waitFor({ state: 'visible' });
-      await dialog.locator('.auth-container input[type="text"]').fill(token);
-      await dialog.locator('.auth-btn-wrapper .btn.modal-btn.authorize').click();
+      const bearerForm = dialog.locator('.auth-container').filter({ hasText: '(http, Bearer)' });
+      await bearerForm.locator('input[type="text"]').fill(token);
+      await bearerForm.locator('.auth-btn-wrapper .btn.modal-btn.authorize').click();
       // Once authorized, the dialog offers Logout instead of Authorize.
-      await dialog.locator('.auth-btn-wrapper button', { hasText: 'Logout' }).waitFor({ state: 'visible' });
+      await bearerForm.locator('.auth-btn-wrapper button', { hasText: 'Logout' }).waitFor({ state: 'visible' });
       await dialog.locator('.close-modal').click();
       await dialog.waitFor({ state: 'hidden' });
       await page.locator('.auth-wrapper .btn.authorize.locked').waitFor({ state: 'visible' });
@@ -163,6 +183,52 @@ describeWithBrowser()('Swagger UI in Chromium', () => {
     // Swagger UI must work under the service's CSP, without errors and without leaving loopback.
     expect(cspViolations).toEqual([]);
     expect(cspConsole).toEqual([]);
+    expect(pageErrors).toEqual([]);
+    expect(consoleErrors).toEqual([]);
+    expect(externalRequests).toEqual([]);
+  }, 90_000);
+  it("authorizes with a client id and secret at the identity provider and lists the client's plants", async () => {
+    try {
+      // A fresh page: nothing remembered from the bearer test.
+      await page.goto(`${baseUrl}/docs`, { waitUntil: 'load' });
+      await page.evaluate('localStorage.clear()');
+      await page.reload({ waitUntil: 'load' });
+
+      await page.locator('.auth-wrapper .btn.authorize').click();
+      const dialog = page.locator('.dialog-ux .modal-ux');
+      await dialog.waitFor({ state: 'visible' });
+      const oauth = dialog.locator('.auth-container').filter({ hasText: 'clientCredentials' });
+      await oauth.locator('input[id^="client_id"]').fill(CLIENT.client_id);
+      await oauth.locator('input[id^="client_secret"]').fill(CLIENT.client_secret);
+      await oauth.locator('a', { hasText: 'select all' }).click();
+      const issued = page.waitForResponse((res) => res.url() === `${provider!.issuer}/token`, {
+        timeout: STEP_TIMEOUT_MS,
+      });
+      await oauth.locator('.auth-btn-wrapper .btn.modal-btn.authorize').click();
+      expect((await issued).status()).toBe(200);
+      await oauth.locator('.auth-btn-wrapper button', { hasText: 'Logout' }).waitFor({ state: 'visible' });
+      await dialog.locator('.close-modal').click();
+      await dialog.waitFor({ state: 'hidden' });
+
+      const list = operation('get', '/plants');
+      if (!(await list.locator('.try-out__btn').isVisible())) await list.locator('.opblock-summary').first().click();
+      await list.locator('.try-out__btn').click();
+      const sent = page.waitForResponse(
+        (res) => res.request().method() === 'GET' && new URL(res.url()).pathname === '/plants',
+        { timeout: STEP_TIMEOUT_MS },
+      );
+      await list.locator('.btn.execute').click();
+      const response = await sent;
+      expect(response.status()).toBe(200);
+      // A JWT from the provider, not the pst_ token.
+      expect(await response.request().headerValue('authorization')).toMatch(/^Bearer [\w-]+\.[\w-]+\.[\w-]+$/);
+      expect(await response.json()).toEqual([CLIENT_PLANT]);
+    } catch (err) {
+      mkdirSync(ARTIFACTS, { recursive: true });
+      await page.screenshot({ path: FAILURE_SCREENSHOT, fullPage: true }).catch(() => undefined);
+      throw err;
+    }
+    expect(cspViolations).toEqual([]);
     expect(pageErrors).toEqual([]);
     expect(consoleErrors).toEqual([]);
     expect(externalRequests).toEqual([]);

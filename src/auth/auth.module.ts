@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
 import { PassportModule } from '@nestjs/passport';
 import { BearerStrategy } from './bearer.strategy';
+import { OidcModule } from './oidc/oidc.module';
 import { TokensModule } from './tokens.module';
 
 /**
@@ -8,8 +9,8 @@ import { TokensModule } from './tokens.module';
  * (Passport keeps strategies in a process-wide registry, so only the API should register one.)
  */
 @Module({
-  imports: [PassportModule, TokensModule],
+  imports: [PassportModule, TokensModule, OidcModule],
   providers: [BearerStrategy],
-  exports: [TokensModule],
+  exports: [TokensModule, OidcModule],
 })
 export class AuthModule {}

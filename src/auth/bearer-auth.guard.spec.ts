@@ -1,16 +1,17 @@
 import { BadRequestException, ExecutionContext, ForbiddenException, UnauthorizedException } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import { Test } from '@nestjs/testing';
-import { BearerAuthGuard } from './bearer-auth.guard';
+import { BearerAuthGuard, JWT_REFUSED } from './bearer-auth.guard';
 import { BearerStrategy } from './bearer.strategy';
 import { Public } from './decorators/public.decorator';
 import { RequireScopes } from './decorators/require-scopes.decorator';
 import { Principal } from './principal';
+import { JwtVerifier } from './oidc/jwt-verifier';
 import { TokensService } from './tokens.service';
 
 const SECRET = `pst_${'A'.repeat(43)}`;
-const READER: Principal = { subject: 'alice', scopes: ['plants:read'], tokenId: 'reader' };
-const WRITER: Principal = { subject: 'alice', scopes: ['plants:read', 'plants:write'], tokenId: 'writer' };
+const READER: Principal = { subject: 'alice', scopes: ['plants:read'], kind: 'pst', tokenId: 'reader' };
+const WRITER: Principal = { subject: 'alice', scopes: ['plants:read', 'plants:write'], kind: 'pst', tokenId: 'writer' };
 
 class RoutesController {
   @Public()
@@ -89,13 +90,21 @@ function thrownBy(action: () => unknown): unknown {
 describe(BearerAuthGuard.name, () => {
   let guard: BearerAuthGuard;
   let tokens: { authenticate: jest.Mock };
+  /** The identity provider's tokens: only `aaa.bbb.ccc` looks like one, and none is valid. */
+  const jwts = { accepts: (token: string) => token === 'aaa.bbb.ccc', authenticate: async () => null };
 
   beforeEach(async () => {
     tokens = {
       authenticate: jest.fn(async (secret: string) => (secret === SECRET ? WRITER : null)),
     };
     const moduleRef = await Test.createTestingModule({
-      providers: [BearerAuthGuard, BearerStrategy, Reflector, { provide: TokensService, useValue: tokens }],
+      providers: [
+        BearerAuthGuard,
+        BearerStrategy,
+        Reflector,
+        { provide: TokensService, useValue: tokens },
+        { provide: JwtVerifier, useValue: jwts },
+      ],
     }).compile();
     guard = moduleRef.get(BearerAuthGuard);
   });
@@ -283,6 +292,17 @@ describe(BearerAuthGuard.name, () => {
         );
       },
     );
+
+    it('describes a refused JWT in the challenge, the same whatever failed', () => {
+      const { context, http } = contextFor(RoutesController, 'plain', { authorization: 'Bearer aaa.bbb.ccc' });
+      const error = thrownBy(() => guard.handleRequest(null, false, undefined, context));
+      expect(error).toBeInstanceOf(UnauthorizedException);
+      expect((error as Error).message).toBe('The access token is invalid, expired or revoked');
+      expect(http.response.setHeader).toHaveBeenCalledWith(
+        'WWW-Authenticate',
+        `Bearer realm="plant-store", error="invalid_token", error_description="${JWT_REFUSED}"`,
+      );
+    });
 
     it.each([undefined, '', 'Basic dXNlcjpwYXNz', 'Bearerx abc', 'Token pst_x', ' Bearer x'])(
       'answers no user with the Authorization header %p with a bare challenge',

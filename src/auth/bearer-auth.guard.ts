@@ -9,9 +9,13 @@ import { Reflector } from '@nestjs/core';
 import { AuthGuard } from '@nestjs/passport';
 import { Request, Response } from 'express';
 import { readAuthorization } from './authorization';
+import { JwtVerifier } from './oidc/jwt-verifier';
 import { IS_PUBLIC_KEY } from './decorators/public.decorator';
 import { REQUIRED_SCOPES_KEY } from './decorators/require-scopes.decorator';
 import { Principal, REALM, Scope } from './principal';
+
+/** The `error_description` of a refused JWT (RFC 6750 section 3). */
+export const JWT_REFUSED = 'The access token is invalid or expired';
 
 /**
  * The global guard: every route needs a valid bearer token unless marked @Public(), and the token
@@ -19,7 +23,10 @@ import { Principal, REALM, Scope } from './principal';
  */
 @Injectable()
 export class BearerAuthGuard extends AuthGuard('bearer') {
-  constructor(private readonly reflector: Reflector) {
+  constructor(
+    private readonly reflector: Reflector,
+    private readonly jwts: JwtVerifier,
+  ) {
     super();
   }
 
@@ -53,9 +60,15 @@ export class BearerAuthGuard extends AuthGuard('bearer') {
     if (error) throw error;
     if (user) return user;
 
-    const { kind } = readAuthorization(context.switchToHttp().getRequest<Request>());
+    const authorization = readAuthorization(context.switchToHttp().getRequest<Request>());
+    const { kind } = authorization;
     if (kind === 'bearer' || kind === 'invalid-bearer') {
-      this.challenge(context, 'error="invalid_token"');
+      // One description for every refused JWT, whatever failed: it says nothing about keys.
+      const isJwt = kind === 'bearer' && this.jwts.accepts(authorization.secret);
+      this.challenge(
+        context,
+        isJwt ? `error="invalid_token", error_description="${JWT_REFUSED}"` : 'error="invalid_token"',
+      );
       throw new UnauthorizedException('The access token is invalid, expired or revoked');
     }
     this.challenge(context);

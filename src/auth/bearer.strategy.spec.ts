@@ -1,11 +1,13 @@
 import { Test } from '@nestjs/testing';
 import { Request } from 'express';
+import { ServiceUnavailableException } from '@nestjs/common';
 import { BearerStrategy } from './bearer.strategy';
+import { JwtVerifier } from './oidc/jwt-verifier';
 import { Principal } from './principal';
 import { TokensService } from './tokens.service';
 
 const SECRET = `pst_${'A'.repeat(43)}`;
-const PRINCIPAL: Principal = { subject: 'alice', scopes: ['plants:read'], tokenId: 'token-1' };
+const PRINCIPAL: Principal = { subject: 'alice', scopes: ['plants:read'], kind: 'pst', tokenId: 'token-1' };
 
 type Outcome =
   { kind: 'success'; user: unknown } | { kind: 'fail'; challenge: unknown } | { kind: 'error'; error: unknown };
@@ -13,11 +15,17 @@ type Outcome =
 describe(BearerStrategy.name, () => {
   let strategy: BearerStrategy;
   let tokens: { authenticate: jest.Mock };
+  let jwts: { accepts: jest.Mock; authenticate: jest.Mock };
 
   beforeEach(async () => {
     tokens = { authenticate: jest.fn().mockResolvedValue(PRINCIPAL) };
+    jwts = { accepts: jest.fn((token: string) => token.includes('.')), authenticate: jest.fn() };
     const moduleRef = await Test.createTestingModule({
-      providers: [BearerStrategy, { provide: TokensService, useValue: tokens }],
+      providers: [
+        BearerStrategy,
+        { provide: TokensService, useValue: tokens },
+        { provide: JwtVerifier, useValue: jwts },
+      ],
     }).compile();
     strategy = moduleRef.get(BearerStrategy);
   });
@@ -41,6 +49,29 @@ describe(BearerStrategy.name, () => {
     it('delegates to TokensService.authenticate', async () => {
       await expect(strategy.validate(SECRET)).resolves.toBe(PRINCIPAL);
       expect(tokens.authenticate).toHaveBeenCalledWith(SECRET);
+    });
+
+    it('hands a token the JWT verifier accepts to it, and never to TokensService', async () => {
+      const jwt = 'aaa.bbb.ccc';
+      const owner: Principal = { subject: 'org-1', scopes: ['plants:read'], kind: 'jwt', tokenId: 'jwt' };
+      jwts.authenticate.mockResolvedValue(owner);
+      await expect(strategy.validate(jwt)).resolves.toBe(owner);
+      expect(jwts.authenticate).toHaveBeenCalledWith(jwt);
+      expect(tokens.authenticate).not.toHaveBeenCalled();
+    });
+
+    it('hands a pst_ token to TokensService, never to the JWT verifier', async () => {
+      await strategy.validate(SECRET);
+      expect(jwts.accepts).toHaveBeenCalledWith(SECRET);
+      expect(jwts.authenticate).not.toHaveBeenCalled();
+    });
+
+    it("passes on the verifier's 503 when the keys cannot be fetched", async () => {
+      jwts.authenticate.mockRejectedValue(new ServiceUnavailableException('keys'));
+      await expect(run({ headers: { authorization: 'Bearer aaa.bbb.ccc' } })).resolves.toEqual({
+        kind: 'error',
+        error: expect.any(ServiceUnavailableException),
+      });
     });
 
     it('passes on null for an unknown token', async () => {

@@ -3,17 +3,22 @@ import { PassportStrategy } from '@nestjs/passport';
 import { Request } from 'express';
 import { Strategy } from 'passport-http-bearer';
 import { readAuthorization } from './authorization';
+import { JwtVerifier } from './oidc/jwt-verifier';
 import { Principal } from './principal';
 import { TokensService } from './tokens.service';
 
 @Injectable()
 export class BearerStrategy extends PassportStrategy(Strategy, 'bearer') {
-  constructor(private readonly tokens: TokensService) {
+  constructor(
+    private readonly tokens: TokensService,
+    private readonly jwts: JwtVerifier,
+  ) {
     super();
   }
 
+  /** A compact JWS goes to the identity provider's keys (when OIDC_ISSUER is set), anything else to the `pst_` tokens. */
   validate(token: string): Promise<Principal | null> {
-    return this.tokens.authenticate(token);
+    return this.jwts.accepts(token) ? this.jwts.authenticate(token) : this.tokens.authenticate(token);
   }
 
   /**

@@ -201,6 +201,7 @@ describe(TokensService.name, () => {
       await expect(service.authenticate(SECRET)).resolves.toEqual({
         subject: 'alice',
         scopes: ['plants:read'],
+        kind: 'pst',
         tokenId: '3f1c2a4e-0000-4000-8000-000000000001',
       });
     });
@@ -240,6 +241,7 @@ describe(TokensService.name, () => {
       await expect(service.authenticate(secret)).resolves.toEqual({
         subject: 'bob',
         scopes: ['plants:write'],
+        kind: 'pst',
         tokenId: token.id,
       });
     });

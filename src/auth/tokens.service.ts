@@ -167,7 +167,7 @@ export class TokensService {
       await this.tokens.setLastUsed(token.id, now);
     }
     return {
-      principal: { subject: token.subject, scopes: token.scopes.split(' '), tokenId: token.id },
+      principal: { subject: token.subject, scopes: token.scopes.split(' '), kind: 'pst', tokenId: token.id },
       validUntil: token.expiresAt ? token.expiresAt.getTime() : Infinity,
     };
   }

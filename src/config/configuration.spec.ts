@@ -7,6 +7,7 @@ const DEFAULTS: AppConfig = {
   database: { type: 'sqlite', path: 'data/plant-store.sqlite' },
   plants: { maxPage: 1000 },
   auth: { tokenCacheTtlMs: 5000 },
+  oidc: null,
   log: { level: 'info', pretty: true },
   metrics: { port: 9464 },
   rateLimit: { perMinute: 600, redisUrl: undefined },
@@ -45,6 +46,10 @@ describe(loadConfig.name, () => {
         DB_QUERY_TIMEOUT_MS: '4000',
         PLANTS_MAX_PAGE: '50',
         TOKEN_CACHE_TTL_MS: '0',
+        OIDC_ISSUER: 'https://id.example.com/realms/plants',
+        OIDC_AUDIENCE: 'https://plants.example.com',
+        OIDC_OWNER_CLAIM: 'org_id',
+        OIDC_JWKS_CACHE_MS: '60000',
         LOG_LEVEL: 'debug',
         LOG_FORMAT: 'json',
         METRICS_PORT: '9100',
@@ -68,6 +73,12 @@ describe(loadConfig.name, () => {
       },
       plants: { maxPage: 50 },
       auth: { tokenCacheTtlMs: 0 },
+      oidc: {
+        issuer: 'https://id.example.com/realms/plants',
+        audience: 'https://plants.example.com',
+        ownerClaim: 'org_id',
+        jwksCacheMs: 60000,
+      },
       log: { level: 'debug', pretty: false },
       metrics: { port: 9100 },
       rateLimit: { perMinute: 120, redisUrl: 'redis://:pw@cache:6379/2' },
@@ -188,10 +199,38 @@ describe(loadConfig.name, () => {
     ['TRUST_PROXY', 'yes please'],
     ['SHUTDOWN_TIMEOUT_MS', 'soon'],
     ['SHUTDOWN_DELAY_MS', '-5'],
+    ['OIDC_ISSUER', 'http://id.example.com'],
+    ['OIDC_ISSUER', 'id.example.com'],
+    ['OIDC_ISSUER', 'https://id.example.com/?realm=plants'],
+    ['OIDC_ISSUER', 'https://id.example.com/#plants'],
+    ['OIDC_OWNER_CLAIM', 'org id'],
+    ['OIDC_JWKS_CACHE_MS', '10'],
   ])('refuses %s=%p with a message naming the variable', (name, value) => {
     const error = configError({ [name]: value });
     expect(error.message).toContain(name);
     expect(error.message).toContain(`(got ${JSON.stringify(value)})`);
+  });
+
+  it('reads OIDC_ISSUER with its defaults, allowing http on loopback only', () => {
+    for (const issuer of [
+      'http://127.0.0.1:4000',
+      'http://localhost:4000/oidc',
+      'http://[::1]:4000',
+      'https://id.example.com',
+    ]) {
+      expect(loadConfig({ OIDC_ISSUER: issuer, OIDC_AUDIENCE: 'plants' }).oidc).toEqual({
+        issuer,
+        audience: 'plants',
+        ownerClaim: 'sub',
+        jwksCacheMs: 600_000,
+      });
+    }
+  });
+
+  it('requires OIDC_AUDIENCE with OIDC_ISSUER', () => {
+    expect(configError({ OIDC_ISSUER: 'https://id.example.com' }).message).toContain(
+      'OIDC_AUDIENCE is required with OIDC_ISSUER',
+    );
   });
 
   it('names every wrong variable at once', () => {

@@ -10,6 +10,7 @@ import {
   Min,
   MinLength,
   Validate,
+  ValidateIf,
   ValidationArguments,
   ValidatorConstraint,
   ValidatorConstraintInterface,
@@ -25,11 +26,21 @@ export interface AppConfig {
   database: DatabaseConfig;
   plants: { maxPage: number };
   auth: { tokenCacheTtlMs: number };
+  /** Null unless OIDC_ISSUER is set. */
+  oidc: OidcConfig | null;
   log: { level: LogLevel; pretty: boolean };
   metrics: { port: number };
   rateLimit: { perMinute: number; redisUrl?: string };
   http: { corsOrigins: string[] | '*' | null; trustProxy: boolean | number | string };
   shutdown: { delayMs: number; timeoutMs: number };
+}
+
+export interface OidcConfig {
+  issuer: string;
+  audience: string;
+  ownerClaim: string;
+  /** How long fetched signing keys are used before they must be fetched again. */
+  jwksCacheMs: number;
 }
 
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
@@ -60,6 +71,28 @@ class IsRedisUrl implements ValidatorConstraintInterface {
       if (error instanceof RedisUrlError) return error.message;
       throw error;
     }
+  }
+}
+
+const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]']);
+
+/** An issuer is an https URL without query or fragment (OpenID Connect Discovery); http only on loopback. */
+@ValidatorConstraint({ name: 'issuerUrl' })
+class IsIssuerUrl implements ValidatorConstraintInterface {
+  validate(value: unknown): boolean {
+    if (typeof value !== 'string') return false;
+    let url: URL;
+    try {
+      url = new URL(value);
+    } catch {
+      return false;
+    }
+    if (url.search !== '' || url.hash !== '' || url.username !== '' || url.password !== '') return false;
+    return url.protocol === 'https:' || (url.protocol === 'http:' && LOOPBACK_HOSTS.has(url.hostname));
+  }
+
+  defaultMessage(args: ValidationArguments): string {
+    return `${args.property} must be the issuer's https URL, such as https://id.example.com/realms/plants (http only for localhost or 127.0.0.1), without query or fragment`;
   }
 }
 
@@ -124,6 +157,28 @@ class EnvironmentVariables {
   @Min(0)
   @Max(300_000)
   TOKEN_CACHE_TTL_MS?: number;
+
+  @IsOptional()
+  @Validate(IsIssuerUrl)
+  OIDC_ISSUER?: string;
+
+  @ValidateIf((env: EnvironmentVariables) => env.OIDC_ISSUER !== undefined || env.OIDC_AUDIENCE !== undefined)
+  @IsString({
+    message: 'OIDC_AUDIENCE is required with OIDC_ISSUER: the audience (resource indicator) of access tokens',
+  })
+  OIDC_AUDIENCE?: string;
+
+  @IsOptional()
+  @Matches(/^[A-Za-z0-9_:./-]{1,100}$/, {
+    message: 'OIDC_OWNER_CLAIM must be the name of a claim (letters, digits and _ : . / -), such as sub or org_id',
+  })
+  OIDC_OWNER_CLAIM?: string;
+
+  @IsOptional()
+  @IsInt()
+  @Min(1000)
+  @Max(86_400_000)
+  OIDC_JWKS_CACHE_MS?: number;
 
   @IsOptional()
   @IsIn(LOG_LEVELS)
@@ -211,6 +266,7 @@ const INTEGER_VARIABLES = [
   'DB_QUERY_TIMEOUT_MS',
   'PLANTS_MAX_PAGE',
   'TOKEN_CACHE_TTL_MS',
+  'OIDC_JWKS_CACHE_MS',
   'METRICS_PORT',
   'RATE_LIMIT_PER_MINUTE',
   'SHUTDOWN_TIMEOUT_MS',
@@ -270,6 +326,15 @@ export function loadConfig(rawEnv: Record<string, unknown>): AppConfig {
     database,
     plants: { maxPage: env.PLANTS_MAX_PAGE ?? 1000 },
     auth: { tokenCacheTtlMs: env.TOKEN_CACHE_TTL_MS ?? 5000 },
+    oidc:
+      env.OIDC_ISSUER === undefined
+        ? null
+        : {
+            issuer: env.OIDC_ISSUER,
+            audience: env.OIDC_AUDIENCE!,
+            ownerClaim: env.OIDC_OWNER_CLAIM ?? 'sub',
+            jwksCacheMs: env.OIDC_JWKS_CACHE_MS ?? 600_000,
+          },
     log: {
       level: env.LOG_LEVEL ?? 'info',
       pretty: (env.LOG_FORMAT ?? (nodeEnv === 'development' ? 'pretty' : 'json')) === 'pretty',

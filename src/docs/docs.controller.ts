@@ -18,8 +18,8 @@ export class DocsController {
   constructor(private readonly docs: DocsService) {}
 
   @Get(DOCS_JSON_PATH)
-  document(@Res() res: Response): void {
-    send(res, this.docs.openApiDocument(), false);
+  async document(@Res() res: Response): Promise<void> {
+    send(res, await this.docs.openApiDocument(), false);
   }
 
   @Get(DOCS_PATH)

@@ -1,5 +1,6 @@
-import { Injectable } from '@nestjs/common';
+import { Injectable, Optional } from '@nestjs/common';
 import { OpenAPIObject } from '@nestjs/swagger';
+import { JwtVerifier } from '../auth/oidc/jwt-verifier';
 import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 
@@ -58,26 +59,80 @@ const INIT_SCRIPT = `window.onload = function () {
 };
 `;
 
+const jsonFile = (document: OpenAPIObject): DocsFile => ({
+  type: 'application/json; charset=utf-8',
+  body: Buffer.from(JSON.stringify(document)),
+});
+
+export const OAUTH2_SCHEME = 'oauth2';
+
+/**
+ * The document with an OAuth 2.0 client-credentials scheme beside the bearer one, offered by every
+ * operation that takes a bearer token, so Swagger UI's Authorize can fetch a token from the provider.
+ */
+export function withClientCredentials(document: OpenAPIObject, tokenUrl: string): OpenAPIObject {
+  const copy = JSON.parse(JSON.stringify(document)) as OpenAPIObject;
+  copy.components = {
+    ...copy.components,
+    securitySchemes: {
+      ...copy.components?.securitySchemes,
+      [OAUTH2_SCHEME]: {
+        type: 'oauth2',
+        description: "An access token of the organisation's identity provider, for a client id and secret",
+        flows: {
+          clientCredentials: {
+            tokenUrl,
+            scopes: { 'plants:read': 'List plants', 'plants:write': 'Create and delete plants' },
+          },
+        },
+      },
+    },
+  };
+  for (const item of Object.values(copy.paths)) {
+    for (const operation of Object.values(item) as { security?: Record<string, string[]>[] }[]) {
+      if (operation?.security?.some((requirement) => 'bearer' in requirement)) {
+        operation.security.push({ [OAUTH2_SCHEME]: [] });
+      }
+    }
+  }
+  return copy;
+}
+
 /**
  * What /docs serves: the OpenAPI document (published once the app is configured), the page, its
  * script and the allow-listed Swagger UI assets, read once and kept in memory (about 1.8 MB).
  */
 @Injectable()
 export class DocsService {
-  private document?: DocsFile;
+  private document?: OpenAPIObject;
+  private plain?: DocsFile;
+  /** The document with the OAuth2 scheme, once the provider's token endpoint is known. */
+  private withOAuth2?: DocsFile;
   private readonly files = new Map<string, DocsFile>([
     ['', { type: 'text/html; charset=utf-8', body: Buffer.from(PAGE) }],
     ['swagger-ui-init.js', { type: 'text/javascript; charset=utf-8', body: Buffer.from(INIT_SCRIPT) }],
   ]);
   private assetsDirectory?: string;
 
+  constructor(@Optional() private readonly jwts?: JwtVerifier) {}
+
   publish(document: OpenAPIObject): void {
-    this.document = { type: 'application/json; charset=utf-8', body: Buffer.from(JSON.stringify(document)) };
+    this.document = document;
+    this.plain = jsonFile(document);
+    this.withOAuth2 = undefined;
   }
 
-  /** The JSON document, once published. */
-  openApiDocument(): DocsFile | undefined {
-    return this.document;
+  /**
+   * The JSON document, once published. With OIDC_ISSUER set it also declares the provider's
+   * client-credentials flow; while the provider's token endpoint cannot be had, it is served
+   * without it (and asked for again on the next request).
+   */
+  async openApiDocument(): Promise<DocsFile | undefined> {
+    if (this.withOAuth2 || !this.document || !this.jwts) return this.withOAuth2 ?? this.plain;
+    const tokenUrl = await this.jwts.tokenEndpoint();
+    if (tokenUrl === undefined) return this.plain;
+    this.withOAuth2 ??= jsonFile(withClientCredentials(this.document, tokenUrl));
+    return this.withOAuth2;
   }
 
   /** The page (`''`) or one of its files, by name; undefined for anything not on the list. */

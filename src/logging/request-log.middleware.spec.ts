@@ -93,7 +93,7 @@ describe(requestIdFor.name, () => {
 });
 
 describe(requestLogFields.name, () => {
-  const alice: Principal = { subject: 'alice', scopes: ['plants:read'], tokenId: 'token-1' };
+  const alice: Principal = { subject: 'alice', scopes: ['plants:read'], kind: 'pst', tokenId: 'token-1' };
 
   it('describes the request by method, route, path, status, duration, subject and client', () => {
     const req: FakeRequest = {
@@ -113,6 +113,7 @@ describe(requestLogFields.name, () => {
       status: 204,
       durationMs: 12.5,
       subject: 'alice',
+      tokenKind: 'pst',
       client: '203.0.113.9',
     });
   });
@@ -153,6 +154,7 @@ describe(requestLogFields.name, () => {
       'route',
       'status',
       'subject',
+      'tokenKind',
     ]);
     const text = JSON.stringify(fields);
     for (const leak of [SECRET, 'access_token', 'after=5', '?', 'secret-cookie', 'secret body', 'Bearer']) {
@@ -175,6 +177,7 @@ describe(requestLogFields.name, () => {
       path: '/nowhere',
       status: 404,
       subject: null,
+      tokenKind: null,
     });
   });
 
@@ -273,12 +276,14 @@ describe(requestLineFields.name, () => {
     status: 200,
     durationMs: 1.234,
     subject: 'alice',
+    tokenKind: 'pst',
     client: '203.0.113.9',
   };
 
   it.each([
     ['an ordinary request', base, 'GET /plants 200'],
-    ['no route, no subject', { ...base, route: null, subject: null, status: 404 }, 'GET - 404'],
+    ['no route, no subject', { ...base, route: null, subject: null, tokenKind: null, status: 404 }, 'GET - 404'],
+    ['a JWT', { ...base, subject: 'org-1', tokenKind: 'jwt' }, 'GET /plants 200'],
     ['a client that has gone', { ...base, client: undefined, status: 499 }, 'GET /plants aborted'],
     ['a template route', { ...base, method: 'DELETE', route: '/plants/{id}', status: 204 }, 'DELETE /plants/{id} 204'],
     [
@@ -350,7 +355,7 @@ describe(RequestLogMiddleware.name, () => {
       next();
     });
     app.use((req, _res, next) => {
-      (req as unknown as { user: Principal }).user = { subject: 'alice', scopes: [], tokenId: 't' };
+      (req as unknown as { user: Principal }).user = { subject: 'alice', scopes: [], kind: 'pst', tokenId: 't' };
       next();
     });
     app.get('/plants', (_req, res) => {
@@ -402,6 +407,7 @@ describe(RequestLogMiddleware.name, () => {
       path: '/plants',
       status: 200,
       subject: 'alice',
+      tokenKind: 'pst',
       msg: 'GET /plants 200',
       time: expect.stringMatching(/^\d{4}-\d\d-\d\dT/),
     });

@@ -3,7 +3,7 @@ import { NextFunction, Request, Response } from 'express';
 import { randomUUID } from 'node:crypto';
 import { IncomingMessage, ServerResponse } from 'node:http';
 import { Level } from 'pino';
-import { Principal } from '../auth/principal';
+import { Principal, TokenKind } from '../auth/principal';
 import { requestElapsedMs, startRequestClock } from '../common/http/request-clock';
 import { routeTemplate } from '../common/http/route-template';
 import { LogOutput } from './log-output';
@@ -47,6 +47,8 @@ export interface RequestLogFields {
   status: number;
   durationMs: number;
   subject: string | null;
+  /** Which kind of token authenticated the request (`pst`, `jwt`), never the token. */
+  tokenKind: TokenKind | null;
   /** Unknown once the client has gone, and then left out, as pino leaves out undefined fields. */
   client: string | undefined;
 }
@@ -68,6 +70,7 @@ export function requestLogFields(req: IncomingMessage, res: ServerResponse, dura
     status: res.writableFinished ? res.statusCode : CLIENT_CLOSED_REQUEST,
     durationMs,
     subject: request.user?.subject ?? null,
+    tokenKind: request.user?.kind ?? null,
     client: clientAddress(request),
   };
 }
@@ -116,7 +119,8 @@ export function requestLineFields(fields: RequestLogFields): string {
   return (
     `"requestId":${json(fields.requestId)},"method":"${fields.method}","route":${route},` +
     `"path":${json(fields.path)},"status":${fields.status},"durationMs":${fields.durationMs},` +
-    `"subject":${json(fields.subject)}${client},"msg":"${requestLogMessage(fields)}"`
+    `"subject":${json(fields.subject)},"tokenKind":${fields.tokenKind === null ? 'null' : `"${fields.tokenKind}"`}` +
+    `${client},"msg":"${requestLogMessage(fields)}"`
   );
 }
 

@@ -6,6 +6,7 @@ import request from 'supertest';
 import { GLOBAL_PROVIDERS } from '../app.providers';
 import { APP_OPTIONS } from '../app.setup';
 import { BearerStrategy } from '../auth/bearer.strategy';
+import { JwtVerifier } from '../auth/oidc/jwt-verifier';
 import { Principal } from '../auth/principal';
 import { TokensService } from '../auth/tokens.service';
 import { writeJsonExactly } from '../common/json/exact-json';
@@ -17,9 +18,9 @@ const WRITER_TOKEN = `pst_${'W'.repeat(43)}`;
 const READER_TOKEN = `pst_${'R'.repeat(43)}`;
 const WRITE_ONLY_TOKEN = `pst_${'O'.repeat(43)}`;
 const PRINCIPALS: Record<string, Principal> = {
-  [WRITER_TOKEN]: { subject: 'alice', scopes: ['plants:read', 'plants:write'], tokenId: 'writer' },
-  [READER_TOKEN]: { subject: 'alice', scopes: ['plants:read'], tokenId: 'reader' },
-  [WRITE_ONLY_TOKEN]: { subject: 'alice', scopes: ['plants:write'], tokenId: 'write-only' },
+  [WRITER_TOKEN]: { subject: 'alice', scopes: ['plants:read', 'plants:write'], kind: 'pst', tokenId: 'writer' },
+  [READER_TOKEN]: { subject: 'alice', scopes: ['plants:read'], kind: 'pst', tokenId: 'reader' },
+  [WRITE_ONLY_TOKEN]: { subject: 'alice', scopes: ['plants:write'], kind: 'pst', tokenId: 'write-only' },
 };
 
 const INT64_MESSAGE = 'must be an integer from -9223372036854775808 to 9223372036854775807';
@@ -35,6 +36,8 @@ const tokensService = { authenticate: jest.fn() };
     ...GLOBAL_PROVIDERS,
     { provide: PlantsService, useValue: plantsService },
     { provide: TokensService, useValue: tokensService },
+    // No identity provider: every token takes the pst_ path.
+    { provide: JwtVerifier, useValue: { accepts: () => false } },
     BearerStrategy,
   ],
 })

@@ -3,6 +3,7 @@ import { ConfigService } from '@nestjs/config';
 import { Test } from '@nestjs/testing';
 import { Request, Response } from 'express';
 import { Principal } from '../auth/principal';
+import { JwtVerifier } from '../auth/oidc/jwt-verifier';
 import { TokensService } from '../auth/tokens.service';
 import { RateLimitMiddleware, chargeUserOf } from './rate-limit.middleware';
 import { RateLimitStorage } from './rate-limit.storage';
@@ -14,9 +15,9 @@ const ALICE_OTHER_TOKEN = `pst_${'a'.repeat(43)}`;
 const BOB_TOKEN = `pst_${'B'.repeat(43)}`;
 const UNKNOWN_TOKEN = `pst_${'U'.repeat(43)}`;
 const PRINCIPALS: Record<string, Principal> = {
-  [ALICE_TOKEN]: { subject: 'alice', scopes: ['plants:read', 'plants:write'], tokenId: 'alice-1' },
-  [ALICE_OTHER_TOKEN]: { subject: 'alice', scopes: ['plants:read'], tokenId: 'alice-2' },
-  [BOB_TOKEN]: { subject: 'bob', scopes: ['plants:read', 'plants:write'], tokenId: 'bob-1' },
+  [ALICE_TOKEN]: { subject: 'alice', scopes: ['plants:read', 'plants:write'], kind: 'pst', tokenId: 'alice-1' },
+  [ALICE_OTHER_TOKEN]: { subject: 'alice', scopes: ['plants:read'], kind: 'pst', tokenId: 'alice-2' },
+  [BOB_TOKEN]: { subject: 'bob', scopes: ['plants:read', 'plants:write'], kind: 'pst', tokenId: 'bob-1' },
 };
 
 interface FakeRequest {
@@ -45,6 +46,7 @@ describe(RateLimitMiddleware.name, () => {
   /** Secrets whose valid lookup the fake cache holds. */
   let cached: Set<string>;
   let tokens: { authenticate: jest.Mock; cachedPrincipal: jest.Mock };
+  let jwts: { cachedPrincipal: jest.Mock };
   let hits: Map<string, number>;
   let storage: { increment: jest.Mock };
 
@@ -58,6 +60,7 @@ describe(RateLimitMiddleware.name, () => {
       }),
       cachedPrincipal: jest.fn((secret: string) => (cached.has(secret) ? PRINCIPALS[secret] : null)),
     };
+    jwts = { cachedPrincipal: jest.fn(() => null) };
     hits = new Map();
     // Counts per key, blocking past the limit, with fixed times.
     storage = {
@@ -72,6 +75,7 @@ describe(RateLimitMiddleware.name, () => {
       providers: [
         RateLimitMiddleware,
         { provide: TokensService, useValue: tokens },
+        { provide: JwtVerifier, useValue: jwts },
         { provide: RateLimitStorage, useValue: storage },
         {
           provide: ConfigService,
@@ -120,6 +124,14 @@ describe(RateLimitMiddleware.name, () => {
         'default',
       );
       expect(keys()).toEqual(['plantstore:rate:default:user:alice']);
+    });
+
+    it('counts a JWT already verified against its owner, without a lookup', async () => {
+      const jwt = 'eyJhbGciOiJSUzI1NiJ9.eyJzdWIiOiJvcmctMSJ9.c2lnbmF0dXJl';
+      jwts.cachedPrincipal.mockReturnValue({ subject: 'org-1', scopes: ['plants:read'], kind: 'jwt', tokenId: 'jwt' });
+      await pass(requestFor({ headers: bearer(jwt) }));
+      expect(jwts.cachedPrincipal).toHaveBeenCalledWith(jwt);
+      expect(keys()).toEqual(['plantstore:rate:default:user:org-1']);
     });
 
     it('counts a token not known yet against the address, without a lookup, and its user once authentication found it', async () => {
@@ -223,7 +235,7 @@ describe(RateLimitMiddleware.name, () => {
     });
 
     it('keeps a user and an address apart even when they are spelled alike', async () => {
-      tokens.cachedPrincipal.mockReturnValue({ subject: '192.0.2.1', scopes: [], tokenId: 't' });
+      tokens.cachedPrincipal.mockReturnValue({ subject: '192.0.2.1', scopes: [], kind: 'pst', tokenId: 't' });
       await pass(requestFor({ headers: bearer(ALICE_TOKEN), ip: '192.0.2.9' }));
       await pass(requestFor({ ip: '192.0.2.1' }));
       expect(keys()[0]).not.toBe(keys()[1]);

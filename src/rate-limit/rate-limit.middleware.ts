@@ -3,6 +3,7 @@ import { ConfigService } from '@nestjs/config';
 import { normalizeIp } from '@nestjs/throttler';
 import { NextFunction, Request, Response } from 'express';
 import { readAuthorization } from '../auth/authorization';
+import { JwtVerifier } from '../auth/oidc/jwt-verifier';
 import { TokensService } from '../auth/tokens.service';
 import { AppConfig } from '../config/configuration';
 import { RateLimitStorage } from './rate-limit.storage';
@@ -38,7 +39,7 @@ export function isRateLimited(method: string, path: string): boolean {
  * up: before routing (unknown paths and the docs are limited too), authentication and the body.
  *
  * The bucket is chosen before any lookup. A token this instance already knows as valid (its lookup
- * is in TokensService's cache) counts against its user; every other call (no token, an unknown one,
+ * is in TokensService's cache, or the JWT is in JwtVerifier's) counts against its user; every other call (no token, an unknown one,
  * one not looked up yet) counts against the client address (per /64 for IPv6; see TRUST_PROXY), so
  * a refused caller costs no database query and no body work. A token not known yet is looked up by
  * authentication, within its address's budget; if it is valid, the call then counts against its
@@ -56,6 +57,7 @@ export class RateLimitMiddleware implements NestMiddleware {
   constructor(
     private readonly storage: RateLimitStorage,
     private readonly tokens: TokensService,
+    private readonly jwts: JwtVerifier,
     config: ConfigService<AppConfig, true>,
   ) {
     this.limit = config.get('rateLimit.perMinute', { infer: true });
@@ -67,7 +69,7 @@ export class RateLimitMiddleware implements NestMiddleware {
 
     const authorization = readAuthorization(req);
     const secret = authorization.kind === 'bearer' ? authorization.secret : null;
-    const known = secret === null ? null : this.tokens.cachedPrincipal(secret);
+    const known = secret === null ? null : (this.tokens.cachedPrincipal(secret) ?? this.jwts.cachedPrincipal(secret));
     if (known) {
       await this.count(`user:${known.subject}`, res);
       return next();

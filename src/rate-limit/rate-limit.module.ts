@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { OidcModule } from '../auth/oidc/oidc.module';
 import { TokensModule } from '../auth/tokens.module';
 import { RateLimitStorage } from './rate-limit.storage';
 
@@ -7,8 +8,8 @@ import { RateLimitStorage } from './rate-limit.storage';
  * itself is a global middleware (RateLimitMiddleware), mounted in AppModule.
  */
 @Module({
-  imports: [TokensModule],
+  imports: [TokensModule, OidcModule],
   providers: [RateLimitStorage],
-  exports: [RateLimitStorage, TokensModule],
+  exports: [RateLimitStorage, TokensModule, OidcModule],
 })
 export class RateLimitModule {}

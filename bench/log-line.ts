@@ -20,7 +20,17 @@ import autocannon from 'autocannon';
 import { createReadStream, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { connectServer, parseDbUrl, recreateDatabase, seedRange, withScheme } from './lib/db';
-import { canPin, run, setAffinity, sleep, startProcess, stopProcess, waitForHttp } from './lib/sys';
+import {
+  canPin,
+  cpuSeconds,
+  initClockTicks,
+  run,
+  setAffinity,
+  sleep,
+  startProcess,
+  stopProcess,
+  waitForHttp,
+} from './lib/sys';
 
 const env = process.env;
 const S = {
@@ -46,12 +56,6 @@ function startProd(): string[] {
   const [node, ...rest] = script.trim().split(/\s+/);
   if (node !== 'node') throw new Error(`npm run start:prod is not "node [flags] <script>": ${script}`);
   return [process.execPath, ...rest];
-}
-
-/** User + system CPU seconds of a process, threads included. */
-function cpuSeconds(pid: number): number {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-  return (Number(fields[11]) + Number(fields[12])) / 100;
 }
 
 function load(port: number, token: string, seconds: number): Promise<autocannon.Result> {
@@ -91,6 +95,7 @@ interface Round {
 
 async function main(): Promise<void> {
   mkdirSync(OUT, { recursive: true });
+  await initClockTicks();
   if (!S.skipBuild) {
     log('building the service (npm run build)');
     await run('npm', ['run', 'build'], { cwd: ROOT });

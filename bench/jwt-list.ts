@@ -10,10 +10,10 @@
  *
  *   npm run bench:jwt          # BENCH_JWT_ROUNDS (7), BENCH_DURATION (10s), BENCH_WARMUP (3s)
  */
-import autocannon from 'autocannon';
 import { exportJWK, generateKeyPair } from 'jose';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { listLoad, log, median, range, startProdArgv } from './lib/standalone';
 import { connectServer, parseDbUrl, recreateDatabase, seedRange, withScheme } from './lib/db';
 import {
   canPin,
@@ -38,38 +38,11 @@ const S = {
 };
 const ROOT = process.cwd();
 const OUT = join(ROOT, 'bench', '.out');
-const LIST_PATH = '/plants?limit=20';
 /** The owner of both tokens: the JWT's `sub` is its client id. */
 const USER = 'bench-jwt';
 const AUDIENCE = 'https://plants.bench';
 const CLIENT_SECRET = 'bench-jwt-client-secret-0123456789abcdef';
 const TARGET = 0.95;
-
-const log = (message: string) => process.stderr.write(`[${new Date().toISOString().slice(11, 19)}] ${message}\n`);
-
-function startProd(): string[] {
-  const script = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> })
-    .scripts['start:prod'];
-  const [node, ...rest] = script.trim().split(/\s+/);
-  if (node !== 'node') throw new Error(`npm run start:prod is not "node [flags] <script>": ${script}`);
-  return [process.execPath, ...rest];
-}
-
-const median = (values: number[]) => {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = Math.floor(sorted.length / 2);
-  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
-};
-const range = (values: number[]) => `[${Math.min(...values).toFixed(3)}–${Math.max(...values).toFixed(3)}]`;
-
-function load(token: string, seconds: number): Promise<autocannon.Result> {
-  return autocannon({
-    url: `http://127.0.0.1:${S.port}${LIST_PATH}`,
-    connections: S.connections,
-    duration: seconds,
-    headers: { authorization: `Bearer ${token}` },
-  });
-}
 
 async function providerToken(issuer: string): Promise<string> {
   const res = await fetch(`${issuer}/token`, {
@@ -142,7 +115,7 @@ async function main(): Promise<void> {
     OIDC_ISSUER: issuer,
     OIDC_AUDIENCE: AUDIENCE,
   };
-  const command = startProd();
+  const command = startProdArgv(ROOT);
   const { stdout } = await run(process.execPath, ['dist/cli.js', 'token', 'create', '--user', USER], {
     cwd: ROOT,
     env: { ...serviceEnv, LOG_LEVEL: 'error' },
@@ -166,7 +139,7 @@ async function main(): Promise<void> {
 
     const measure = async (kind: 'pst' | 'jwt'): Promise<Measured> => {
       const cpu0 = cpuSeconds(service.pid);
-      const result = await load(tokens[kind], S.durationSec);
+      const result = await listLoad(S.port, tokens[kind], S.durationSec, S.connections);
       const cpu = cpuSeconds(service.pid) - cpu0;
       if (result.non2xx > 0 || result.errors > 0) {
         throw new Error(`${kind}: ${result.non2xx} non-2xx answers, ${result.errors} errors`);
@@ -176,7 +149,7 @@ async function main(): Promise<void> {
 
     log(`warm-up: ${S.warmupSec} s per token`);
     for (const kind of ['pst', 'jwt'] as const) {
-      const warm = await load(tokens[kind], S.warmupSec);
+      const warm = await listLoad(S.port, tokens[kind], S.warmupSec, S.connections);
       if (warm.non2xx > 0) throw new Error(`${kind}: ${warm.non2xx} non-2xx answers in the warm-up`);
     }
     for (let round = 0; round < S.rounds; round++) {

@@ -16,9 +16,9 @@
  * stdout of each instance is a pipe read by this process, as a container runtime reads it; the lines
  * are counted, so a run where the info instance did not write one line per request is refused.
  */
-import autocannon from 'autocannon';
-import { createReadStream, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { createReadStream, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { listLoad, log, median, range, startProdArgv } from './lib/standalone';
 import { connectServer, parseDbUrl, recreateDatabase, seedRange, withScheme } from './lib/db';
 import {
   canPin,
@@ -44,28 +44,8 @@ const S = {
 };
 const ROOT = process.cwd();
 const OUT = join(ROOT, 'bench', '.out');
-const LIST_PATH = '/plants?limit=20';
 const USER = 'bench-log';
 const REQUEST_LINE = '"msg":"GET /plants 200"';
-
-const log = (message: string) => process.stderr.write(`[${new Date().toISOString().slice(11, 19)}] ${message}\n`);
-
-function startProd(): string[] {
-  const script = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> })
-    .scripts['start:prod'];
-  const [node, ...rest] = script.trim().split(/\s+/);
-  if (node !== 'node') throw new Error(`npm run start:prod is not "node [flags] <script>": ${script}`);
-  return [process.execPath, ...rest];
-}
-
-function load(port: number, token: string, seconds: number): Promise<autocannon.Result> {
-  return autocannon({
-    url: `http://127.0.0.1:${port}${LIST_PATH}`,
-    connections: S.connections,
-    duration: seconds,
-    headers: { authorization: `Bearer ${token}` },
-  });
-}
 
 async function countLines(path: string, msg: string): Promise<number> {
   let count = 0;
@@ -77,12 +57,6 @@ async function countLines(path: string, msg: string): Promise<number> {
   }
   return count;
 }
-
-const median = (values: number[]) => {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = Math.floor(sorted.length / 2);
-  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
-};
 
 interface Round {
   info: { rps: number; cpuUsPerRequest: number; requests: number; lines: number };
@@ -115,7 +89,7 @@ async function main(): Promise<void> {
     RATE_LIMIT_PER_MINUTE: '1000000000',
     METRICS_PORT: '0',
   };
-  const command = startProd();
+  const command = startProdArgv(ROOT);
 
   // Migrations, the token and 1,000 plants for the listing user, once.
   const { stdout } = await run(process.execPath, ['dist/cli.js', 'token', 'create', '--user', USER], {
@@ -140,13 +114,15 @@ async function main(): Promise<void> {
     );
     try {
       await Promise.all(procs.map((p, i) => waitForHttp(`http://127.0.0.1:${S.portBase + i}/health/live`, p)));
-      await Promise.all(procs.map((_, i) => load(S.portBase + i, token, S.warmupSec)));
+      await Promise.all(procs.map((_, i) => listLoad(S.portBase + i, token, S.warmupSec, S.connections)));
       const snapshot = () =>
         Promise.all(
           procs.map(async (p) => ({ cpu: cpuSeconds(p.pid), lines: await countLines(p.logPath, REQUEST_LINE) })),
         );
       const before = await snapshot();
-      const results = await Promise.all(procs.map((_, i) => load(S.portBase + i, token, S.durationSec)));
+      const results = await Promise.all(
+        procs.map((_, i) => listLoad(S.portBase + i, token, S.durationSec, S.connections)),
+      );
       await sleep(300); // the last lines reach the pipe (LOG_FLUSH_INTERVAL_MS) and the log file
       const after = await snapshot();
       const of = (level: 'info' | 'warn') => {
@@ -189,7 +165,7 @@ async function main(): Promise<void> {
         `| ${i + 1} | ${r.info.rps.toFixed(0)} | ${r.info.cpuUsPerRequest.toFixed(1)} | ${r.warn.rps.toFixed(0)} | ${r.warn.cpuUsPerRequest.toFixed(1)} | ${r.ratio.toFixed(3)} | ${r.served.toFixed(3)} |`,
     ),
     '',
-    `info ÷ warn in requests per CPU-second, median of ${rounds.length} rounds: **${median(ratios).toFixed(3)}** [${Math.min(...ratios).toFixed(3)}–${Math.max(...ratios).toFixed(3)}]; ` +
+    `info ÷ warn in requests per CPU-second, median of ${rounds.length} rounds: **${median(ratios).toFixed(3)}** ${range(ratios)}; ` +
       `the line costs **${(cost * 100).toFixed(1)}%** of list throughput (target: at most 3%); ` +
       `requests served, info ÷ warn: ${median(rounds.map((r) => r.served)).toFixed(3)}. ` +
       `CPU per request, medians: info ${median(rounds.map((r) => r.info.cpuUsPerRequest)).toFixed(1)} µs, warn ${median(rounds.map((r) => r.warn.cpuUsPerRequest)).toFixed(1)} µs.`,

@@ -1,7 +1,7 @@
 import { existsSync, mkdirSync } from 'node:fs';
 import { AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import { Browser, BrowserContext, Locator, Page, chromium } from 'playwright-core';
+import { Browser, BrowserContext, Locator, Page, Response, chromium } from 'playwright-core';
 import { TestClient, TestProvider, TEST_AUDIENCE, signingKey, startTestProvider } from './utils/oidc-provider';
 import { TestApp, bearer, startTestApp } from './utils/test-app';
 
@@ -128,6 +128,19 @@ describeWithBrowser()('Swagger UI in Chromium', () => {
       .locator(`.opblock.opblock-${method}`)
       .filter({ has: page.locator(`.opblock-summary-path[data-path="${path}"]`) });
 
+  /** GET /plants through Swagger UI: Try it out, Execute; the block and the response it sent for. */
+  async function executeList(): Promise<{ list: Locator; response: Response }> {
+    const list = operation('get', '/plants');
+    if (!(await list.locator('.try-out__btn').isVisible())) await list.locator('.opblock-summary').first().click();
+    await list.locator('.try-out__btn').click();
+    const sent = page.waitForResponse(
+      (res) => res.request().method() === 'GET' && new URL(res.url()).pathname === '/plants',
+      { timeout: STEP_TIMEOUT_MS },
+    );
+    await list.locator('.btn.execute').click();
+    return { list, response: await sent };
+  }
+
   it('authorizes with a bearer token and lists the user\'s plants with "Try it out"', async () => {
     try {
       const docs = await page.goto(`${baseUrl}/docs`, { waitUntil: 'load' });
@@ -149,15 +162,7 @@ describeWithBrowser()('Swagger UI in Chromium', () => {
       await page.locator('.auth-wrapper .btn.authorize.locked').waitFor({ state: 'visible' });
 
       // GET /plants: expand, Try it out, Execute.
-      const list = operation('get', '/plants');
-      await list.locator('.opblock-summary').first().click();
-      await list.locator('.try-out__btn').click();
-      const sent = page.waitForResponse(
-        (res) => res.request().method() === 'GET' && new URL(res.url()).pathname === '/plants',
-        { timeout: STEP_TIMEOUT_MS },
-      );
-      await list.locator('.btn.execute').click();
-      const response = await sent;
+      const { list, response } = await executeList();
       expect(response.status()).toBe(200);
       expect(await response.request().headerValue('authorization')).toBe(`Bearer ${token}`);
 
@@ -210,15 +215,7 @@ describeWithBrowser()('Swagger UI in Chromium', () => {
       await dialog.locator('.close-modal').click();
       await dialog.waitFor({ state: 'hidden' });
 
-      const list = operation('get', '/plants');
-      if (!(await list.locator('.try-out__btn').isVisible())) await list.locator('.opblock-summary').first().click();
-      await list.locator('.try-out__btn').click();
-      const sent = page.waitForResponse(
-        (res) => res.request().method() === 'GET' && new URL(res.url()).pathname === '/plants',
-        { timeout: STEP_TIMEOUT_MS },
-      );
-      await list.locator('.btn.execute').click();
-      const response = await sent;
+      const { response } = await executeList();
       expect(response.status()).toBe(200);
       // A JWT from the provider, not the pst_ token.
       expect(await response.request().headerValue('authorization')).toMatch(/^Bearer [\w-]+\.[\w-]+\.[\w-]+$/);

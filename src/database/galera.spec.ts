@@ -2,8 +2,10 @@ import { EventEmitter } from 'node:events';
 import { DataSource } from 'typeorm';
 import { GALERA_SYNC_WAIT, prepareGaleraSessions } from './galera';
 
+/** `server` records what reaches the server; `query` is what the driver calls (and may be wrapped). */
 function fakeConnection() {
-  return { query: jest.fn((_sql: string, callback: (error: unknown) => void) => callback(null)) };
+  const server = jest.fn((_sql: string, callback: (error: unknown) => void) => callback(null));
+  return { server, query: (sql: string, callback: (error: unknown) => void): unknown => server(sql, callback) };
 }
 
 function fakeDataSource(type: string, wsrepOn: () => Promise<unknown>) {
@@ -19,10 +21,30 @@ describe('prepareGaleraSessions', () => {
   it('on a Galera node, sets causal reads on every open connection and on each new one before its first statement', async () => {
     const { dataSource, pool, open } = fakeDataSource('mariadb', async () => [{ wsrep_on: '1' }]);
     await expect(prepareGaleraSessions(dataSource)).resolves.toBe(true);
-    for (const connection of open) expect(connection.query).toHaveBeenCalledWith(SET, expect.any(Function));
+    for (const connection of open) expect(connection.server).toHaveBeenCalledWith(SET, expect.any(Function));
     const fresh = fakeConnection();
     pool.emit('connection', fresh);
-    expect(fresh.query).toHaveBeenCalledWith(SET, expect.any(Function));
+    expect(fresh.server).toHaveBeenCalledWith(SET, expect.any(Function));
+  });
+
+  it('sets it again after a failed statement, before the next one, and not after a successful one', async () => {
+    const { dataSource, open } = fakeDataSource('mariadb', async () => [{ wsrep_on: '1' }]);
+    await prepareGaleraSessions(dataSource);
+    const [connection] = open;
+    const sent = () => connection.server.mock.calls.map(([sql]) => sql);
+    connection.server.mockClear();
+    connection.server.mockImplementation((sql: string, callback: (error: unknown) => void) =>
+      callback(sql.startsWith('INSERT') ? Object.assign(new Error('Deadlock found'), { errno: 1213 }) : null),
+    );
+    const outcomes: unknown[] = [];
+    connection.query('DELETE FROM plants', (error: unknown) => outcomes.push(error));
+    expect(sent()).toEqual(['DELETE FROM plants']);
+    connection.query('INSERT INTO plants', (error: unknown) => {
+      // Queued before the caller hears of the failure, so before whatever it sends next.
+      expect(sent()).toEqual(['DELETE FROM plants', 'INSERT INTO plants', SET]);
+      outcomes.push(error);
+    });
+    expect(outcomes).toEqual([null, expect.objectContaining({ errno: 1213 })]);
   });
 
   it.each([
@@ -36,7 +58,7 @@ describe('prepareGaleraSessions', () => {
     const { dataSource, pool, open } = fakeDataSource(type, answer);
     await expect(prepareGaleraSessions(dataSource)).resolves.toBe(false);
     expect(pool.listenerCount('connection')).toBe(0);
-    for (const connection of open) expect(connection.query).not.toHaveBeenCalled();
+    for (const connection of open) expect(connection.server).not.toHaveBeenCalled();
   });
 
   it('does not ask SQLite at all', async () => {

@@ -1,21 +1,46 @@
 import { DataSource } from 'typeorm';
 
 /**
- * wsrep_sync_wait on every session of a Galera node: 1 (reads) + 2 (UPDATE and DELETE). Galera
- * certifies a write on every node before it is acknowledged, but the other nodes apply it a little
- * later; with this, a SELECT or DELETE first waits until its node has applied everything the
- * cluster had committed when it arrived, so a client reads its own writes through any instance
- * and node. INSERTs need no wait: one that races a not-yet-applied row fails certification and is
- * retried (statement-retry.ts), then finds the duplicate.
+ * wsrep_sync_wait on every session of a Galera node: 1 (reads) + 2 (UPDATE and DELETE) + 4 (INSERT).
+ * Galera certifies a write on every node before it is acknowledged, but the other nodes apply it a
+ * little later; with this, a statement first waits until its node has applied everything the
+ * cluster had committed when it arrived, so a client reads its own writes through any instance and
+ * node, and the webhook triggers of a plant's INSERT or DELETE see every subscription committed
+ * before it, wherever it was made.
  */
-export const GALERA_SYNC_WAIT = 3;
+export const GALERA_SYNC_WAIT = 7;
 
 interface PoolLike {
   on(event: 'connection', listener: (connection: QueryableConnection) => void): unknown;
   _allConnections?: { toArray?: () => QueryableConnection[] };
 }
 interface QueryableConnection {
-  query(sql: string, callback: (error: unknown) => void): unknown;
+  query(...args: unknown[]): unknown;
+}
+
+const SET_SYNC_WAIT = `SET SESSION wsrep_sync_wait = ${GALERA_SYNC_WAIT}`;
+const ignore = () => undefined;
+
+/**
+ * Sets the session's causal wait, and sets it again after any statement that fails: the webhook
+ * triggers switch it off for their own statement (see the Webhooks migration), and a statement
+ * aborted halfway (a lost certification) leaves it off. mysql2 runs a connection's statements in
+ * order, and the setting is queued before the failure is reported, so it always precedes the
+ * connection's next statement.
+ */
+function keepCausal(connection: QueryableConnection): void {
+  const query = connection.query.bind(connection);
+  connection.query = (...args: unknown[]) => {
+    const callback = args[args.length - 1];
+    if (typeof callback === 'function') {
+      args[args.length - 1] = (error: unknown, ...results: unknown[]) => {
+        if (error && (error as { fatal?: unknown }).fatal !== true) query(SET_SYNC_WAIT, ignore);
+        return (callback as (...a: unknown[]) => unknown)(error, ...results);
+      };
+    }
+    return query(...args);
+  };
+  query(SET_SYNC_WAIT, ignore);
 }
 
 /**
@@ -36,12 +61,9 @@ export async function prepareGaleraSessions(dataSource: DataSource): Promise<boo
   if (!on) return false;
   const pool = (dataSource.driver as unknown as { pool?: PoolLike }).pool;
   if (!pool) return true;
-  const setUp = (connection: QueryableConnection) =>
-    // A failure here breaks the connection, which the pool then replaces; nothing to report.
-    connection.query(`SET SESSION wsrep_sync_wait = ${GALERA_SYNC_WAIT}`, () => undefined);
-  // mysql2 emits 'connection' before handing a new connection out, and runs a connection's
-  // statements in order, so the setting always precedes the first statement.
-  pool.on('connection', setUp);
-  for (const connection of pool._allConnections?.toArray?.() ?? []) setUp(connection);
+  // mysql2 emits 'connection' before handing a new connection out, so the setting always precedes
+  // the first statement. A failure of the SET breaks the connection, which the pool then replaces.
+  pool.on('connection', keepCausal);
+  for (const connection of pool._allConnections?.toArray?.() ?? []) keepCausal(connection);
   return true;
 }

@@ -12,6 +12,7 @@ import { MetricsModule } from './metrics/metrics.module';
 import { PlantsModule } from './plants/plants.module';
 import { RateLimitMiddleware } from './rate-limit/rate-limit.middleware';
 import { RateLimitModule } from './rate-limit/rate-limit.module';
+import { WebhooksModule } from './webhooks/webhooks.module';
 
 @Module({
   imports: [
@@ -23,6 +24,7 @@ import { RateLimitModule } from './rate-limit/rate-limit.module';
     RateLimitModule,
     HealthModule,
     PlantsModule,
+    WebhooksModule,
     DocsModule,
   ],
   providers: GLOBAL_PROVIDERS,

@@ -19,7 +19,7 @@ export const USAGE = `Usage:
   plantstore token list [--user <id>]
   plantstore token revoke <token-or-id>
 
-Scopes: ${SCOPES.join(', ')} (both when none is given).
+Scopes: ${SCOPES.join(', ')} (all of them when none is given).
 The database is the one the service uses: DATABASE_URL, or the embedded SQLite file.`;
 
 export interface CliIo {

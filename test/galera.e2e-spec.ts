@@ -3,11 +3,13 @@ import { DataSource } from 'typeorm';
 import { loadConfig } from '../src/config/configuration';
 import { STATEMENT_RETRY_DEFAULTS } from '../src/common/statement-retry';
 import { MIGRATIONS, buildDataSourceOptions } from '../src/database/data-source';
-import { prepareGaleraSessions } from '../src/database/galera';
+import { GALERA_SYNC_WAIT, prepareGaleraSessions } from '../src/database/galera';
 import { runPendingMigrations } from '../src/database/migrations-runner';
 import { mysqlConnection } from './utils/databases';
 import { GaleraCluster, describeGalera, startGaleraCluster, startInstance } from './utils/galera';
-import { TestApp, bearer, expectErrorBody } from './utils/test-app';
+import { TestApp, bearer, exactJson, expectErrorBody } from './utils/test-app';
+import { waitFor } from './utils/wait-for';
+import { WEBHOOK_TEST_ENV, WebhookReceiver } from './utils/webhook-receiver';
 
 jest.setTimeout(180_000);
 
@@ -39,9 +41,10 @@ describeGalera('On a three-node Galera cluster', () => {
     cluster = await startGaleraCluster();
     process.stdout.write(`Galera cluster up in ${Date.now() - started} ms\n`);
     await cluster.createDatabase(DB);
-    a = await startInstance(cluster.nodeUrl(1, DB));
+    // Both deliver webhooks, so their claims meet on the cluster as they would in production.
+    a = await startInstance(cluster.nodeUrl(1, DB), WEBHOOK_TEST_ENV);
     apps.push(a);
-    b = await startInstance(cluster.nodeUrl(2, DB));
+    b = await startInstance(cluster.nodeUrl(2, DB), WEBHOOK_TEST_ENV);
     apps.push(b);
     token = await a.token({ subject: 'galera' });
   });
@@ -76,6 +79,69 @@ describeGalera('On a three-node Galera cluster', () => {
     await onNodes([1, 2], 'SET GLOBAL wsrep_retry_autocommit = DEFAULT');
     const unexpected = outcomes.filter((statuses) => statuses.join() !== '200,409,409,409');
     expect(unexpected).toEqual([]);
+  });
+
+  it('records an event for every plant change through one node right after a subscription through another, and delivers each once or more', async () => {
+    const receiver = await new WebhookReceiver().start();
+    try {
+      const owners = Array.from({ length: 20 }, (_, i) => `hooked-${i}`);
+      const subscribed = await inBatches(owners, 5, async (owner) => {
+        const ownerToken = await a.token({ subject: owner });
+        const res = await a
+          .http()
+          .post('/webhooks')
+          .set(bearer(ownerToken))
+          .send({ url: receiver.url(`/${owner}`), events: ['plant.created', 'plant.deleted'] });
+        expect(res.status).toBe(201);
+        receiver.expectSecret(`/${owner}`, exactJson<{ secret: string }>(res).secret);
+        // At once, through the other node: its trigger must see the subscription.
+        const created = await b
+          .http()
+          .post('/plants')
+          .set(bearer(ownerToken))
+          .set(JSON_TYPE)
+          .send('{"id":1,"name":"x"}');
+        const deleted = await b.http().delete('/plants/1').set(bearer(ownerToken));
+        return [created.status, deleted.status];
+      });
+      expect(subscribed).toEqual(owners.map(() => [200, 204]));
+      await waitFor(() => owners.every((owner) => new Set(receiver.at(`/${owner}`).map((d) => d.body)).size === 2), {
+        what: 'both events of every owner delivered',
+        timeoutMs: 30_000,
+      });
+      expect(receiver.deliveries.every((delivery) => delivery.verified.ok)).toBe(true);
+    } finally {
+      await receiver.close();
+    }
+  });
+
+  it('keeps causal reads on every pooled connection after conflicting writes', async () => {
+    const ids = Array.from({ length: 60 }, (_, i) => 3000 + i);
+    await inBatches(ids, 10, (id) =>
+      Promise.all(
+        [a, b, a, b].map((app) =>
+          app
+            .http()
+            .post('/plants')
+            .set(bearer(token))
+            .set(JSON_TYPE)
+            .send(JSON.stringify({ id, name: 'x' })),
+        ),
+      ),
+    );
+    for (const app of [a, b]) {
+      // More at once than the pool holds connections, so every one of them answers.
+      const waits = await Promise.all(
+        Array.from(
+          { length: 20 },
+          () =>
+            app.dataSource.query('SELECT @@session.wsrep_sync_wait AS w, SLEEP(0.05) AS s') as Promise<
+              { w: unknown }[]
+            >,
+        ),
+      );
+      expect(waits.map(([row]) => Number(row.w))).toEqual(waits.map(() => GALERA_SYNC_WAIT));
+    }
   });
 
   it('reads its own writes across instances and nodes: created through node 1, deleted and listed at once through node 2', async () => {

@@ -23,11 +23,22 @@ describe.each(testDatabases())('Schema on %s', (database) => {
 
   it('reverts every migration cleanly and applies them again (npm run migration:revert)', async () => {
     for (let i = 0; i < MIGRATIONS.length; i += 1) await t.dataSource.undoLastMigration();
+    const all = ['api_tokens', 'plants', 'webhook_attempts', 'webhook_deliveries', 'webhook_subscriptions'];
     const tables = async () =>
-      (await t.dataSource.createQueryRunner().getTables(['plants', 'api_tokens'])).map((table) => table.name);
+      (await t.dataSource.createQueryRunner().getTables(all)).map((table) => table.name.replace(/^.*\./, ''));
+    const triggers = async () =>
+      (
+        (await t.dataSource.query(
+          database === 'sqlite'
+            ? "SELECT name FROM sqlite_master WHERE type = 'trigger' ORDER BY name"
+            : 'SELECT TRIGGER_NAME AS name FROM information_schema.TRIGGERS WHERE TRIGGER_SCHEMA = DATABASE() ORDER BY TRIGGER_NAME',
+        )) as { name: string }[]
+      ).map((row) => row.name);
     await expect(tables()).resolves.toEqual([]);
+    await expect(triggers()).resolves.toEqual([]);
     await t.dataSource.runMigrations();
-    expect((await tables()).sort()).toEqual(['api_tokens', 'plants']);
+    expect((await tables()).sort()).toEqual(all);
+    await expect(triggers()).resolves.toEqual(['plants_webhook_created', 'plants_webhook_deleted']);
     const pending = await t.dataSource.driver.createSchemaBuilder().log();
     expect(pending.upQueries).toEqual([]);
   });

@@ -9,7 +9,7 @@ export interface Principal {
   tokenId: string;
 }
 
-export const SCOPES = ['plants:read', 'plants:write'] as const;
+export const SCOPES = ['plants:read', 'plants:write', 'webhooks:manage'] as const;
 export type Scope = (typeof SCOPES)[number];
 
 export function isScope(value: string): value is Scope {

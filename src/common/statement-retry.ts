@@ -66,8 +66,8 @@ export function isRetryable(error: unknown, readOnly: boolean): boolean {
 }
 
 /**
- * Runs one single-statement call (autocommit; never a statement inside a larger transaction)
- * again after a failure that left nothing applied, a bounded number of times with full-jitter
+ * Runs one single-statement call (autocommit), or one whole transaction, never a statement inside
+ * a larger transaction, again after a failure that left nothing applied, a bounded number of times with full-jitter
  * exponential backoff and within a time window, so clients get what one server would have
  * answered. With the defaults the backoff adds at most 15 + 30 + 60 ms.
  */

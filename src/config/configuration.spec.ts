@@ -13,6 +13,16 @@ const DEFAULTS: AppConfig = {
   rateLimit: { perMinute: 600, redisUrl: undefined },
   http: { corsOrigins: null, trustProxy: false },
   shutdown: { delayMs: 0, timeoutMs: 10_000 },
+  webhooks: {
+    secretKeys: [],
+    retryScheduleMs: [5000, 300_000, 1_800_000, 7_200_000, 18_000_000, 36_000_000, 36_000_000],
+    disableAfterMs: 432_000_000,
+    timeoutMs: 10_000,
+    allowHttp: false,
+    allowPrivate: false,
+    pollIntervalMs: 1000,
+    concurrency: 16,
+  },
 };
 
 function configError(env: Record<string, unknown>): ConfigValidationError {
@@ -84,6 +94,7 @@ describe(loadConfig.name, () => {
       rateLimit: { perMinute: 120, redisUrl: 'redis://:pw@cache:6379/2' },
       http: { corsOrigins: ['https://app.example.com', 'http://localhost:5173'], trustProxy: 'loopback,10.0.0.0/8' },
       shutdown: { delayMs: 5000, timeoutMs: 25000 },
+      webhooks: DEFAULTS.webhooks,
     });
   });
 
@@ -273,5 +284,47 @@ describe(loadConfig.name, () => {
     expect(configError({ DATABASE_URL: 'sqlite://x' }).message).toContain(
       'DATABASE_URL must be a URL of the form mysql://user:password@host:3306/database',
     );
+  });
+
+  describe('webhooks', () => {
+    const key = Buffer.alloc(32, 7).toString('base64');
+    const other = Buffer.alloc(32, 9).toString('base64url');
+
+    it('reads keys, schedule, disable-after and switches', () => {
+      const config = loadConfig({
+        WEBHOOK_SECRET_KEY: `${key}, ${other}`,
+        WEBHOOK_RETRY_SCHEDULE: '250ms,2s,1m',
+        WEBHOOK_DISABLE_AFTER: '12h',
+        WEBHOOK_TIMEOUT_MS: '1500',
+        WEBHOOK_ALLOW_HTTP: 'true',
+        WEBHOOK_ALLOW_PRIVATE: 'false',
+      }).webhooks;
+      expect(config.secretKeys).toEqual([Buffer.alloc(32, 7), Buffer.alloc(32, 9)]);
+      expect(config.retryScheduleMs).toEqual([250, 2000, 60_000]);
+      expect(config.disableAfterMs).toBe(43_200_000);
+      expect(config.timeoutMs).toBe(1500);
+      expect(config.allowHttp).toBe(true);
+      expect(config.allowPrivate).toBe(false);
+    });
+
+    it.each([
+      ['WEBHOOK_SECRET_KEY', 'short', /WEBHOOK_SECRET_KEY must be one or more comma-separated keys of 32 random bytes/],
+      ['WEBHOOK_SECRET_KEY', Buffer.alloc(31).toString('base64'), /WEBHOOK_SECRET_KEY/],
+      ['WEBHOOK_RETRY_SCHEDULE', '5s,,5m', /WEBHOOK_RETRY_SCHEDULE must be 1 to 20/],
+      ['WEBHOOK_RETRY_SCHEDULE', '8d', /WEBHOOK_RETRY_SCHEDULE/],
+      ['WEBHOOK_RETRY_SCHEDULE', '5 minutes', /WEBHOOK_RETRY_SCHEDULE/],
+      ['WEBHOOK_DISABLE_AFTER', '5', /WEBHOOK_DISABLE_AFTER must be a duration/],
+      ['WEBHOOK_TIMEOUT_MS', '10001', /WEBHOOK_TIMEOUT_MS/],
+      ['WEBHOOK_ALLOW_PRIVATE', 'yes', /WEBHOOK_ALLOW_PRIVATE/],
+    ])('refuses %s=%p', (name, value, message) => {
+      expect(configError({ [name]: value }).message).toMatch(message);
+    });
+
+    it('never echoes a refused key in full', () => {
+      const bad = `${key.slice(0, 40)}!!!`;
+      const message = configError({ WEBHOOK_SECRET_KEY: bad }).message;
+      expect(message).toMatch(/WEBHOOK_SECRET_KEY must be/);
+      expect(message).not.toContain(key.slice(0, 12));
+    });
   });
 });

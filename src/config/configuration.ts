@@ -33,6 +33,24 @@ export interface AppConfig {
   rateLimit: { perMinute: number; redisUrl?: string };
   http: { corsOrigins: string[] | '*' | null; trustProxy: boolean | number | string };
   shutdown: { delayMs: number; timeoutMs: number };
+  webhooks: WebhooksConfig;
+}
+
+export interface WebhooksConfig {
+  /** Keys that seal subscription secrets: the first seals, all open (rotation). Empty: webhooks are off. */
+  secretKeys: Buffer[];
+  /** Waits before the 2nd, 3rd, ... attempt; after the last the event is marked failed. */
+  retryScheduleMs: number[];
+  /** A subscription failing without a success for this long is disabled. */
+  disableAfterMs: number;
+  /** One attempt (resolve, connect, response) is cut after this long. */
+  timeoutMs: number;
+  allowHttp: boolean;
+  allowPrivate: boolean;
+  /** How often an instance looks for due deliveries. */
+  pollIntervalMs: number;
+  /** Attempts one instance runs at once. */
+  concurrency: number;
 }
 
 export interface OidcConfig {
@@ -49,6 +67,9 @@ export type LogLevel = (typeof LOG_LEVELS)[number];
 export type DatabaseConfig =
   | { type: 'mysql' | 'mariadb'; url: string; poolSize: number; connectTimeoutMs: number; queryTimeoutMs: number }
   | { type: 'sqlite'; path: string };
+
+/** After the Standard Webhooks guidance: 8 attempts over about 27 hours and a half. */
+export const DEFAULT_RETRY_SCHEDULE = '5s,5m,30m,2h,5h,10h,10h';
 
 export const DEFAULT_SQLITE_PATH = 'data/plant-store.sqlite';
 
@@ -93,6 +114,40 @@ class IsIssuerUrl implements ValidatorConstraintInterface {
 
   defaultMessage(args: ValidationArguments): string {
     return `${args.property} must be the issuer's https URL, such as https://id.example.com/realms/plants (http only for localhost or 127.0.0.1), without query or fragment`;
+  }
+}
+
+const DURATION_UNITS_MS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
+const DURATION = /^(\d{1,9})(ms|s|m|h|d)$/;
+
+/** `5s`, `30m`, `2h`, `5d`, `250ms` in milliseconds; undefined when it is not such a duration. */
+export function parseDuration(text: string): number | undefined {
+  const match = DURATION.exec(text.trim());
+  return match ? Number(match[1]) * DURATION_UNITS_MS[match[2]] : undefined;
+}
+
+const MAX_RETRY_DELAY_MS = 7 * 86_400_000;
+
+/** A comma-separated list of 1 to 20 durations of at most 7 days, each at least 1 ms. */
+function parseRetrySchedule(text: string): number[] | undefined {
+  const delays = text.split(',').map(parseDuration);
+  if (delays.length > 20 || delays.some((d) => d === undefined || d < 1 || d > MAX_RETRY_DELAY_MS)) return undefined;
+  return delays as number[];
+}
+
+/** `WEBHOOK_SECRET_KEY`: one or more comma-separated base64 keys of 32 bytes each. */
+function parseSecretKeys(text: string): Buffer[] | undefined {
+  const keys = text.split(',').map((part) => part.trim());
+  if (keys.some((key) => !/^[A-Za-z0-9+/_-]{43}=?$/.test(key))) return undefined;
+  const decoded = keys.map((key) => Buffer.from(key.replace(/-/g, '+').replace(/_/g, '/'), 'base64'));
+  return decoded.every((key) => key.length === 32) ? decoded : undefined;
+}
+
+@ValidatorConstraint({ name: 'parsed' })
+class Parses implements ValidatorConstraintInterface {
+  validate(value: unknown, args: ValidationArguments): boolean {
+    const [parse] = args.constraints as [(text: string) => unknown];
+    return typeof value === 'string' && parse(value) !== undefined;
   }
 }
 
@@ -229,6 +284,52 @@ class EnvironmentVariables {
   @Min(0)
   @Max(600_000)
   SHUTDOWN_DELAY_MS?: number;
+
+  @IsOptional()
+  @Validate(Parses, [parseSecretKeys], {
+    message:
+      'WEBHOOK_SECRET_KEY must be one or more comma-separated keys of 32 random bytes in base64, such as the output of `openssl rand -base64 32`',
+  })
+  WEBHOOK_SECRET_KEY?: string;
+
+  @IsOptional()
+  @Validate(Parses, [parseRetrySchedule], {
+    message:
+      'WEBHOOK_RETRY_SCHEDULE must be 1 to 20 comma-separated durations of at most 7 days, such as 5s,5m,30m,2h,5h,10h,10h (units ms, s, m, h, d)',
+  })
+  WEBHOOK_RETRY_SCHEDULE?: string;
+
+  @IsOptional()
+  @Validate(Parses, [parseDuration], {
+    message: 'WEBHOOK_DISABLE_AFTER must be a duration such as 5d, 12h or 30m (units ms, s, m, h, d)',
+  })
+  WEBHOOK_DISABLE_AFTER?: string;
+
+  @IsOptional()
+  @IsInt()
+  @Min(100)
+  @Max(10_000)
+  WEBHOOK_TIMEOUT_MS?: number;
+
+  @IsOptional()
+  @IsIn(['true', 'false'])
+  WEBHOOK_ALLOW_HTTP?: string;
+
+  @IsOptional()
+  @IsIn(['true', 'false'])
+  WEBHOOK_ALLOW_PRIVATE?: string;
+
+  @IsOptional()
+  @IsInt()
+  @Min(10)
+  @Max(60_000)
+  WEBHOOK_POLL_INTERVAL_MS?: number;
+
+  @IsOptional()
+  @IsInt()
+  @Min(1)
+  @Max(1000)
+  WEBHOOK_CONCURRENCY?: number;
 }
 
 /** The names of every environment variable the service reads: the README, .env.example and the compose file are checked against it. */
@@ -271,6 +372,9 @@ const INTEGER_VARIABLES = [
   'RATE_LIMIT_PER_MINUTE',
   'SHUTDOWN_TIMEOUT_MS',
   'SHUTDOWN_DELAY_MS',
+  'WEBHOOK_TIMEOUT_MS',
+  'WEBHOOK_POLL_INTERVAL_MS',
+  'WEBHOOK_CONCURRENCY',
 ];
 
 function parseTrustProxy(value: string | undefined): boolean | number | string {
@@ -289,9 +393,13 @@ function parseCorsOrigins(value: string | undefined): string[] | '*' | null {
   return value.split(',').map((origin) => origin.trim());
 }
 
+/** Variables whose value is a secret as a whole: a wrong one is never echoed. */
+const SECRET_VARIABLES = new Set(['WEBHOOK_SECRET_KEY']);
+
 /** A wrong URL is echoed in the error, so the password it may carry is masked first. */
-function redactSecrets(value: unknown): unknown {
+function redactSecrets(value: unknown, name: string): unknown {
   if (typeof value !== 'string') return value;
+  if (SECRET_VARIABLES.has(name)) return `*** (${value.length} characters)`;
   return value.replace(/^([a-z][a-z0-9+.-]*:\/\/).*@/i, '$1***@').replace(/([?&][a-z]*password=)[^&#]*/gi, '$1***');
 }
 
@@ -301,7 +409,7 @@ export function loadConfig(rawEnv: Record<string, unknown>): AppConfig {
   if (errors.length > 0) {
     const lines = errors.flatMap((error) =>
       Object.values(error.constraints ?? {}).map(
-        (message) => `  - ${message} (got ${JSON.stringify(redactSecrets(rawEnv[error.property]))})`,
+        (message) => `  - ${message} (got ${JSON.stringify(redactSecrets(rawEnv[error.property], error.property))})`,
       ),
     );
     throw new ConfigValidationError(`Invalid configuration:\n${lines.join('\n')}`);
@@ -343,5 +451,15 @@ export function loadConfig(rawEnv: Record<string, unknown>): AppConfig {
     rateLimit: { perMinute: env.RATE_LIMIT_PER_MINUTE ?? 600, redisUrl: env.REDIS_URL },
     http: { corsOrigins: parseCorsOrigins(env.CORS_ORIGINS), trustProxy: parseTrustProxy(env.TRUST_PROXY) },
     shutdown: { delayMs: env.SHUTDOWN_DELAY_MS ?? 0, timeoutMs: env.SHUTDOWN_TIMEOUT_MS ?? 10_000 },
+    webhooks: {
+      secretKeys: env.WEBHOOK_SECRET_KEY === undefined ? [] : parseSecretKeys(env.WEBHOOK_SECRET_KEY)!,
+      retryScheduleMs: parseRetrySchedule(env.WEBHOOK_RETRY_SCHEDULE ?? DEFAULT_RETRY_SCHEDULE)!,
+      disableAfterMs: parseDuration(env.WEBHOOK_DISABLE_AFTER ?? '5d')!,
+      timeoutMs: env.WEBHOOK_TIMEOUT_MS ?? 10_000,
+      allowHttp: env.WEBHOOK_ALLOW_HTTP === 'true',
+      allowPrivate: env.WEBHOOK_ALLOW_PRIVATE === 'true',
+      pollIntervalMs: env.WEBHOOK_POLL_INTERVAL_MS ?? 1000,
+      concurrency: env.WEBHOOK_CONCURRENCY ?? 16,
+    },
   };
 }

@@ -6,10 +6,11 @@ import { DatabaseLogger } from './database-logger';
 import { ExactIntegerDatabase } from './exact-integer-sqlite';
 import { InitialSchema1763780000000 } from './migrations/1763780000000-InitialSchema';
 import { TokenTimesToTheMillisecond1763900000000 } from './migrations/1763900000000-TokenTimesToTheMillisecond';
+import { Webhooks1764100000000 } from './migrations/1764100000000-Webhooks';
 import { TimedOutConnectionSubscriber } from './timed-out-connection.subscriber';
 
 export const ENTITIES = [Plant, ApiToken];
-export const MIGRATIONS = [InitialSchema1763780000000, TokenTimesToTheMillisecond1763900000000];
+export const MIGRATIONS = [InitialSchema1763780000000, TokenTimesToTheMillisecond1763900000000, Webhooks1764100000000];
 
 /**
  * The one description of the database, shared by the Nest app, the admin CLI and the TypeORM CLI

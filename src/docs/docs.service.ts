@@ -82,7 +82,11 @@ export function withClientCredentials(document: OpenAPIObject, tokenUrl: string)
         flows: {
           clientCredentials: {
             tokenUrl,
-            scopes: { 'plants:read': 'List plants', 'plants:write': 'Create and delete plants' },
+            scopes: {
+              'plants:read': 'List plants',
+              'plants:write': 'Create and delete plants',
+              'webhooks:manage': 'Subscribe to plant events and read their deliveries',
+            },
           },
         },
       },

@@ -7,13 +7,21 @@ import { BeforeApplicationShutdown, Injectable } from '@nestjs/common';
 @Injectable()
 export class ShutdownState implements BeforeApplicationShutdown {
   private stopping = false;
+  private began?: number;
 
   get isShuttingDown(): boolean {
     return this.stopping;
   }
 
+  /** When the shutdown began (Date.now()), if it has. */
+  get beganAt(): number | undefined {
+    return this.began;
+  }
+
   begin(): void {
+    if (this.stopping) return;
     this.stopping = true;
+    this.began = Date.now();
   }
 
   beforeApplicationShutdown(): void {

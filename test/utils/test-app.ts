@@ -64,8 +64,10 @@ export async function startTestApp(
     http: () => request(app.getHttpServer()),
     token: async (input) => (await tokens.create(input)).secret,
     reset: async () => {
-      await dataSource.query('DELETE FROM plants');
-      await dataSource.query('DELETE FROM api_tokens');
+      // Subscriptions first: deleting plants must not record events for the next test to see.
+      for (const table of ['webhook_subscriptions', 'webhook_deliveries', 'webhook_attempts', 'plants', 'api_tokens']) {
+        await dataSource.query(`DELETE FROM ${table}`);
+      }
     },
     close: () => app.close(),
   };

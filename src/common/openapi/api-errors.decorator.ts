@@ -53,18 +53,30 @@ const RATE_LIMIT = {
   ...RATE_LIMIT_FIELDS,
 };
 
+/**
+ * Documents one error status with the `{error, message}` body, described for this route where the
+ * common description below does not fit it.
+ */
+export function ApiErrorResponse(
+  status: number,
+  description: string,
+  exampleMessage: string,
+): MethodDecorator & ClassDecorator {
+  return applyDecorators(
+    ApiExtraModels(ErrorDto),
+    ApiResponse({
+      status,
+      description,
+      type: ErrorDto,
+      example: { error: status, message: exampleMessage },
+      headers: status === 401 || status === 403 ? CHALLENGE : status === 429 ? RATE_LIMIT : undefined,
+    }),
+  );
+}
+
 /** Documents the listed error statuses, each with the `{error, message}` body. */
 export function ApiErrors(...statuses: number[]): MethodDecorator & ClassDecorator {
   return applyDecorators(
-    ApiExtraModels(ErrorDto),
-    ...statuses.map((status) =>
-      ApiResponse({
-        status,
-        description: DESCRIPTIONS[status],
-        type: ErrorDto,
-        example: { error: status, message: EXAMPLE_MESSAGES[status] },
-        headers: status === 401 || status === 403 ? CHALLENGE : status === 429 ? RATE_LIMIT : undefined,
-      }),
-    ),
+    ...statuses.map((status) => ApiErrorResponse(status, DESCRIPTIONS[status], EXAMPLE_MESSAGES[status])),
   );
 }

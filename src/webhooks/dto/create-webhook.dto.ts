@@ -1,0 +1,44 @@
+import { ApiProperty, ApiPropertyOptional, ApiSchema } from '@nestjs/swagger';
+import { ArrayMaxSize, ArrayMinSize, IsArray, IsIn, IsOptional, IsString, MaxLength } from 'class-validator';
+import { IsText } from '../../common/validation/validators';
+import { WEBHOOK_EVENTS, WebhookEvent } from '../webhooks.repository';
+
+/** The request body of POST /webhooks. */
+@ApiSchema({ name: 'NewWebhook' })
+export class CreateWebhookDto {
+  @ApiProperty({
+    description:
+      'Where deliveries are POSTed: an https URL of at most 2048 characters whose host resolves only to ' +
+      'public addresses (loopback, private, link-local, CGNAT and cloud metadata addresses are refused, ' +
+      'IPv6 included). Checked now and again before every attempt.',
+    maxLength: 2048,
+    example: 'https://hooks.example.com/plant-store',
+  })
+  @IsString()
+  @MaxLength(2048)
+  url: string;
+
+  @ApiProperty({
+    description: 'The events to deliver: one or both of plant.created and plant.deleted',
+    type: 'array',
+    items: { type: 'string', enum: [...WEBHOOK_EVENTS] },
+    minItems: 1,
+    maxItems: 2,
+    example: ['plant.created', 'plant.deleted'],
+  })
+  @IsArray()
+  @ArrayMinSize(1)
+  @ArrayMaxSize(2)
+  @IsIn(WEBHOOK_EVENTS, { each: true, message: `each value in events must be one of ${WEBHOOK_EVENTS.join(', ')}` })
+  events: WebhookEvent[];
+
+  @ApiPropertyOptional({
+    description: 'A note for people: 1 to 255 characters',
+    minLength: 1,
+    maxLength: 255,
+    example: 'Inventory sync',
+  })
+  @IsOptional()
+  @IsText(1, 255)
+  description?: string;
+}

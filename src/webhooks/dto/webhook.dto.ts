@@ -1,0 +1,81 @@
+import { ApiProperty, ApiPropertyOptional, ApiSchema } from '@nestjs/swagger';
+import { WEBHOOK_EVENTS, WebhookEvent } from '../webhooks.repository';
+
+/** A subscription as GET /webhooks shows it: never its secret. */
+@ApiSchema({ name: 'Webhook' })
+export class WebhookDto {
+  @ApiProperty({
+    type: 'integer',
+    format: 'int64',
+    description: 'Identification number of the subscription',
+    example: 4817263512,
+  })
+  id: bigint;
+
+  @ApiProperty({ example: 'https://hooks.example.com/plant-store' })
+  url: string;
+
+  @ApiProperty({ type: 'array', items: { type: 'string', enum: [...WEBHOOK_EVENTS] }, example: ['plant.created'] })
+  events: WebhookEvent[];
+
+  @ApiPropertyOptional({ example: 'Inventory sync' })
+  description?: string;
+
+  @ApiProperty({ format: 'date-time', example: '2026-11-24T09:30:00.000Z' })
+  createdAt: string;
+
+  @ApiProperty({
+    description:
+      'False once the subscription was disabled: its endpoint answered 410 Gone, or every delivery failed ' +
+      'for WEBHOOK_DISABLE_AFTER (5 days by default). A disabled subscription records no events; delete it ' +
+      'and subscribe again to resume.',
+    example: true,
+  })
+  enabled: boolean;
+
+  @ApiPropertyOptional({ format: 'date-time', description: 'When it was disabled' })
+  disabledAt?: string;
+
+  @ApiPropertyOptional({ description: 'Why it was disabled', example: 'the endpoint answered 410 Gone' })
+  disabledReason?: string;
+}
+
+/** The answer to POST /webhooks: the only time the signing secret is shown. */
+@ApiSchema({ name: 'CreatedWebhook' })
+export class CreatedWebhookDto extends WebhookDto {
+  @ApiProperty({
+    description:
+      'The signing secret (Standard Webhooks: `whsec_` and base64). Shown only in this answer; keep it to verify ' +
+      'the `webhook-signature` of every delivery.',
+    example: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw',
+  })
+  secret: string;
+}
+
+/** One attempt to deliver an event, as GET /webhooks/{id}/deliveries shows it. */
+@ApiSchema({ name: 'WebhookAttempt' })
+export class WebhookAttemptDto {
+  @ApiProperty({ description: 'The `webhook-id` of the event: the same on every attempt', example: 'msg_1842' })
+  eventId: string;
+
+  @ApiProperty({ enum: [...WEBHOOK_EVENTS], example: 'plant.created' })
+  type: WebhookEvent;
+
+  @ApiProperty({ description: '1 for the first attempt of the event', example: 1 })
+  attempt: number;
+
+  @ApiPropertyOptional({ description: 'The HTTP status the endpoint answered, when it answered', example: 200 })
+  statusCode?: number;
+
+  @ApiPropertyOptional({
+    description: 'Why no answer was had (timeout, connection refused, address refused, ...)',
+    example: 'timeout after 10000 ms',
+  })
+  error?: string;
+
+  @ApiProperty({ format: 'date-time', example: '2026-11-24T09:30:01.250Z' })
+  attemptedAt: string;
+
+  @ApiProperty({ example: 84 })
+  durationMs: number;
+}

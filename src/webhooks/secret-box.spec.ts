@@ -1,0 +1,106 @@
+import { createHmac, randomBytes } from 'node:crypto';
+import { Webhook } from 'standardwebhooks';
+import { SecretBox, newSigningSecret } from './secret-box';
+
+const SECRET = 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw';
+
+/** The sealed text with one byte of its `part`-th dot-separated field flipped. */
+function tampered(sealed: string, part: number): string {
+  const parts = sealed.split('.');
+  const bytes = Buffer.from(parts[part], 'base64url');
+  bytes[0] ^= 0x01;
+  parts[part] = bytes.toString('base64url');
+  return parts.join('.');
+}
+
+describe(SecretBox.name, () => {
+  const key = randomBytes(32);
+
+  it('opens what it sealed', () => {
+    const box = new SecretBox([key]);
+    expect(box.open(box.seal(SECRET))).toBe(SECRET);
+  });
+
+  it('seals the same secret differently each time, never in clear', () => {
+    const box = new SecretBox([key]);
+    const first = box.seal(SECRET);
+    const second = box.seal(SECRET);
+    expect(first).not.toBe(second);
+    for (const sealed of [first, second]) {
+      expect(sealed).not.toContain(SECRET);
+      expect(sealed).not.toContain(SECRET.slice('whsec_'.length));
+      expect(sealed).not.toContain(Buffer.from(SECRET).toString('base64url'));
+    }
+  });
+
+  it('opens with a rotated key list what the old key sealed, and seals with the new key', () => {
+    const newKey = randomBytes(32);
+    const sealedByOld = new SecretBox([key]).seal(SECRET);
+    const rotated = new SecretBox([newKey, key]);
+
+    expect(rotated.open(sealedByOld)).toBe(SECRET);
+    const sealedByNew = rotated.seal(SECRET);
+    expect(new SecretBox([newKey]).open(sealedByNew)).toBe(SECRET);
+    expect(() => new SecretBox([key]).open(sealedByNew)).toThrow(/not in WEBHOOK_SECRET_KEY/);
+  });
+
+  it('refuses a text sealed with a key it does not have', () => {
+    const sealed = new SecretBox([randomBytes(32)]).seal(SECRET);
+    expect(() => new SecretBox([key]).open(sealed)).toThrow(
+      'The secret was sealed with a key that is not in WEBHOOK_SECRET_KEY',
+    );
+  });
+
+  it.each([
+    ['ciphertext', 3],
+    ['tag', 4],
+    ['IV', 2],
+  ])('refuses a text whose %s was altered', (_label, part) => {
+    const box = new SecretBox([key]);
+    expect(() => box.open(tampered(box.seal(SECRET), part))).toThrow('unable to authenticate data');
+  });
+
+  it('refuses a text of another version or without a tag', () => {
+    const box = new SecretBox([key]);
+    const parts = box.seal(SECRET).split('.');
+    expect(() => box.open(['v2', ...parts.slice(1)].join('.'))).toThrow(/not in WEBHOOK_SECRET_KEY/);
+    expect(() => box.open(parts.slice(0, 4).join('.'))).toThrow(/not in WEBHOOK_SECRET_KEY/);
+  });
+
+  it.each([4, 8, 12])('refuses a tag cut to %i bytes', (bytes) => {
+    const box = new SecretBox([key]);
+    const parts = box.seal(SECRET).split('.');
+    parts[4] = Buffer.from(parts[4], 'base64url').subarray(0, bytes).toString('base64url');
+    expect(() => box.open(parts.join('.'))).toThrow('The sealed secret is malformed');
+  });
+
+  it('cannot be built without a key', () => {
+    expect(() => new SecretBox([])).toThrow('SecretBox needs at least one key');
+  });
+});
+
+describe(newSigningSecret.name, () => {
+  it('is whsec_ and the base64 of 32 random bytes', () => {
+    const secret = newSigningSecret();
+    expect(secret).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/);
+    expect(Buffer.from(secret.slice('whsec_'.length), 'base64')).toHaveLength(32);
+    expect(newSigningSecret()).not.toBe(secret);
+  });
+
+  it('is a secret standardwebhooks signs and verifies with, as its 32 bytes', () => {
+    const secret = newSigningSecret();
+    const webhook = new Webhook(secret);
+    const body = '{"type":"plant.created"}';
+    const timestamp = new Date();
+    const signature = webhook.sign('msg_1', timestamp, body);
+
+    const seconds = String(Math.floor(timestamp.getTime() / 1000));
+    const hmac = createHmac('sha256', Buffer.from(secret.slice('whsec_'.length), 'base64'))
+      .update(`msg_1.${seconds}.${body}`)
+      .digest('base64');
+    expect(signature).toBe(`v1,${hmac}`);
+    const headers = { 'webhook-id': 'msg_1', 'webhook-timestamp': seconds, 'webhook-signature': signature };
+    expect(webhook.verify(body, headers)).toEqual({ type: 'plant.created' });
+    expect(() => new Webhook(newSigningSecret()).verify(body, headers)).toThrow();
+  });
+});

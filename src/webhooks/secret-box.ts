@@ -1,0 +1,60 @@
+import { createCipheriv, createDecipheriv, createHash, randomBytes } from 'node:crypto';
+
+/**
+ * Subscription signing secrets are needed in clear to sign, so they cannot be hashed like access
+ * tokens; they are sealed with AES-256-GCM under WEBHOOK_SECRET_KEY instead, and a copy of the
+ * database alone does not let anyone forge deliveries. The sealed form names its key (the first 8
+ * hex digits of the key's SHA-256), so keys can be rotated: the first key seals, every key opens.
+ */
+const VERSION = 'v1';
+const IV_BYTES = 12;
+const TAG_BYTES = 16;
+
+function keyId(key: Buffer): string {
+  return createHash('sha256').update(key).digest('hex').slice(0, 8);
+}
+
+export class SecretBox {
+  private readonly byId: Map<string, Buffer>;
+
+  constructor(private readonly keys: readonly Buffer[]) {
+    if (keys.length === 0) throw new Error('SecretBox needs at least one key');
+    this.byId = new Map(keys.map((key) => [keyId(key), key]));
+  }
+
+  seal(plain: string): string {
+    const key = this.keys[0];
+    const iv = randomBytes(IV_BYTES);
+    const cipher = createCipheriv('aes-256-gcm', key, iv, { authTagLength: TAG_BYTES });
+    const sealed = Buffer.concat([cipher.update(plain, 'utf8'), cipher.final()]);
+    return [
+      VERSION,
+      keyId(key),
+      iv.toString('base64url'),
+      sealed.toString('base64url'),
+      cipher.getAuthTag().toString('base64url'),
+    ].join('.');
+  }
+
+  /** Throws when the text was not sealed by one of the keys or was altered. */
+  open(text: string): string {
+    const parts = text.split('.');
+    const [version, id, iv, sealed, tag] = parts;
+    const key = this.byId.get(id);
+    if (parts.length !== 5 || version !== VERSION || key === undefined) {
+      throw new Error('The secret was sealed with a key that is not in WEBHOOK_SECRET_KEY');
+    }
+    const ivBytes = Buffer.from(iv, 'base64url');
+    const tagBytes = Buffer.from(tag, 'base64url');
+    // A shortened tag would weaken the check; GCM would accept one unless told its length.
+    if (ivBytes.length !== IV_BYTES || tagBytes.length !== TAG_BYTES) throw new Error('The sealed secret is malformed');
+    const decipher = createDecipheriv('aes-256-gcm', key, ivBytes, { authTagLength: TAG_BYTES });
+    decipher.setAuthTag(tagBytes);
+    return Buffer.concat([decipher.update(Buffer.from(sealed, 'base64url')), decipher.final()]).toString('utf8');
+  }
+}
+
+/** A Standard Webhooks signing secret: `whsec_` and 32 random bytes in base64. */
+export function newSigningSecret(): string {
+  return `whsec_${randomBytes(32).toString('base64')}`;
+}

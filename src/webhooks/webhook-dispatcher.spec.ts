@@ -1,0 +1,377 @@
+import { ConfigService } from '@nestjs/config';
+import { Test, TestingModule } from '@nestjs/testing';
+import { randomBytes } from 'node:crypto';
+import { createServer, IncomingHttpHeaders, Server, ServerResponse } from 'node:http';
+import { AddressInfo } from 'node:net';
+import { Registry } from 'prom-client';
+import { Webhook } from 'standardwebhooks';
+import { loadConfig } from '../config/configuration';
+import { ShutdownState } from '../lifecycle/shutdown-state';
+import { MetricsService } from '../metrics/metrics.service';
+import { SecretBox, newSigningSecret } from './secret-box';
+import {
+  RETENTION_MS,
+  WebhookDispatcher,
+  eventPayload,
+  outcomeOf,
+  retryDelayMs,
+  webhookId,
+} from './webhook-dispatcher';
+import { AttemptOutcome, AttemptRecord, ClaimedDelivery, WebhooksRepository } from './webhooks.repository';
+
+const OCCURRED_AT = Date.UTC(2026, 10, 24, 9, 30, 0, 5);
+const BEYOND_2_53 = 2n ** 53n + 1n;
+const INT64_MAX = 2n ** 63n - 1n;
+
+describe(webhookId.name, () => {
+  it('is msg_ and the delivery id with all its digits', () => {
+    expect(webhookId(7n)).toBe('msg_7');
+    expect(webhookId(INT64_MAX)).toBe('msg_9223372036854775807');
+  });
+});
+
+describe(eventPayload.name, () => {
+  const created = {
+    type: 'plant.created',
+    occurredAt: OCCURRED_AT,
+    plantId: BEYOND_2_53,
+    plantName: 'Fern',
+    plantTag: 'green',
+  } as const;
+
+  it('writes a created plant with its tag, its id exact beyond 2^53 and the time in ISO form', () => {
+    expect(eventPayload(created)).toBe(
+      '{"type":"plant.created","timestamp":"2026-11-24T09:30:00.005Z",' +
+        '"data":{"id":9007199254740993,"name":"Fern","tag":"green"}}',
+    );
+  });
+
+  it('leaves the tag out of a created plant that has none', () => {
+    expect(eventPayload({ ...created, plantId: INT64_MAX, plantTag: null })).toBe(
+      '{"type":"plant.created","timestamp":"2026-11-24T09:30:00.005Z","data":{"id":9223372036854775807,"name":"Fern"}}',
+    );
+  });
+
+  it('writes a deleted plant as its id only', () => {
+    expect(eventPayload({ ...created, type: 'plant.deleted' })).toBe(
+      '{"type":"plant.deleted","timestamp":"2026-11-24T09:30:00.005Z","data":{"id":9007199254740993}}',
+    );
+  });
+});
+
+describe(retryDelayMs.name, () => {
+  const schedule = [1000, 60_000];
+
+  it("waits the schedule's step for the attempts made, give or take a tenth", () => {
+    expect(retryDelayMs(schedule, 1, () => 0)).toBe(900);
+    expect(retryDelayMs(schedule, 1, () => 0.5)).toBe(1000);
+    expect(retryDelayMs(schedule, 1, () => 0.999_999)).toBeCloseTo(1100, 2);
+    expect(retryDelayMs(schedule, 2, () => 0)).toBe(54_000);
+    expect(retryDelayMs(schedule, 2, () => 0.999_999)).toBeCloseTo(66_000, 0);
+  });
+
+  it('stays within the tenth with the default random source', () => {
+    for (let i = 0; i < 200; i++) {
+      const delay = retryDelayMs(schedule, 1)!;
+      expect(delay).toBeGreaterThanOrEqual(900);
+      expect(delay).toBeLessThanOrEqual(1100);
+    }
+  });
+
+  it('has no wait past the end of the schedule', () => {
+    expect(retryDelayMs(schedule, 3, () => 0.5)).toBeUndefined();
+    expect(retryDelayMs([], 1, () => 0.5)).toBeUndefined();
+  });
+});
+
+describe(outcomeOf.name, () => {
+  const schedule = [1000, 60_000];
+  const retryAfterFirst = { kind: 'retry', delayMs: expect.any(Number) };
+
+  function expectRetryDelay(outcome: AttemptOutcome, step: number): void {
+    expect(outcome).toEqual(retryAfterFirst);
+    const { delayMs } = outcome as { delayMs: number };
+    expect(delayMs).toBeGreaterThanOrEqual(step * 0.9);
+    expect(delayMs).toBeLessThanOrEqual(step * 1.1);
+  }
+
+  it.each([200, 201, 204, 299])('counts %i as delivered, even on the last attempt', (status) => {
+    expect(outcomeOf({ status, durationMs: 5 }, 1, schedule)).toEqual({ kind: 'delivered' });
+    expect(outcomeOf({ status, durationMs: 5 }, 3, schedule)).toEqual({ kind: 'delivered' });
+  });
+
+  it('disables the subscription on 410 Gone, whatever attempt it is', () => {
+    const disable = { kind: 'disable', reason: 'the endpoint answered 410 Gone' };
+    expect(outcomeOf({ status: 410, durationMs: 5 }, 1, schedule)).toEqual(disable);
+    expect(outcomeOf({ status: 410, durationMs: 5 }, 3, schedule)).toEqual(disable);
+  });
+
+  it.each([
+    ['a 300', { status: 300 }],
+    ['a 301', { status: 301 }],
+    ['a 199', { status: 199 }],
+    ['a 400', { status: 400 }],
+    ['a 404', { status: 404 }],
+    ['a 429', { status: 429 }],
+    ['a 500', { status: 500 }],
+    ['a 503', { status: 503 }],
+    ['an error', { error: 'connection refused' }],
+  ])('retries after %s while the schedule lasts, then gives up', (_label, result) => {
+    expectRetryDelay(outcomeOf({ ...result, durationMs: 5 }, 1, schedule), 1000);
+    expectRetryDelay(outcomeOf({ ...result, durationMs: 5 }, 2, schedule), 60_000);
+    expect(outcomeOf({ ...result, durationMs: 5 }, 3, schedule)).toEqual({ kind: 'failed' });
+  });
+});
+
+const KEY = randomBytes(32);
+const SECRET = newSigningSecret();
+const TIMEOUT_MS = 2000;
+const ENV = {
+  WEBHOOK_SECRET_KEY: KEY.toString('base64'),
+  WEBHOOK_ALLOW_HTTP: 'true',
+  WEBHOOK_ALLOW_PRIVATE: 'true',
+  WEBHOOK_POLL_INTERVAL_MS: '20',
+  WEBHOOK_TIMEOUT_MS: String(TIMEOUT_MS),
+};
+
+function delivery(fields: Partial<ClaimedDelivery> = {}): ClaimedDelivery {
+  return {
+    id: 1n,
+    subscriptionId: 10n,
+    type: 'plant.created',
+    plantId: BEYOND_2_53,
+    plantName: 'Fern',
+    plantTag: null,
+    occurredAt: OCCURRED_AT,
+    attempts: 0,
+    url: 'http://127.0.0.1:9/',
+    sealedSecret: new SecretBox([KEY]).seal(SECRET),
+    disabled: false,
+    ...fields,
+  };
+}
+
+interface Received {
+  path?: string;
+  headers: IncomingHttpHeaders;
+  body: string;
+}
+
+type Recorded = [ClaimedDelivery, string, AttemptRecord, AttemptOutcome, number];
+
+describe(WebhookDispatcher.name, () => {
+  const servers: Server[] = [];
+  let moduleRef: TestingModule | undefined;
+  let dispatcher: WebhookDispatcher;
+  let registry: Registry;
+  let repository: Record<'claimDue' | 'recordAttempt' | 'countDue' | 'prune', jest.Mock>;
+  /** The arguments of the first recordAttempt. */
+  let recorded: Promise<Recorded>;
+
+  beforeEach(() => {
+    let resolveRecorded: (args: Recorded) => void;
+    recorded = new Promise((resolve) => (resolveRecorded = resolve));
+    repository = {
+      claimDue: jest.fn().mockResolvedValue([]),
+      recordAttempt: jest.fn(async (...args: Recorded) => {
+        resolveRecorded(args);
+        return { disabled: false };
+      }),
+      countDue: jest.fn().mockResolvedValue(0),
+      prune: jest.fn().mockResolvedValue(undefined),
+    };
+  });
+
+  afterEach(async () => {
+    jest.useRealTimers();
+    await moduleRef?.close();
+    moduleRef = undefined;
+    for (const server of servers.splice(0)) {
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+    }
+  });
+
+  /** A local endpoint that records each request, its body read in full, before `answer` runs. */
+  async function receiver(answer: (response: ServerResponse) => void) {
+    const received: Received[] = [];
+    let resolveFirst: () => void;
+    const first = new Promise<void>((resolve) => (resolveFirst = resolve));
+    const server = createServer((request, response) => {
+      const chunks: Buffer[] = [];
+      request.on('data', (chunk: Buffer) => chunks.push(chunk));
+      request.on('end', () => {
+        received.push({ path: request.url, headers: request.headers, body: Buffer.concat(chunks).toString('utf8') });
+        resolveFirst();
+        answer(response);
+      });
+    });
+    servers.push(server);
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const { port } = server.address() as AddressInfo;
+    return { url: `http://127.0.0.1:${port}/hooks/plants?v=1`, received, first };
+  }
+
+  async function start(env: Record<string, string> = ENV): Promise<void> {
+    registry = new Registry();
+    moduleRef = await Test.createTestingModule({
+      providers: [
+        WebhookDispatcher,
+        ShutdownState,
+        { provide: WebhooksRepository, useValue: repository },
+        { provide: MetricsService, useValue: { registry } },
+        { provide: ConfigService, useValue: new ConfigService(loadConfig(env)) },
+      ],
+    }).compile();
+    moduleRef.useLogger(false);
+    dispatcher = moduleRef.get(WebhookDispatcher);
+    await moduleRef.init();
+  }
+
+  async function counted() {
+    return (await registry.getSingleMetric('webhook_deliveries_total')!.get()).values;
+  }
+
+  it('sends a signed delivery to the receiver, records it as delivered and counts it', async () => {
+    const endpoint = await receiver((response) => response.writeHead(204).end());
+    const claimed = delivery({ url: endpoint.url });
+    repository.claimDue.mockResolvedValueOnce([claimed]);
+    await start();
+
+    const [recordedDelivery, claim, attempt, outcome, disableAfterMs] = await recorded;
+    await dispatcher.stop();
+
+    expect(repository.claimDue).toHaveBeenCalledWith(16, 2 * TIMEOUT_MS + 5000, claim);
+    expect(repository.prune).toHaveBeenCalledWith(RETENTION_MS);
+    expect(repository.recordAttempt).toHaveBeenCalledTimes(1);
+    expect(recordedDelivery).toBe(claimed);
+    expect(attempt).toEqual({ statusCode: 204, error: null, durationMs: expect.any(Number) });
+    expect(outcome).toEqual({ kind: 'delivered' });
+    expect(disableAfterMs).toBe(5 * 86_400_000);
+
+    expect(endpoint.received).toHaveLength(1);
+    const [request] = endpoint.received;
+    expect(request.path).toBe('/hooks/plants?v=1');
+    expect(request.body).toBe(eventPayload(claimed));
+    expect(request.headers['webhook-id']).toBe('msg_1');
+    expect(() => new Webhook(SECRET).verify(request.body, request.headers as Record<string, string>)).not.toThrow();
+    expect(() =>
+      new Webhook(newSigningSecret()).verify(request.body, request.headers as Record<string, string>),
+    ).toThrow();
+
+    await expect(counted()).resolves.toEqual([{ labels: { event: 'plant.created', result: 'delivered' }, value: 1 }]);
+  });
+
+  it.each([
+    ['a 500 on the first attempt', 500, 0, { kind: 'retry', delayMs: expect.any(Number) }, 'retry'],
+    ['a 500 on the last attempt', 500, 7, { kind: 'failed' }, 'failed'],
+    ['a 410', 410, 0, { kind: 'disable', reason: 'the endpoint answered 410 Gone' }, 'gone'],
+  ])('records %s as its outcome', async (_label, status, attempts, expected, result) => {
+    const endpoint = await receiver((response) => response.writeHead(status).end());
+    repository.claimDue.mockResolvedValueOnce([delivery({ url: endpoint.url, attempts, type: 'plant.deleted' })]);
+    await start();
+
+    const [, , attempt, outcome] = await recorded;
+    await dispatcher.stop();
+
+    expect(endpoint.received).toHaveLength(1);
+    expect(attempt).toEqual({ statusCode: status, error: null, durationMs: expect.any(Number) });
+    expect(outcome).toEqual(expected);
+    if (outcome.kind === 'retry') {
+      // The default schedule's first step is 5s.
+      expect(outcome.delayMs).toBeGreaterThanOrEqual(4500);
+      expect(outcome.delayMs).toBeLessThanOrEqual(5500);
+    }
+    await expect(counted()).resolves.toEqual([{ labels: { event: 'plant.deleted', result }, value: 1 }]);
+  });
+
+  it('does not contact a URL resolving to a private address when those are refused', async () => {
+    const endpoint = await receiver((response) => response.writeHead(204).end());
+    repository.claimDue.mockResolvedValueOnce([delivery({ url: endpoint.url })]);
+    await start({ ...ENV, WEBHOOK_ALLOW_PRIVATE: 'false' });
+
+    const [, , attempt, outcome] = await recorded;
+    await dispatcher.stop();
+
+    expect(endpoint.received).toHaveLength(0);
+    expect(attempt).toEqual({
+      statusCode: null,
+      error: 'url resolves to 127.0.0.1, a loopback address',
+      durationMs: expect.any(Number),
+    });
+    expect(outcome).toEqual({ kind: 'retry', delayMs: expect.any(Number) });
+    await expect(counted()).resolves.toEqual([{ labels: { event: 'plant.created', result: 'refused' }, value: 1 }]);
+  });
+
+  it('does not send a secret it cannot open, and tells the subscriber no more than that the sender failed', async () => {
+    const endpoint = await receiver((response) => response.writeHead(204).end());
+    const sealedSecret = new SecretBox([randomBytes(32)]).seal(SECRET);
+    repository.claimDue.mockResolvedValueOnce([delivery({ url: endpoint.url, sealedSecret })]);
+    await start();
+
+    const [, , attempt, outcome] = await recorded;
+    await dispatcher.stop();
+
+    expect(endpoint.received).toHaveLength(0);
+    expect(attempt).toEqual({
+      statusCode: null,
+      error: 'internal error of the sender',
+      durationMs: expect.any(Number),
+    });
+    expect(outcome).toEqual({ kind: 'retry', delayMs: expect.any(Number) });
+  });
+
+  it('marks a delivery of a disabled subscription failed without sending it', async () => {
+    const endpoint = await receiver((response) => response.writeHead(204).end());
+    const claimed = delivery({ url: endpoint.url, disabled: true });
+    repository.claimDue.mockResolvedValueOnce([claimed]);
+    await start();
+
+    const [recordedDelivery, claim, attempt, outcome] = await recorded;
+    await dispatcher.stop();
+
+    expect(endpoint.received).toHaveLength(0);
+    expect(recordedDelivery).toBe(claimed);
+    expect(claim).toBe(repository.claimDue.mock.calls[0][2]);
+    expect(attempt).toEqual({ statusCode: null, error: null, durationMs: 0 });
+    expect(outcome).toEqual({ kind: 'failed' });
+  });
+
+  it('does not start without WEBHOOK_SECRET_KEY', async () => {
+    jest.useFakeTimers({ doNotFake: ['nextTick', 'queueMicrotask', 'setImmediate'] });
+    await start({ ...ENV, WEBHOOK_SECRET_KEY: '' });
+    expect(dispatcher.enabled).toBe(false);
+    expect(jest.getTimerCount()).toBe(0);
+    await jest.advanceTimersByTimeAsync(60_000);
+    expect(repository.claimDue).not.toHaveBeenCalled();
+    await expect(dispatcher.stop()).resolves.toBeUndefined();
+  });
+
+  it('stop() waits for the attempt in flight, and nothing is claimed after', async () => {
+    jest.useFakeTimers({ doNotFake: ['nextTick', 'queueMicrotask', 'setImmediate'] });
+    const endpoint = await receiver((response) => setTimeout(() => response.writeHead(200).end(), 300));
+    repository.claimDue.mockResolvedValueOnce([delivery({ url: endpoint.url })]);
+    await start();
+    await jest.advanceTimersByTimeAsync(0);
+    await endpoint.first;
+    const claims = repository.claimDue.mock.calls.length;
+
+    let stopped = false;
+    const stopping = dispatcher.stop().then(() => (stopped = true));
+    // Several poll intervals pass while the receiver has not answered yet.
+    await jest.advanceTimersByTimeAsync(299);
+    expect(stopped).toBe(false);
+    expect(repository.recordAttempt).not.toHaveBeenCalled();
+
+    await jest.advanceTimersByTimeAsync(1);
+    await stopping;
+    expect(repository.recordAttempt).toHaveBeenCalledTimes(1);
+    const [, , attempt, outcome] = await recorded;
+    expect(attempt).toEqual({ statusCode: 200, error: null, durationMs: expect.any(Number) });
+    expect(outcome).toEqual({ kind: 'delivered' });
+
+    expect(jest.getTimerCount()).toBe(0);
+    await jest.advanceTimersByTimeAsync(60_000);
+    expect(repository.claimDue).toHaveBeenCalledTimes(claims);
+  });
+});

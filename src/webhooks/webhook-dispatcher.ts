@@ -1,0 +1,286 @@
+import { Injectable, Logger, BeforeApplicationShutdown, OnApplicationBootstrap } from '@nestjs/common';
+import { ConfigService } from '@nestjs/config';
+import { Counter, Gauge, Histogram } from 'prom-client';
+import { randomUUID } from 'node:crypto';
+import { Webhook } from 'standardwebhooks';
+import { toExactJson } from '../common/json/exact-json';
+import { AppConfig, WebhooksConfig } from '../config/configuration';
+import { ShutdownState } from '../lifecycle/shutdown-state';
+import { MetricsService } from '../metrics/metrics.service';
+import { RefusedUrlError, parseWebhookUrl, resolveWebhookAddress } from './address-policy';
+import { SecretBox } from './secret-box';
+import { AttemptResult, sendWebhook } from './webhook-sender';
+import { AttemptOutcome, ClaimedDelivery, WebhooksRepository } from './webhooks.repository';
+
+/** What the receiver sees as `webhook-id`: the same on every attempt of one delivery. */
+export function webhookId(deliveryId: bigint): string {
+  return `msg_${deliveryId}`;
+}
+
+/** The body of a delivery: `{type, timestamp, data}`, ids as exact JSON integers. */
+export function eventPayload(
+  delivery: Pick<ClaimedDelivery, 'type' | 'occurredAt' | 'plantId' | 'plantName' | 'plantTag'>,
+): string {
+  const data =
+    delivery.type === 'plant.created'
+      ? delivery.plantTag === null
+        ? { id: delivery.plantId, name: delivery.plantName }
+        : { id: delivery.plantId, name: delivery.plantName, tag: delivery.plantTag }
+      : { id: delivery.plantId };
+  return toExactJson({ type: delivery.type, timestamp: new Date(delivery.occurredAt).toISOString(), data })!;
+}
+
+/** The wait before the next attempt: the schedule's step, give or take a tenth at random. */
+export function retryDelayMs(
+  schedule: readonly number[],
+  attemptsMade: number,
+  random = Math.random,
+): number | undefined {
+  const step = schedule[attemptsMade - 1];
+  return step === undefined ? undefined : step * (0.9 + 0.2 * random());
+}
+
+/** What an attempt's result means for the delivery. */
+export function outcomeOf(result: AttemptResult, attemptsMade: number, schedule: readonly number[]): AttemptOutcome {
+  if (result.status !== undefined && result.status >= 200 && result.status < 300) return { kind: 'delivered' };
+  if (result.status === 410) return { kind: 'disable', reason: 'the endpoint answered 410 Gone' };
+  const delayMs = retryDelayMs(schedule, attemptsMade);
+  return delayMs === undefined ? { kind: 'failed' } : { kind: 'retry', delayMs };
+}
+
+type Result = 'delivered' | 'retry' | 'failed' | 'gone' | 'refused';
+
+/**
+ * Delivers what the triggers recorded. Every instance runs one: it claims due deliveries for a
+ * lease (the attempt timeout and a margin), sends each to the address it checked, and records the
+ * outcome. A delivery whose lease ends without an outcome (the instance died) is due again, for any
+ * instance: at least once, with duplicates possible, which receivers drop by `webhook-id`.
+ */
+@Injectable()
+export class WebhookDispatcher implements OnApplicationBootstrap, BeforeApplicationShutdown {
+  private readonly logger = new Logger('Webhooks');
+  private readonly config: WebhooksConfig;
+  private readonly shutdownTimeoutMs: number;
+  private readonly production: boolean;
+  private readonly box?: SecretBox;
+  private readonly leaseMs: number;
+  /** This instance's claims; a fresh one per start, so a restarted instance never finishes an old lease. */
+  private readonly claim = randomUUID();
+  private readonly inFlight = new Map<bigint, Promise<void>>();
+  private timer?: NodeJS.Timeout;
+  private polling?: Promise<void>;
+  private stopped = true;
+  private lastPrune = 0;
+  private readonly deliveries: Counter<'event' | 'result'>;
+  private readonly duration: Histogram<'event'>;
+
+  constructor(
+    config: ConfigService<AppConfig, true>,
+    private readonly repository: WebhooksRepository,
+    private readonly shutdown: ShutdownState,
+    metrics: MetricsService,
+  ) {
+    this.config = config.get('webhooks', { infer: true });
+    this.shutdownTimeoutMs = config.get('shutdown.timeoutMs', { infer: true });
+    this.production = config.get('env', { infer: true }) === 'production';
+    if (this.config.secretKeys.length > 0) this.box = new SecretBox(this.config.secretKeys);
+    // Resolving the host and the request itself are each bounded by the timeout; the margin covers
+    // recording the outcome.
+    this.leaseMs = 2 * this.config.timeoutMs + 5000;
+    this.deliveries = new Counter({
+      name: 'webhook_deliveries_total',
+      help: 'Webhook delivery attempts by event type and result (delivered, retry, failed, gone, refused)',
+      labelNames: ['event', 'result'],
+      registers: [metrics.registry],
+    });
+    this.duration = new Histogram({
+      name: 'webhook_delivery_duration_seconds',
+      help: 'Webhook delivery attempts from connect to response, by event type',
+      labelNames: ['event'],
+      buckets: [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+      registers: [metrics.registry],
+    });
+    new Gauge({
+      name: 'webhook_deliveries_due',
+      help: 'Webhook deliveries whose attempt is due and not yet claimed',
+      registers: [metrics.registry],
+      collect: async function (this: Gauge) {
+        this.set(await repository.countDue().catch(() => Number.NaN));
+      },
+    });
+  }
+
+  /** Whether webhooks can be used: a key to seal their secrets is configured. */
+  get enabled(): boolean {
+    return this.box !== undefined;
+  }
+
+  onApplicationBootstrap(): void {
+    if (!this.box) return;
+    if (this.production && (this.config.allowHttp || this.config.allowPrivate)) {
+      this.logger.warn(
+        'WEBHOOK_ALLOW_HTTP or WEBHOOK_ALLOW_PRIVATE is set in production: webhooks may be sent unencrypted or to internal addresses',
+      );
+    }
+    this.stopped = false;
+    this.schedule(0);
+  }
+
+  /**
+   * Stops claiming and lets attempts in flight finish, before the database closes, within the
+   * SHUTDOWN_TIMEOUT_MS that began with the shutdown (they ran while requests drained); an attempt
+   * cut short is due again for any instance once its lease ends.
+   */
+  async beforeApplicationShutdown(): Promise<void> {
+    await this.stop();
+  }
+
+  async stop(): Promise<void> {
+    if (this.stopped) return;
+    this.stopped = true;
+    clearTimeout(this.timer);
+    await this.polling;
+    const deadline = (this.shutdown.beganAt ?? Date.now()) + this.shutdownTimeoutMs;
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([
+      Promise.allSettled(this.inFlight.values()),
+      new Promise((resolve) => (timer = setTimeout(resolve, Math.max(0, deadline - Date.now())))),
+    ]);
+    clearTimeout(timer);
+    if (this.inFlight.size > 0) {
+      this.logger.warn(`${this.inFlight.size} webhook attempts still running at shutdown; their leases will expire`);
+    }
+  }
+
+  private schedule(delayMs: number): void {
+    if (this.stopped) return;
+    clearTimeout(this.timer);
+    this.timer = setTimeout(() => {
+      this.polling = this.poll().finally(() => (this.polling = undefined));
+    }, delayMs);
+    this.timer.unref();
+  }
+
+  private async poll(): Promise<void> {
+    let claimedAll = false;
+    try {
+      const free = this.config.concurrency - this.inFlight.size;
+      if (free > 0 && !this.shutdown.isShuttingDown) {
+        const claimed = await this.repository.claimDue(free, this.leaseMs, this.claim);
+        claimedAll = claimed.length === free;
+        for (const delivery of claimed) this.start(delivery);
+      }
+      if (Date.now() - this.lastPrune > PRUNE_EVERY_MS) {
+        this.lastPrune = Date.now();
+        await this.repository.prune(RETENTION_MS);
+      }
+    } catch (error) {
+      // Another node's claim of the same rows won certification, or the database is away: the
+      // next poll tries again; nothing was claimed by this one.
+      this.logger.warn(`Looking for due webhook deliveries failed: ${describe(error)}`);
+    }
+    if (!this.shutdown.isShuttingDown) this.schedule(claimedAll ? 0 : this.config.pollIntervalMs);
+  }
+
+  private start(delivery: ClaimedDelivery): void {
+    const attempt = this.attempt(delivery)
+      .catch((error) =>
+        this.logger.error(`Webhook delivery ${webhookId(delivery.id)} failed to record: ${describe(error)}`),
+      )
+      .finally(() => {
+        this.inFlight.delete(delivery.id);
+        // A slot is free: look again soon rather than a whole interval later.
+        if (!this.stopped && !this.shutdown.isShuttingDown && this.polling === undefined) this.schedule(0);
+      });
+    this.inFlight.set(delivery.id, attempt);
+  }
+
+  private async attempt(delivery: ClaimedDelivery): Promise<void> {
+    const id = webhookId(delivery.id);
+    if (delivery.disabled) {
+      // Recorded before the subscription was disabled: dropped without an attempt.
+      await this.repository.recordAttempt(
+        delivery,
+        this.claim,
+        { statusCode: null, error: null, durationMs: 0 },
+        { kind: 'failed' },
+        this.config.disableAfterMs,
+      );
+      this.deliveries.inc({ event: delivery.type, result: 'failed' });
+      this.logger.warn({
+        webhookId: id,
+        subscriptionId: String(delivery.subscriptionId),
+        event: delivery.type,
+        result: 'failed',
+        msg: `Webhook ${id} dropped: its subscription is disabled`,
+      });
+      return;
+    }
+    const started = performance.now();
+    let result: AttemptResult;
+    let refused = false;
+    try {
+      const policy = { allowHttp: this.config.allowHttp, allowPrivate: this.config.allowPrivate };
+      const url = parseWebhookUrl(delivery.url, policy);
+      const checked = await resolveWebhookAddress(url, policy, undefined, this.config.timeoutMs);
+      const body = eventPayload(delivery);
+      const timestamp = new Date();
+      const signature = new Webhook(this.box!.open(delivery.sealedSecret)).sign(id, timestamp, body);
+      result = await sendWebhook({
+        url,
+        checked,
+        body,
+        timeoutMs: this.config.timeoutMs,
+        headers: {
+          'webhook-id': id,
+          'webhook-timestamp': String(Math.floor(timestamp.getTime() / 1000)),
+          'webhook-signature': signature,
+        },
+      });
+    } catch (error) {
+      refused = error instanceof RefusedUrlError;
+      if (!refused) this.logger.error(`Webhook ${id} could not be sent: ${describe(error)}`);
+      // Subscribers read this text (GET /webhooks/{id}/deliveries): what is wrong on this side stays in the log.
+      result = {
+        error: refused ? (error as Error).message : 'internal error of the sender',
+        durationMs: performance.now() - started,
+      };
+    }
+    const attemptsMade = delivery.attempts + 1;
+    const outcome = outcomeOf(result, attemptsMade, this.config.retryScheduleMs);
+    const { disabled } = await this.repository.recordAttempt(
+      delivery,
+      this.claim,
+      { statusCode: result.status ?? null, error: result.error?.slice(0, 255) ?? null, durationMs: result.durationMs },
+      outcome,
+      this.config.disableAfterMs,
+    );
+    const label: Result = refused ? 'refused' : outcome.kind === 'disable' ? 'gone' : outcome.kind;
+    this.deliveries.inc({ event: delivery.type, result: label });
+    this.duration.observe({ event: delivery.type }, result.durationMs / 1000);
+    const fields = {
+      webhookId: id,
+      subscriptionId: String(delivery.subscriptionId),
+      event: delivery.type,
+      attempt: attemptsMade,
+      status: result.status,
+      error: result.error,
+      durationMs: Math.round(result.durationMs),
+      result: label,
+      retryInMs: outcome.kind === 'retry' ? Math.round(outcome.delayMs) : undefined,
+      subscriptionDisabled: disabled || undefined,
+    };
+    const message = `Webhook ${id} attempt ${attemptsMade}: ${result.status ?? result.error} (${label})`;
+    if (label === 'delivered') this.logger.log({ ...fields, msg: message });
+    else this.logger.warn({ ...fields, msg: message });
+  }
+}
+
+/** Finished deliveries and attempts are kept this long for GET /webhooks/{id}/deliveries. */
+export const RETENTION_MS = 7 * 86_400_000;
+const PRUNE_EVERY_MS = 600_000;
+
+function describe(error: unknown): string {
+  if (error instanceof Error) return (error as { code?: string }).code ?? error.message;
+  return String(error);
+}

@@ -1,0 +1,114 @@
+import { Body, Controller, Delete, Get, HttpCode, Param, Post } from '@nestjs/common';
+import {
+  ApiBearerAuth,
+  ApiCreatedResponse,
+  ApiNoContentResponse,
+  ApiOkResponse,
+  ApiOperation,
+  ApiParam,
+  ApiTags,
+} from '@nestjs/swagger';
+import { CurrentPrincipal } from '../auth/decorators/current-principal.decorator';
+import { RequireScopes } from '../auth/decorators/require-scopes.decorator';
+import { Principal } from '../auth/principal';
+import { TakesJsonBody } from '../common/json/json-body.guard';
+import { ApiErrorResponse, ApiErrors } from '../common/openapi/api-errors.decorator';
+import { ParseInt64Pipe } from '../common/validation/parse-int64.pipe';
+import { CreateWebhookDto } from './dto/create-webhook.dto';
+import { CreatedWebhookDto, WebhookAttemptDto, WebhookDto } from './dto/webhook.dto';
+import { MAX_SUBSCRIPTIONS_PER_OWNER, RECENT_ATTEMPTS, WebhooksService } from './webhooks.service';
+
+const ID_PARAM = { name: 'id', type: 'integer', format: 'int64', description: 'ID of the subscription' } as const;
+const NOT_FOUND = ApiErrorResponse(
+  404,
+  'No such subscription for this user (one of another user is not told apart from a missing one)',
+  'Webhook subscription 42 not found',
+);
+
+@ApiTags('webhooks')
+@ApiBearerAuth('bearer')
+@ApiErrors(401, 403, 429, 500)
+@ApiErrorResponse(
+  503,
+  'The database is unavailable (retry later), or webhooks are not configured on this server (WEBHOOK_SECRET_KEY unset)',
+  'Webhooks are not configured on this server: its operator must set WEBHOOK_SECRET_KEY',
+)
+@Controller('webhooks')
+export class WebhooksController {
+  constructor(private readonly webhooks: WebhooksService) {}
+
+  @Post()
+  @HttpCode(201)
+  @RequireScopes('webhooks:manage')
+  @ApiOperation({
+    operationId: 'createWebhook',
+    summary: 'Subscribe to plant events',
+    description:
+      'Every plant.created / plant.deleted of the calling user committed after this answer is delivered to `url`, ' +
+      'signed per Standard Webhooks with the `secret` of this answer (shown only here). See the `webhooks` tag for ' +
+      `the deliveries. At most ${MAX_SUBSCRIPTIONS_PER_OWNER} subscriptions per user. Needs the scope webhooks:manage.`,
+  })
+  @ApiCreatedResponse({ type: CreatedWebhookDto, description: 'The subscription, with its signing secret' })
+  @ApiErrors(400)
+  @ApiErrorResponse(
+    409,
+    `The user already has ${MAX_SUBSCRIPTIONS_PER_OWNER} subscriptions`,
+    `At most ${MAX_SUBSCRIPTIONS_PER_OWNER} webhook subscriptions per user; delete one before adding another`,
+  )
+  @TakesJsonBody()
+  create(@CurrentPrincipal() caller: Principal, @Body() dto: CreateWebhookDto): Promise<CreatedWebhookDto> {
+    return this.webhooks.create(caller.subject, dto);
+  }
+
+  @Get()
+  @RequireScopes('webhooks:manage')
+  @ApiOperation({
+    operationId: 'listWebhooks',
+    summary: 'List webhook subscriptions',
+    description:
+      "The calling user's subscriptions in id order, with whether each is still enabled; never their secrets. " +
+      'Needs the scope webhooks:manage.',
+  })
+  @ApiOkResponse({ type: WebhookDto, isArray: true, description: 'Every subscription of the user' })
+  list(@CurrentPrincipal() caller: Principal): Promise<WebhookDto[]> {
+    return this.webhooks.list(caller.subject);
+  }
+
+  @Delete(':id')
+  @HttpCode(204)
+  @RequireScopes('webhooks:manage')
+  @ApiOperation({
+    operationId: 'deleteWebhook',
+    summary: 'Unsubscribe',
+    description:
+      'Deletes the subscription with its pending deliveries and their history; nothing more is sent to it. ' +
+      'Needs the scope webhooks:manage.',
+  })
+  @ApiParam(ID_PARAM)
+  @ApiNoContentResponse({ description: 'Subscription deleted' })
+  @ApiErrors(400)
+  @NOT_FOUND
+  remove(@CurrentPrincipal() caller: Principal, @Param('id', ParseInt64Pipe) id: bigint): Promise<void> {
+    return this.webhooks.remove(caller.subject, id);
+  }
+
+  @Get(':id/deliveries')
+  @RequireScopes('webhooks:manage')
+  @ApiOperation({
+    operationId: 'listWebhookDeliveries',
+    summary: 'Recent delivery attempts',
+    description:
+      `The last ${RECENT_ATTEMPTS} attempts to deliver events to this subscription, newest first, kept for 7 days. ` +
+      'Needs the scope webhooks:manage.',
+  })
+  @ApiParam(ID_PARAM)
+  @ApiOkResponse({ type: WebhookAttemptDto, isArray: true, description: 'Recent attempts, newest first' })
+  @ApiErrors(400)
+  @NOT_FOUND
+  deliveries(
+    @CurrentPrincipal() caller: Principal,
+    @Param('id', ParseInt64Pipe) id: bigint,
+  ): Promise<WebhookAttemptDto[]> {
+    return this.webhooks.deliveries(caller.subject, id);
+  }
+}

@@ -1,0 +1,383 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource, EntityManager } from 'typeorm';
+import { int64Transformer } from '../common/int64';
+import { withStatementRetry } from '../common/statement-retry';
+
+/**
+ * Epoch milliseconds now on each database's clock: the expression the triggers record events with
+ * (the Webhooks migration keeps its own copy, as migrations never import live code).
+ */
+const DATABASE_NOW_MS = {
+  mysql: 'CAST(UNIX_TIMESTAMP(NOW(3)) * 1000 AS SIGNED)',
+  sqlite: "CAST((julianday('now') - 2440587.5) * 86400000 AS INTEGER)",
+} as const;
+
+export const WEBHOOK_EVENTS = ['plant.created', 'plant.deleted'] as const;
+export type WebhookEvent = (typeof WEBHOOK_EVENTS)[number];
+
+export interface SubscriptionRow {
+  id: bigint;
+  url: string;
+  events: WebhookEvent[];
+  description: string | null;
+  createdAt: number;
+  disabledAt: number | null;
+  disabledReason: string | null;
+}
+
+export interface NewSubscription {
+  id: bigint;
+  owner: string;
+  url: string;
+  events: readonly WebhookEvent[];
+  description: string | null;
+  sealedSecret: string;
+  createdAt: number;
+}
+
+export interface AttemptRow {
+  deliveryId: bigint;
+  type: WebhookEvent;
+  attempt: number;
+  statusCode: number | null;
+  error: string | null;
+  attemptedAt: number;
+  durationMs: number;
+}
+
+/** A delivery claimed by one instance, with what it needs to send it. */
+export interface ClaimedDelivery {
+  id: bigint;
+  subscriptionId: bigint;
+  type: WebhookEvent;
+  plantId: bigint;
+  plantName: string | null;
+  plantTag: string | null;
+  occurredAt: number;
+  /** Attempts made before this one. */
+  attempts: number;
+  url: string;
+  sealedSecret: string;
+  disabled: boolean;
+}
+
+export type AttemptOutcome =
+  /** 2xx. */
+  | { kind: 'delivered' }
+  /** Another attempt after `delayMs`. */
+  | { kind: 'retry'; delayMs: number }
+  /** No attempts left. */
+  | { kind: 'failed' }
+  /** 410 Gone, or the subscription was already disabled: disable it and drop what is pending. */
+  | { kind: 'disable'; reason: string };
+
+export interface AttemptRecord {
+  statusCode: number | null;
+  error: string | null;
+  durationMs: number;
+}
+
+type Row = Record<string, unknown>;
+
+const toBigint = (value: unknown): bigint => int64Transformer.from(value as string | bigint) as bigint;
+const toNumber = (value: unknown): number => Number(value);
+const toNullableNumber = (value: unknown): number | null =>
+  value === null || value === undefined ? null : Number(value);
+
+/**
+ * The three webhook tables: subscriptions, one delivery per event and subscription (recorded by the
+ * triggers on `plants`, see the Webhooks migration) and the attempts made. Times are epoch
+ * milliseconds; those that decide when something is due are taken from the database's clock.
+ */
+@Injectable()
+export class WebhooksRepository {
+  private readonly mysql: boolean;
+  private readonly now: string;
+
+  constructor(@InjectDataSource() private readonly dataSource: DataSource) {
+    this.mysql = dataSource.options.type !== 'better-sqlite3';
+    this.now = this.mysql ? DATABASE_NOW_MS.mysql : DATABASE_NOW_MS.sqlite;
+  }
+
+  /**
+   * Inserts the subscription unless the owner already has `limit`, in one statement: two requests
+   * at once on one server cannot both pass the count (one waits for the other's locks, or loses a
+   * deadlock and is run again). False when the owner is at the limit.
+   */
+  async insertSubscription(subscription: NewSubscription, limit: number): Promise<boolean> {
+    const result = await withStatementRetry(
+      () =>
+        this.execute(
+          'INSERT INTO webhook_subscriptions (id, owner, url, on_created, on_deleted, description, secret, created_at) ' +
+            'SELECT ?, ?, ?, ?, ?, ?, ?, ? FROM (SELECT COUNT(*) AS n FROM webhook_subscriptions WHERE owner = ?) existing ' +
+            'WHERE existing.n < ?',
+          [
+            subscription.id,
+            subscription.owner,
+            subscription.url,
+            subscription.events.includes('plant.created') ? 1 : 0,
+            subscription.events.includes('plant.deleted') ? 1 : 0,
+            subscription.description,
+            subscription.sealedSecret,
+            subscription.createdAt,
+            subscription.owner,
+            limit,
+          ],
+        ),
+      { readOnly: false },
+    );
+    return result > 0;
+  }
+
+  async listSubscriptions(owner: string): Promise<SubscriptionRow[]> {
+    const rows = (await this.read(
+      'SELECT id, url, on_created, on_deleted, description, created_at, disabled_at, disabled_reason ' +
+        'FROM webhook_subscriptions WHERE owner = ? ORDER BY id',
+      [owner],
+    )) as Row[];
+    return rows.map((row) => ({
+      id: toBigint(row.id),
+      url: String(row.url),
+      events: WEBHOOK_EVENTS.filter(
+        (event) => Number(event === 'plant.created' ? row.on_created : row.on_deleted) === 1,
+      ),
+      description: (row.description as string | null) ?? null,
+      createdAt: toNumber(row.created_at),
+      disabledAt: toNullableNumber(row.disabled_at),
+      disabledReason: (row.disabled_reason as string | null) ?? null,
+    }));
+  }
+
+  async subscriptionExists(owner: string, id: bigint): Promise<boolean> {
+    const rows = (await this.read('SELECT id FROM webhook_subscriptions WHERE owner = ? AND id = ?', [
+      owner,
+      id,
+    ])) as Row[];
+    return rows.length > 0;
+  }
+
+  /** The subscription and everything recorded for it go together, or not at all. */
+  async deleteSubscription(owner: string, id: bigint): Promise<boolean> {
+    return withStatementRetry(
+      () =>
+        this.dataSource.transaction(async (manager) => {
+          const deleted = await this.affected(manager, 'DELETE FROM webhook_subscriptions WHERE owner = ? AND id = ?', [
+            owner,
+            id,
+          ]);
+          if (deleted === 0) return false;
+          await manager.query('DELETE FROM webhook_deliveries WHERE subscription_id = ?', [id]);
+          await manager.query('DELETE FROM webhook_attempts WHERE subscription_id = ?', [id]);
+          return true;
+        }),
+      { readOnly: false },
+    );
+  }
+
+  async recentAttempts(subscriptionId: bigint, limit: number): Promise<AttemptRow[]> {
+    const rows = (await this.read(
+      'SELECT delivery_id, event_type, attempt, status_code, error, attempted_at, duration_ms ' +
+        'FROM webhook_attempts WHERE subscription_id = ? ORDER BY id DESC LIMIT ?',
+      [subscriptionId, limit],
+    )) as Row[];
+    return rows.map((row) => ({
+      deliveryId: toBigint(row.delivery_id),
+      type: row.event_type as WebhookEvent,
+      attempt: toNumber(row.attempt),
+      statusCode: toNullableNumber(row.status_code),
+      error: (row.error as string | null) ?? null,
+      attemptedAt: toNumber(row.attempted_at),
+      durationMs: toNumber(row.duration_ms),
+    }));
+  }
+
+  /**
+   * Claims up to `limit` due deliveries for `leaseMs`: they are not due again until the lease ends,
+   * so an instance that dies holding them gives them back by itself. On MySQL/MariaDB, rows another
+   * instance is claiming at the same moment are skipped rather than waited for (SKIP LOCKED); on
+   * Galera two nodes may still pick the same row, and one of the two commits fails certification
+   * and claims nothing this time.
+   */
+  async claimDue(limit: number, leaseMs: number, claim: string): Promise<ClaimedDelivery[]> {
+    const ids = await this.dataSource.transaction(this.mysql ? 'READ COMMITTED' : 'SERIALIZABLE', async (manager) => {
+      const due = (await manager.query(
+        `SELECT id FROM webhook_deliveries WHERE state = 'pending' AND next_attempt_at <= ${this.now} ` +
+          `ORDER BY next_attempt_at LIMIT ?${this.mysql ? ' FOR UPDATE SKIP LOCKED' : ''}`,
+        [limit],
+      )) as Row[];
+      if (due.length === 0) return [];
+      const ids = due.map((row) => toBigint(row.id));
+      await manager.query(
+        `UPDATE webhook_deliveries SET claim = ?, next_attempt_at = ${this.now} + ? WHERE id IN (${ids.map(() => '?').join(', ')})`,
+        [claim, leaseMs, ...ids],
+      );
+      return ids;
+    });
+    if (ids.length === 0) return [];
+    const rows = (await this.read(
+      'SELECT d.id, d.subscription_id, d.event_type, d.plant_id, d.plant_name, d.plant_tag, d.occurred_at, d.attempts, ' +
+        's.url, s.secret, s.disabled_at FROM webhook_deliveries d JOIN webhook_subscriptions s ON s.id = d.subscription_id ' +
+        `WHERE d.claim = ? AND d.id IN (${ids.map(() => '?').join(', ')}) ORDER BY d.id`,
+      [claim, ...ids],
+    )) as Row[];
+    return rows.map((row) => ({
+      id: toBigint(row.id),
+      subscriptionId: toBigint(row.subscription_id),
+      type: row.event_type as WebhookEvent,
+      plantId: toBigint(row.plant_id),
+      plantName: (row.plant_name as string | null) ?? null,
+      plantTag: (row.plant_tag as string | null) ?? null,
+      occurredAt: toNumber(row.occurred_at),
+      attempts: toNumber(row.attempts),
+      url: String(row.url),
+      sealedSecret: String(row.secret),
+      disabled: row.disabled_at !== null && row.disabled_at !== undefined,
+    }));
+  }
+
+  /**
+   * Records an attempt and its consequence in one transaction: the subscription's failure clock
+   * first (it disables the subscription once it has failed for `disableAfterMs` without a success),
+   * then the attempt, then the delivery's new state (only while this instance still holds the
+   * claim). The subscription's row is locked first and for writing, so outcomes of one subscription
+   * recorded at once queue on it instead of deadlocking; one that still loses a deadlock (or, on
+   * Galera, a certification) is rolled back whole and recorded again.
+   */
+  async recordAttempt(
+    delivery: ClaimedDelivery,
+    claim: string,
+    attempt: AttemptRecord,
+    outcome: AttemptOutcome,
+    disableAfterMs: number,
+  ): Promise<{ disabled: boolean }> {
+    const attempted = attempt.statusCode !== null || attempt.error !== null;
+    return withStatementRetry(
+      () =>
+        this.dataSource.transaction(async (manager) => {
+          const disabled = attempted
+            ? await this.updateFailureClock(manager, delivery.subscriptionId, outcome, disableAfterMs)
+            : false;
+          if (attempted) {
+            // Not for a subscription deleted while the attempt ran: its history went with it.
+            await manager.query(
+              'INSERT INTO webhook_attempts (subscription_id, delivery_id, event_type, attempt, status_code, error, attempted_at, duration_ms) ' +
+                `SELECT id, ?, ?, ?, ?, ?, ${this.now}, ? FROM webhook_subscriptions WHERE id = ?`,
+              [
+                delivery.id,
+                delivery.type,
+                delivery.attempts + 1,
+                attempt.statusCode,
+                attempt.error,
+                Math.round(attempt.durationMs),
+                delivery.subscriptionId,
+              ],
+            );
+          }
+          const state = outcome.kind === 'retry' ? 'pending' : outcome.kind === 'delivered' ? 'delivered' : 'failed';
+          await manager.query(
+            `UPDATE webhook_deliveries SET state = ?, attempts = ?, next_attempt_at = ${this.now} + ?, claim = NULL ` +
+              'WHERE id = ? AND claim = ?',
+            [
+              state,
+              delivery.attempts + (attempted ? 1 : 0),
+              Math.round(outcome.kind === 'retry' ? outcome.delayMs : 0),
+              delivery.id,
+              claim,
+            ],
+          );
+          if (disabled) {
+            await manager.query(
+              "UPDATE webhook_deliveries SET state = 'failed', claim = NULL WHERE subscription_id = ? AND state = 'pending'",
+              [delivery.subscriptionId],
+            );
+          }
+          return { disabled };
+        }),
+      { readOnly: false },
+    );
+  }
+
+  /** Starts, keeps or stops the subscription's failure clock; whether this disabled the subscription. */
+  private async updateFailureClock(
+    manager: EntityManager,
+    id: bigint,
+    outcome: AttemptOutcome,
+    disableAfterMs: number,
+  ): Promise<boolean> {
+    if (outcome.kind === 'delivered') {
+      // Changes the row only after failures, yet locks it either way (the row is read to be checked).
+      await manager.query(
+        'UPDATE webhook_subscriptions SET failing_since = NULL WHERE id = ? AND failing_since IS NOT NULL',
+        [id],
+      );
+      return false;
+    }
+    if (outcome.kind === 'disable') return (await this.disable(manager, id, outcome.reason, '')) > 0;
+    await manager.query(
+      `UPDATE webhook_subscriptions SET failing_since = COALESCE(failing_since, ${this.now}) WHERE id = ?`,
+      [id],
+    );
+    const reason = `deliveries failed for ${formatDuration(disableAfterMs)} without a success`;
+    const expired = ` AND failing_since <= ${this.now} - ${Math.round(disableAfterMs)}`;
+    return (await this.disable(manager, id, reason, expired)) > 0;
+  }
+
+  /** Deliveries waiting for an attempt whose time has come. */
+  async countDue(): Promise<number> {
+    const rows = (await this.dataSource.query(
+      `SELECT COUNT(*) AS n FROM webhook_deliveries WHERE state = 'pending' AND next_attempt_at <= ${this.now}`,
+    )) as Row[];
+    return toNumber(rows[0].n);
+  }
+
+  /** Forgets finished deliveries and attempts older than `retentionMs`. */
+  async prune(retentionMs: number): Promise<void> {
+    await this.dataSource.query(`DELETE FROM webhook_attempts WHERE attempted_at < ${this.now} - ?`, [retentionMs]);
+    await this.dataSource.query(
+      `DELETE FROM webhook_deliveries WHERE state <> 'pending' AND next_attempt_at < ${this.now} - ?`,
+      [retentionMs],
+    );
+  }
+
+  private async disable(manager: EntityManager, id: bigint, reason: string, condition: string): Promise<number> {
+    return this.affected(
+      manager,
+      `UPDATE webhook_subscriptions SET disabled_at = ${this.now}, disabled_reason = ? WHERE id = ? AND disabled_at IS NULL${condition}`,
+      [reason.slice(0, 255), id],
+    );
+  }
+
+  private read(sql: string, parameters: unknown[]): Promise<unknown> {
+    return withStatementRetry(() => this.dataSource.query(sql, parameters), { readOnly: true });
+  }
+
+  /** One autocommit statement; the rows it changed. */
+  private async execute(sql: string, parameters: unknown[]): Promise<number> {
+    const runner = this.dataSource.createQueryRunner();
+    try {
+      return Number((await runner.query(sql, parameters, true)).affected ?? 0);
+    } finally {
+      await runner.release();
+    }
+  }
+
+  /** Rows a DELETE or UPDATE changed, as each driver reports it. */
+  private async affected(manager: EntityManager, sql: string, parameters: unknown[]): Promise<number> {
+    const runner = manager.queryRunner!;
+    const result = await runner.query(sql, parameters, true);
+    return Number(result.affected ?? 0);
+  }
+}
+
+export function formatDuration(ms: number): string {
+  for (const [unit, size] of [
+    ['d', 86_400_000],
+    ['h', 3_600_000],
+    ['m', 60_000],
+    ['s', 1000],
+  ] as const) {
+    if (ms >= size && ms % size === 0) return `${ms / size}${unit}`;
+  }
+  return `${ms}ms`;
+}

@@ -1,0 +1,100 @@
+import { IncomingHttpHeaders, Server, createServer } from 'node:http';
+import { AddressInfo } from 'node:net';
+import { randomBytes } from 'node:crypto';
+import { Webhook } from 'standardwebhooks';
+
+/**
+ * Webhooks on, for receivers on this machine (http, loopback), with a schedule and polling short
+ * enough for tests.
+ */
+export const WEBHOOK_TEST_ENV = {
+  WEBHOOK_SECRET_KEY: randomBytes(32).toString('base64'),
+  WEBHOOK_ALLOW_HTTP: 'true',
+  WEBHOOK_ALLOW_PRIVATE: 'true',
+  WEBHOOK_RETRY_SCHEDULE: '200ms,200ms,200ms',
+  WEBHOOK_POLL_INTERVAL_MS: '50',
+  WEBHOOK_TIMEOUT_MS: '1000',
+};
+
+export interface ReceivedDelivery {
+  path: string;
+  headers: IncomingHttpHeaders;
+  body: string;
+  /** The payload as `standardwebhooks` verified it, or the reason it did not. */
+  verified: { ok: true; payload: unknown } | { ok: false; reason: string };
+}
+
+/** What the receiver answers at a path: a status, or nothing at all (`hang`). */
+export type Answer = number | 'hang';
+
+/**
+ * A local webhook endpoint: it records every delivery, verifies each with the subscription's
+ * secret through the `standardwebhooks` package, and answers per path as the test says.
+ */
+export class WebhookReceiver {
+  readonly deliveries: ReceivedDelivery[] = [];
+  private readonly secrets = new Map<string, string>();
+  private readonly answers = new Map<string, Answer[]>();
+  private readonly hanging = new Set<import('node:http').ServerResponse>();
+  private server?: Server;
+
+  async start(): Promise<this> {
+    this.server = createServer((req, res) => {
+      const chunks: Buffer[] = [];
+      req.on('data', (chunk: Buffer) => chunks.push(chunk));
+      req.on('end', () => {
+        const path = req.url ?? '/';
+        const body = Buffer.concat(chunks).toString('utf8');
+        this.deliveries.push({ path, headers: req.headers, body, verified: this.verify(path, body, req.headers) });
+        const queue = this.answers.get(path) ?? [];
+        const answer = queue.length > 1 ? queue.shift()! : (queue[0] ?? 204);
+        if (answer === 'hang') {
+          this.hanging.add(res);
+          res.on('close', () => this.hanging.delete(res));
+          return;
+        }
+        res.writeHead(answer).end();
+      });
+    });
+    await new Promise<void>((resolve) => this.server!.listen(0, '127.0.0.1', resolve));
+    return this;
+  }
+
+  get port(): number {
+    return (this.server!.address() as AddressInfo).port;
+  }
+
+  url(path: string): string {
+    return `http://127.0.0.1:${this.port}${path}`;
+  }
+
+  /** The secret deliveries to `path` must be signed with. */
+  expectSecret(path: string, secret: string): void {
+    this.secrets.set(path, secret);
+  }
+
+  /** Answers in turn; the last one stays. Unset paths answer 204. */
+  answer(path: string, ...answers: Answer[]): void {
+    this.answers.set(path, answers);
+  }
+
+  at(path: string): ReceivedDelivery[] {
+    return this.deliveries.filter((delivery) => delivery.path === path);
+  }
+
+  async close(): Promise<void> {
+    for (const res of this.hanging) res.destroy();
+    this.server?.closeAllConnections();
+    await new Promise<void>((resolve) => (this.server ? this.server.close(() => resolve()) : resolve()));
+  }
+
+  private verify(path: string, body: string, headers: IncomingHttpHeaders): ReceivedDelivery['verified'] {
+    const secret = this.secrets.get(path);
+    if (secret === undefined) return { ok: false, reason: 'no secret registered for this path' };
+    try {
+      return { ok: true, payload: new Webhook(secret).verify(body, headers as Record<string, string>) };
+    } catch (error) {
+      return { ok: false, reason: (error as Error).message };
+    }
+  }
+}

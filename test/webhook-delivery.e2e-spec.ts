@@ -1,0 +1,162 @@
+import { testDatabases } from './utils/databases';
+import { ServiceProcess, createTokenWithCli, startServiceProcess } from './utils/service-process';
+import { TestApp, bearer, exactJson, startTestApp } from './utils/test-app';
+import { waitFor } from './utils/wait-for';
+import { WEBHOOK_TEST_ENV, WebhookReceiver } from './utils/webhook-receiver';
+
+jest.setTimeout(120_000);
+
+/**
+ * Delivery as operators run it: service processes on one database, stopped with SIGKILL, started
+ * again, two at once. `t` is an app without WEBHOOK_SECRET_KEY (it delivers nothing) that cleans and
+ * reads the database.
+ */
+describe.each(testDatabases())('Webhook delivery across processes on %s', (database) => {
+  let t: TestApp;
+  let receiver: WebhookReceiver;
+  const services: ServiceProcess[] = [];
+  let env: Record<string, string>;
+
+  beforeAll(async () => {
+    t = await startTestApp(database);
+    receiver = await new WebhookReceiver().start();
+    env = { ...t.db.env, ...WEBHOOK_TEST_ENV, LOG_LEVEL: 'info' };
+  });
+  afterAll(async () => {
+    await Promise.all(services.map((service) => service.stop('SIGKILL')));
+    await t.close();
+    await receiver.close();
+  });
+  beforeEach(() => t.reset());
+
+  const start = async (extra: Record<string, string> = {}) => {
+    const service = await startServiceProcess({ ...env, ...extra });
+    services.push(service);
+    return service;
+  };
+  const subscribe = async (service: ServiceProcess, token: string, path: string) => {
+    const res = await fetch(`${service.url}/webhooks`, {
+      method: 'POST',
+      headers: { ...bearer(token), 'content-type': 'application/json' },
+      body: JSON.stringify({ url: receiver.url(path), events: ['plant.created'] }),
+    });
+    expect(res.status).toBe(201);
+    const { secret } = (await res.json()) as { secret: string };
+    receiver.expectSecret(path, secret);
+    return secret;
+  };
+  const createPlants = async (service: ServiceProcess, token: string, ids: number[]) => {
+    for (const id of ids) {
+      const res = await fetch(`${service.url}/plants`, {
+        method: 'POST',
+        headers: { ...bearer(token), 'content-type': 'application/json' },
+        body: JSON.stringify({ id, name: `Plant ${id}` }),
+      });
+      expect(res.status).toBe(200);
+    }
+  };
+  const deliveredIds = (path: string) => {
+    const ids = receiver.at(path).map((delivery) => {
+      expect(delivery.verified.ok).toBe(true);
+      return exactJson<{ data: { id: bigint } }>({ text: delivery.body } as never).data.id;
+    });
+    return { all: ids, unique: new Set(ids.map(String)) };
+  };
+
+  it('delivers an event subscribed through one instance and caused through another', async () => {
+    const token = await createTokenWithCli(t.db.env, 'across');
+    const [a, b] = await Promise.all([start(), start()]);
+    await subscribe(a, token, '/across');
+    await createPlants(b, token, [1]);
+    await waitFor(() => receiver.at('/across').length >= 1, { what: 'the delivery' });
+    expect(deliveredIds('/across').unique).toEqual(new Set(['1']));
+    await Promise.all([a.stop(), b.stop()]);
+  });
+
+  it('delivers everything after the instance is killed with SIGKILL while events are due, and restarted', async () => {
+    const token = await createTokenWithCli(t.db.env, 'killed');
+    // Attempts hang: the instance holds claims when it dies, and more events wait unclaimed.
+    receiver.answer('/killed', 'hang');
+    const first = await start({ WEBHOOK_CONCURRENCY: '4' });
+    const secret = await subscribe(first, token, '/killed');
+    const ids = Array.from({ length: 30 }, (_, i) => i + 1);
+    await createPlants(first, token, ids);
+    await waitFor(() => receiver.at('/killed').length >= 4, { what: 'attempts in flight' });
+    first.child.kill('SIGKILL');
+    await first.exited;
+
+    receiver.answer('/killed', 204);
+    const second = await start();
+    await waitFor(() => deliveredIds('/killed').unique.size === ids.length, {
+      what: 'every event delivered after the restart',
+      timeoutMs: 60_000,
+    });
+    expect(deliveredIds('/killed').unique).toEqual(new Set(ids.map(String)));
+    await waitFor(
+      async () => {
+        const rows = (await t.dataSource.query(
+          "SELECT COUNT(*) AS n FROM webhook_deliveries WHERE state <> 'delivered'",
+        )) as {
+          n: unknown;
+        }[];
+        return Number(rows[0].n) === 0;
+      },
+      { what: 'every delivery recorded as delivered' },
+    );
+
+    // One line per attempt, never the secret, a signature or a body.
+    await second.stop();
+    const lines = [...first.logLines(), ...second.logLines()].filter((line) => line.context === 'Webhooks');
+    expect(lines.length).toBeGreaterThanOrEqual(ids.length);
+    const output = first.output() + second.output();
+    expect(output).not.toContain(secret);
+    expect(output).not.toContain(secret.slice('whsec_'.length));
+    for (const delivery of receiver.at('/killed')) {
+      expect(output).not.toContain(String(delivery.headers['webhook-signature']).slice(3));
+      expect(output).not.toContain(delivery.body);
+    }
+    expect(lines.find((line) => line.result === 'delivered')).toMatchObject({
+      webhookId: expect.stringMatching(/^msg_\d+$/),
+      subscriptionId: expect.any(String),
+      event: 'plant.created',
+      attempt: expect.any(Number),
+      status: 204,
+      durationMs: expect.any(Number),
+    });
+  });
+
+  it('delivers 500 events with two instances: each one, duplicates rare', async () => {
+    const token = await createTokenWithCli(t.db.env, 'many');
+    const [a, b] = await Promise.all([start(), start()]);
+    await subscribe(a, token, '/many');
+    const ids = Array.from({ length: 500 }, (_, i) => i + 1);
+    // Half through each instance, at once.
+    await Promise.all([
+      createPlants(
+        a,
+        token,
+        ids.filter((id) => id % 2 === 0),
+      ),
+      createPlants(
+        b,
+        token,
+        ids.filter((id) => id % 2 === 1),
+      ),
+    ]);
+    await waitFor(() => deliveredIds('/many').unique.size === ids.length, {
+      what: '500 events delivered',
+      timeoutMs: 60_000,
+    });
+    await Promise.all([a.stop(), b.stop()]);
+    const { all, unique } = deliveredIds('/many');
+    expect(unique).toEqual(new Set(ids.map(String)));
+    const duplicates = all.length - unique.size;
+    console.log(`500 events through two instances on ${database}: ${duplicates} duplicate deliveries`);
+    expect(duplicates).toBeLessThanOrEqual(5);
+    const perInstance = [a, b].map(
+      (service) =>
+        service.logLines().filter((line) => line.context === 'Webhooks' && line.result === 'delivered').length,
+    );
+    expect(perInstance.reduce((x, y) => x + y, 0)).toBe(all.length);
+  });
+});

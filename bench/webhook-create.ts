@@ -8,7 +8,9 @@
  * trigger's row, the claim, the signed POST and its bookkeeping), not the trigger alone. Each round
  * measures both owners one after the other, in alternating order, each creating new plants; the
  * ratio with ÷ without is taken per round, in requests per second and per CPU-second of the service.
- * Deliveries must keep up: the run fails if any is still due a few seconds after the last round.
+ * Deliveries compete with the load for the instance's one event loop; what is still pending when the
+ * load stops is reported, and so is the rate at which the idle instance then delivers it (at most
+ * BENCH_DRAIN_SECONDS, 60 s, are watched).
  *
  *   npm run bench:webhooks     # BENCH_WEBHOOK_ROUNDS (7), BENCH_DURATION (10s), BENCH_WARMUP (3s)
  */
@@ -41,6 +43,7 @@ const S = {
   connections: Number(env.BENCH_CONNECTIONS || 32),
   port: Number(env.BENCH_PORT_BASE || 3311),
   skipBuild: env.BENCH_SKIP_BUILD === '1',
+  drainSec: parseFloat(env.BENCH_DRAIN_SECONDS || '60'),
 };
 const ROOT = process.cwd();
 const OUT = join(ROOT, 'bench', '.out');
@@ -126,7 +129,8 @@ async function main(): Promise<void> {
     logPath: join(OUT, 'webhook-create-service.log'),
   });
   const rounds: { with: Measured; without: Measured; rps: number; cpu: number }[] = [];
-  let due: number;
+  let backlog: number;
+  let drain: { delivered: number; seconds: number; left: number };
   try {
     await waitForHttp(`http://127.0.0.1:${S.port}/health/live`, service);
     const subscribed = await fetch(`http://127.0.0.1:${S.port}/webhooks`, {
@@ -162,12 +166,24 @@ async function main(): Promise<void> {
         `round ${round + 1}/${S.rounds}: without ${o.rps.toFixed(0)} req/s (${o.cpuUsPerRequest.toFixed(1)} µs CPU/req), with ${w.rps.toFixed(0)} req/s (${w.cpuUsPerRequest.toFixed(1)} µs/req): with ÷ without ${rounds.at(-1)!.rps.toFixed(3)}`,
       );
     }
-    // Deliveries that are still due once the load stops: the instance fell behind.
-    await sleep(5000);
-    const [[row]] = (await conn.query(
-      `SELECT COUNT(*) AS n FROM \`${db.database}\`.webhook_deliveries WHERE state = 'pending'`,
-    )) as unknown as [[{ n: number }]];
-    due = Number(row.n);
+    const pending = async () => {
+      const [[row]] = (await conn.query(
+        `SELECT COUNT(*) AS n FROM \`${db.database}\`.webhook_deliveries WHERE state = 'pending'`,
+      )) as unknown as [[{ n: number }]];
+      return Number(row.n);
+    };
+    backlog = await pending();
+    const drainStart = Date.now();
+    const receivedAtStart = received;
+    let left = backlog;
+    while (left > 0 && Date.now() - drainStart < S.drainSec * 1000) {
+      await sleep(1000);
+      left = await pending();
+    }
+    drain = { delivered: received - receivedAtStart, seconds: (Date.now() - drainStart) / 1000, left };
+    log(
+      `backlog when the load stopped: ${backlog}; then ${drain.delivered} delivered in ${drain.seconds.toFixed(1)} s, ${left} left`,
+    );
   } finally {
     await stopProcess(service);
     receiver.close();
@@ -175,7 +191,6 @@ async function main(): Promise<void> {
   const created = createsMeasured(rounds);
   await conn.query(`DROP DATABASE IF EXISTS \`${db.database}\``);
   await conn.end();
-  if (due > 0) throw new Error(`${due} deliveries still pending 5 s after the load: delivery did not keep up`);
 
   const rps = rounds.map((r) => r.rps);
   const cpu = rounds.map((r) => r.cpu);
@@ -188,7 +203,11 @@ async function main(): Promise<void> {
     ),
     '',
     `Create throughput with one subscription ÷ without, median of ${rounds.length} rounds: **${median(rps).toFixed(3)}** ${range(rps)}; ` +
-      `in requests per CPU-second: ${median(cpu).toFixed(3)} ${range(cpu)}. ${received} deliveries received (about ${created} creates with a subscription), none left due.`,
+      `in requests per CPU-second: ${median(cpu).toFixed(3)} ${range(cpu)}.`,
+    '',
+    `Deliveries: about ${created} creates with a subscription were measured; ${backlog} deliveries were still pending when the load stopped. ` +
+      `The idle instance then delivered ${drain.delivered} in ${drain.seconds.toFixed(1)} s (${(drain.delivered / drain.seconds).toFixed(0)} per second, ` +
+      `WEBHOOK_CONCURRENCY 16), ${drain.left} left.`,
     '',
     `Settings: ${S.rounds} rounds of ${S.durationSec} s per owner after ${S.warmupSec} s of warm-up each, ${S.connections} connections, ` +
       `\`${command.slice(1).join(' ')}\`, LOG_LEVEL=warn, Node.js ${process.version}, ${version}, receiver in the load process answering 204, ` +

@@ -16,6 +16,11 @@ import { AppConfig } from './config/configuration';
 import { DocsService } from './docs/docs.service';
 import { MetricsService } from './metrics/metrics.service';
 import { isRateLimited } from './rate-limit/rate-limit.middleware';
+import {
+  PlantCreatedEventDto,
+  PlantDeletedEventDto,
+  WEBHOOK_DELIVERY_DESCRIPTION,
+} from './webhooks/dto/webhook-event.dto';
 
 /**
  * Options and set-up shared by main.ts, the e2e tests and the OpenAPI export, so what is tested
@@ -57,8 +62,42 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
       },
       'bearer',
     )
+    .addTag('plants', 'The plants of the calling user')
+    .addTag('webhooks', WEBHOOK_DELIVERY_DESCRIPTION)
     .build();
-  return withRateLimitFields(SwaggerModule.createDocument(app, config));
+  const document = SwaggerModule.createDocument(app, config, {
+    extraModels: [PlantCreatedEventDto, PlantDeletedEventDto],
+  });
+  return withWebhookEvents(withRateLimitFields(document));
+}
+
+/**
+ * The events as OpenAPI 3.1 would declare them under `webhooks`, in the `x-webhooks` extension this
+ * 3.0 document can carry (Redoc and other renderers show it): one POST per event, with its body.
+ */
+function withWebhookEvents(document: OpenAPIObject): OpenAPIObject {
+  const event = (name: string, schema: string, summary: string) => ({
+    post: {
+      operationId: name,
+      summary,
+      tags: ['webhooks'],
+      requestBody: {
+        required: true,
+        content: { 'application/json': { schema: { $ref: `#/components/schemas/${schema}` } } },
+      },
+      responses: {
+        '200': { description: 'Any 2xx: delivered' },
+        '410': { description: 'Gone: the subscription is disabled' },
+      },
+    },
+  });
+  return {
+    ...document,
+    'x-webhooks': {
+      'plant.created': event('plantCreated', 'PlantCreatedEvent', 'A plant of the user was created'),
+      'plant.deleted': event('plantDeleted', 'PlantDeletedEvent', 'A plant of the user was deleted'),
+    },
+  } as OpenAPIObject;
 }
 
 /** Every answer of a limited operation carries the RateLimit fields, successes and errors alike. */

@@ -108,7 +108,7 @@ describe(parseCommand.name, () => {
     it('refuses an unknown scope and lists the known ones', () => {
       expect(
         usageError(() => parseCommand(['token', 'create', '--user', 'a', '--scope', 'plants:admin'])).message,
-      ).toBe('Unknown scope "plants:admin"; known scopes: plants:read, plants:write');
+      ).toBe('Unknown scope "plants:admin"; known scopes: plants:read, plants:write, webhooks:manage');
     });
 
     it.each(['0d', '5w', '3651d', '1.5h', '-1d', 'd', '30', ''])('refuses --expires-in %p', (value) => {

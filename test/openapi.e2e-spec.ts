@@ -20,8 +20,29 @@ describe('OpenAPI document', () => {
 
   it('is version 1.0.0 of the interface with the contract paths and schema names', () => {
     expect(served.info.version).toBe('1.0.0');
-    expect(Object.keys(served.paths).sort()).toEqual(['/health/live', '/health/ready', '/plants', '/plants/{id}']);
-    expect(Object.keys(served.components.schemas).sort()).toEqual(['Error', 'Health', 'NewPlant', 'Plant']);
+    expect(Object.keys(served.paths).sort()).toEqual([
+      '/health/live',
+      '/health/ready',
+      '/plants',
+      '/plants/{id}',
+      '/webhooks',
+      '/webhooks/{id}',
+      '/webhooks/{id}/deliveries',
+    ]);
+    expect(Object.keys(served.components.schemas).sort()).toEqual([
+      'CreatedWebhook',
+      'Error',
+      'Health',
+      'NewPlant',
+      'NewWebhook',
+      'Plant',
+      'PlantCreatedEvent',
+      'PlantCreatedEventData',
+      'PlantDeletedEvent',
+      'PlantDeletedEventData',
+      'Webhook',
+      'WebhookAttempt',
+    ]);
     expect(served.components.schemas.Error.required).toEqual(['error', 'message']);
     expect(served.components.schemas.Error.properties.error).toMatchObject({ type: 'integer', format: 'int32' });
     expect(served.components.schemas.NewPlant.properties.id).toMatchObject({ type: 'integer', format: 'int64' });
@@ -33,6 +54,10 @@ describe('OpenAPI document', () => {
     ['post', '/plants', ['200', '400', '401', '403', '409', '413', '415', '429', '500', '503']],
     ['get', '/plants', ['200', '400', '401', '403', '429', '500', '503']],
     ['delete', '/plants/{id}', ['204', '400', '401', '403', '404', '429', '500', '503']],
+    ['post', '/webhooks', ['201', '400', '401', '403', '409', '413', '415', '429', '500', '503']],
+    ['get', '/webhooks', ['200', '401', '403', '429', '500', '503']],
+    ['delete', '/webhooks/{id}', ['204', '400', '401', '403', '404', '429', '500', '503']],
+    ['get', '/webhooks/{id}/deliveries', ['200', '400', '401', '403', '404', '429', '500', '503']],
   ])('documents every status of %s %s, errors with the Error schema, behind bearer auth', (method, path, statuses) => {
     const operation = served.paths[path][method];
     expect(Object.keys(operation.responses).sort()).toEqual(statuses);
@@ -42,6 +67,23 @@ describe('OpenAPI document', () => {
       });
     }
     expect(operation.security).toEqual([{ bearer: [] }]);
+  });
+
+  it('describes the webhook events with their bodies (x-webhooks, as OpenAPI 3.1 webhooks)', () => {
+    const events = (served as unknown as { 'x-webhooks': Record<string, { post: { requestBody: unknown } }> })[
+      'x-webhooks'
+    ];
+    expect(Object.keys(events).sort()).toEqual(['plant.created', 'plant.deleted']);
+    expect(events['plant.created'].post.requestBody).toMatchObject({
+      content: { 'application/json': { schema: { $ref: '#/components/schemas/PlantCreatedEvent' } } },
+    });
+    expect(served.components.schemas.PlantCreatedEventData.properties.id).toMatchObject({
+      type: 'integer',
+      format: 'int64',
+    });
+    expect(served.tags.find((tag: { name: string }) => tag.name === 'webhooks').description).toMatch(
+      /webhook-signature/,
+    );
   });
 
   it('documents the rate limit headers of a 429', () => {

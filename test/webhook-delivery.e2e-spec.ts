@@ -125,6 +125,26 @@ describe.each(testDatabases())('Webhook delivery across processes on %s', (datab
     });
   });
 
+  it('finishes an attempt in flight on SIGTERM, records it, and exits cleanly', async () => {
+    const token = await createTokenWithCli(t.db.env, 'stopping');
+    receiver.answer('/slow-ok', 'hang');
+    const service = await start({ SHUTDOWN_TIMEOUT_MS: '5000' });
+    await subscribe(service, token, '/slow-ok');
+    await createPlants(service, token, [1]);
+    await waitFor(() => receiver.at('/slow-ok').length === 1, { what: 'the attempt in flight' });
+    const exited = service.stop('SIGTERM');
+    // Answered once the instance is shutting down: the attempt's outcome is still recorded.
+    await waitFor(() => service.output().includes('readiness is now 503'), { what: 'the shutdown begun' });
+    receiver.release('/slow-ok', 204);
+    await expect(exited).resolves.toBe(0);
+    const rows = (await t.dataSource.query('SELECT state, attempts FROM webhook_deliveries')) as {
+      state: string;
+      attempts: unknown;
+    }[];
+    expect(rows.map((row) => [row.state, Number(row.attempts)])).toEqual([['delivered', 1]]);
+    expect(service.logLines().some((line) => line.context === 'Webhooks' && line.result === 'delivered')).toBe(true);
+  });
+
   it('delivers 500 events with two instances: each one, duplicates rare', async () => {
     const token = await createTokenWithCli(t.db.env, 'many');
     const [a, b] = await Promise.all([start(), start()]);

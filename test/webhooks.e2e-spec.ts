@@ -268,6 +268,61 @@ describe.each(testDatabases())('Webhooks on %s', (database) => {
   });
 });
 
+describe.each(testDatabases())('Webhook subscriptions failing for WEBHOOK_DISABLE_AFTER on %s', (database) => {
+  let t: TestApp;
+  let receiver: WebhookReceiver;
+  beforeAll(async () => {
+    // Retries every 100 ms for longer than the 500 ms after which a failing subscription is disabled.
+    t = await startTestApp(database, {
+      ...WEBHOOK_TEST_ENV,
+      WEBHOOK_RETRY_SCHEDULE: Array.from({ length: 20 }, () => '100ms').join(','),
+      WEBHOOK_DISABLE_AFTER: '500ms',
+    });
+    await t.reset();
+    receiver = await new WebhookReceiver().start();
+  });
+  afterAll(async () => {
+    await t.close();
+    await receiver.close();
+  });
+
+  it('are disabled, say why in GET /webhooks, and record nothing more', async () => {
+    const token = await t.token({ subject: 'failing' });
+    receiver.answer('/failing', 500);
+    const res = await t
+      .http()
+      .post('/webhooks')
+      .set(bearer(token))
+      .send({ url: receiver.url('/failing'), events: ['plant.created'] });
+    expect(res.status).toBe(201);
+    await t
+      .http()
+      .post('/plants')
+      .set(bearer(token))
+      .set('Content-Type', 'application/json')
+      .send('{"id":1,"name":"x"}');
+    await waitFor(
+      async () =>
+        ((await t.http().get('/webhooks').set(bearer(token))).body as { enabled: boolean }[])[0].enabled === false,
+      { what: 'the subscription disabled' },
+    );
+    const [listed] = (await t.http().get('/webhooks').set(bearer(token))).body as Record<string, unknown>[];
+    expect(listed).toMatchObject({ enabled: false, disabledReason: 'deliveries failed for 500ms without a success' });
+    const attempts = receiver.at('/failing').length;
+    expect(attempts).toBeGreaterThan(2);
+    const rows = (await t.dataSource.query('SELECT state FROM webhook_deliveries')) as { state: string }[];
+    expect(rows.map((row) => row.state)).toEqual(['failed']);
+    await t
+      .http()
+      .post('/plants')
+      .set(bearer(token))
+      .set('Content-Type', 'application/json')
+      .send('{"id":2,"name":"y"}');
+    const [count] = (await t.dataSource.query('SELECT COUNT(*) AS n FROM webhook_deliveries')) as { n: unknown }[];
+    expect(Number(count.n)).toBe(1);
+  });
+});
+
 describe.each(testDatabases())('Webhooks without WEBHOOK_SECRET_KEY on %s', (database) => {
   let t: TestApp;
   beforeAll(async () => {
@@ -293,6 +348,7 @@ describe.each(testDatabases())('Webhook URL policy on %s', (database) => {
   beforeAll(async () => {
     // Its dispatcher looks for due deliveries only at start: the send-time test delivers through its own app.
     t = await startTestApp(database, { WEBHOOK_SECRET_KEY: key, WEBHOOK_POLL_INTERVAL_MS: '60000' });
+    await t.reset();
     token = await t.token({ subject: 'policed' });
   });
   afterAll(() => t.close());

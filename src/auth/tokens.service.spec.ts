@@ -80,13 +80,13 @@ describe(TokensService.name, () => {
       expect(JSON.stringify(inserted)).not.toContain(secret.slice(4));
     });
 
-    it('fills in the defaults: both scopes, no name, no expiry, never used', async () => {
+    it('fills in the defaults: every scope, no name, no expiry, never used', async () => {
       const { token } = await service.create({ subject: 'alice' });
       expect(token).toEqual({
         id: expect.stringMatching(UUID),
         tokenHash: expect.stringMatching(/^[0-9a-f]{64}$/),
         subject: 'alice',
-        scopes: 'plants:read plants:write',
+        scopes: 'plants:read plants:write webhooks:manage',
         name: null,
         createdAt: NOW,
         expiresAt: null,
@@ -108,7 +108,7 @@ describe(TokensService.name, () => {
       [['plants:write'], 'plants:write'],
       [['plants:write', 'plants:write'], 'plants:write'],
       [['plants:write', 'plants:read'], 'plants:write plants:read'],
-      [[], 'plants:read plants:write'],
+      [[], 'plants:read plants:write webhooks:manage'],
     ] as const)('stores the scopes %p as %p', async (scopes, expected) => {
       const { token } = await service.create({ subject: 'alice', scopes });
       expect(token.scopes).toBe(expected);

@@ -35,7 +35,7 @@ export class WebhookReceiver {
   readonly deliveries: ReceivedDelivery[] = [];
   private readonly secrets = new Map<string, string>();
   private readonly answers = new Map<string, Answer[]>();
-  private readonly hanging = new Set<import('node:http').ServerResponse>();
+  private readonly hanging = new Map<import('node:http').ServerResponse, string>();
   private server?: Server;
 
   async start(): Promise<this> {
@@ -49,7 +49,7 @@ export class WebhookReceiver {
         const queue = this.answers.get(path) ?? [];
         const answer = queue.length > 1 ? queue.shift()! : (queue[0] ?? 204);
         if (answer === 'hang') {
-          this.hanging.add(res);
+          this.hanging.set(res, path);
           res.on('close', () => this.hanging.delete(res));
           return;
         }
@@ -78,12 +78,17 @@ export class WebhookReceiver {
     this.answers.set(path, answers);
   }
 
+  /** Answers the requests to `path` that are being held (`hang`) with `status`. */
+  release(path: string, status: number): void {
+    for (const [res, heldPath] of this.hanging) if (heldPath === path) res.writeHead(status).end();
+  }
+
   at(path: string): ReceivedDelivery[] {
     return this.deliveries.filter((delivery) => delivery.path === path);
   }
 
   async close(): Promise<void> {
-    for (const res of this.hanging) res.destroy();
+    for (const res of this.hanging.keys()) res.destroy();
     this.server?.closeAllConnections();
     await new Promise<void>((resolve) => (this.server ? this.server.close(() => resolve()) : resolve()));
   }

@@ -13,8 +13,8 @@
 import { exportJWK, generateKeyPair } from 'jose';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { listLoad, log, median, range, startProdArgv } from './lib/standalone';
-import { connectServer, parseDbUrl, recreateDatabase, seedRange, withScheme } from './lib/db';
+import { freshBenchDatabase, issueToken, listLoad, log, median, range, startProdArgv } from './lib/standalone';
+import { seedRange, withScheme } from './lib/db';
 import {
   canPin,
   cpuSeconds,
@@ -70,11 +70,7 @@ async function main(): Promise<void> {
     log('building the service (npm run build)');
     await run('npm', ['run', 'build'], { cwd: ROOT });
   }
-  const db = parseDbUrl(S.databaseUrl);
-  if (!db.database.includes('bench')) throw new Error('BENCH_DATABASE_URL must name a database containing "bench"');
-  const conn = await connectServer(db);
-  const [[{ version }]] = (await conn.query('SELECT VERSION() AS version')) as unknown as [[{ version: string }]];
-  await recreateDatabase(conn, db.database);
+  const { db, conn, version } = await freshBenchDatabase(S.databaseUrl);
   const pin = await canPin();
   if (pin) await setAffinity(process.pid, '1');
 
@@ -116,12 +112,7 @@ async function main(): Promise<void> {
     OIDC_AUDIENCE: AUDIENCE,
   };
   const command = startProdArgv(ROOT);
-  const { stdout } = await run(process.execPath, ['dist/cli.js', 'token', 'create', '--user', USER], {
-    cwd: ROOT,
-    env: { ...serviceEnv, LOG_LEVEL: 'error' },
-  });
-  const pst = stdout.trim().split('\n').pop()!.trim();
-  if (!pst.startsWith('pst_')) throw new Error(`token create printed no token:\n${stdout}`);
+  const pst = await issueToken(ROOT, serviceEnv, USER);
   await seedRange(conn, USER, 1n, 1000);
 
   const service = startProcess('service', command, {

@@ -20,8 +20,8 @@ import { createServer } from 'node:http';
 import { AddressInfo } from 'node:net';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { log, median, range, startProdArgv } from './lib/standalone';
-import { connectServer, parseDbUrl, recreateDatabase, withScheme } from './lib/db';
+import { freshBenchDatabase, issueToken, log, median, range, startProdArgv } from './lib/standalone';
+import { withScheme } from './lib/db';
 import {
   canPin,
   cpuSeconds,
@@ -78,11 +78,7 @@ async function main(): Promise<void> {
     log('building the service (npm run build)');
     await run('npm', ['run', 'build'], { cwd: ROOT });
   }
-  const db = parseDbUrl(S.databaseUrl);
-  if (!db.database.includes('bench')) throw new Error('BENCH_DATABASE_URL must name a database containing "bench"');
-  const conn = await connectServer(db);
-  const [[{ version }]] = (await conn.query('SELECT VERSION() AS version')) as unknown as [[{ version: string }]];
-  await recreateDatabase(conn, db.database);
+  const { db, conn, version } = await freshBenchDatabase(S.databaseUrl);
   const pin = await canPin();
   if (pin) await setAffinity(process.pid, '1');
 
@@ -113,14 +109,7 @@ async function main(): Promise<void> {
   };
   const command = startProdArgv(ROOT);
   const tokens = {} as Record<Kind, string>;
-  for (const kind of ['with', 'without'] as const) {
-    const { stdout } = await run(process.execPath, ['dist/cli.js', 'token', 'create', '--user', OWNERS[kind]], {
-      cwd: ROOT,
-      env: { ...serviceEnv, LOG_LEVEL: 'error' },
-    });
-    tokens[kind] = stdout.trim().split('\n').pop()!.trim();
-    if (!tokens[kind].startsWith('pst_')) throw new Error(`token create printed no token:\n${stdout}`);
-  }
+  for (const kind of ['with', 'without'] as const) tokens[kind] = await issueToken(ROOT, serviceEnv, OWNERS[kind]);
 
   const service = startProcess('service', command, {
     env: serviceEnv,

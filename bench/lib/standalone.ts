@@ -2,6 +2,9 @@
 import autocannon from 'autocannon';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import type { Connection } from 'mysql2/promise';
+import { DbTarget, connectServer, parseDbUrl, recreateDatabase } from './db';
+import { run } from './sys';
 
 export const LIST_PATH = '/plants?limit=20';
 
@@ -40,3 +43,24 @@ export function median(values: number[]): number {
 
 /** `[min–max]` of ratios, three decimals. */
 export const range = (values: number[]) => `[${Math.min(...values).toFixed(3)}–${Math.max(...values).toFixed(3)}]`;
+
+/** The benchmark's own database, dropped and created anew, and the server's version. */
+export async function freshBenchDatabase(url: string): Promise<{ db: DbTarget; conn: Connection; version: string }> {
+  const db = parseDbUrl(url);
+  if (!db.database.includes('bench')) throw new Error('BENCH_DATABASE_URL must name a database containing "bench"');
+  const conn = await connectServer(db);
+  const [[{ version }]] = (await conn.query('SELECT VERSION() AS version')) as unknown as [[{ version: string }]];
+  await recreateDatabase(conn, db.database);
+  return { db, conn, version };
+}
+
+/** A `pst_` token for `user`, issued with the build's command line against the service's database. */
+export async function issueToken(root: string, serviceEnv: NodeJS.ProcessEnv, user: string): Promise<string> {
+  const { stdout } = await run(process.execPath, ['dist/cli.js', 'token', 'create', '--user', user], {
+    cwd: root,
+    env: { ...serviceEnv, LOG_LEVEL: 'error' },
+  });
+  const token = stdout.trim().split('\n').pop()!.trim();
+  if (!token.startsWith('pst_')) throw new Error(`token create printed no token:\n${stdout}`);
+  return token;
+}

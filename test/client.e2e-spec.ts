@@ -2,6 +2,7 @@ import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
 import { PlantStoreError, createClient, type Plant, type PlantStoreClient } from '../clients/typescript/src';
 import { testDatabases } from './utils/databases';
+import { TcpProxy } from './utils/tcp-proxy';
 import { TestApp, startTestApp } from './utils/test-app';
 import { waitFor } from './utils/wait-for';
 import { WEBHOOK_TEST_ENV, WebhookReceiver } from './utils/webhook-receiver';
@@ -66,7 +67,7 @@ describe.each(testDatabases())('The TypeScript client against the service on %s'
     expect((await all(client)).map((plant) => plant.id)).toEqual(ids.slice(1, -1));
   });
 
-  it("sends an Idempotency-Key with every create, its own or the caller's", async () => {
+  it("creates with the caller's Idempotency-Key, which the service takes", async () => {
     await expect(client.plants.create({ id: 1n, name: 'Keyed' }, { idempotencyKey: 'e2e-key-1' })).resolves.toEqual({
       id: 1n,
       name: 'Keyed',
@@ -138,5 +139,62 @@ describe('The TypeScript client against a limited service', () => {
     expect(limited).toMatchObject({ kind: 'http', status: 429, attempts: 2 });
     expect(limited.retryAfterMs).toBeGreaterThan(1000);
     expect(limited.retryAfterMs).toBeLessThanOrEqual(60_000);
+  });
+});
+
+describe('The TypeScript client through a failing network', () => {
+  let t: TestApp;
+  let direct: string;
+  let proxy: TcpProxy;
+  let token: string;
+
+  beforeAll(async () => {
+    t = await startTestApp('sqlite');
+    direct = await listening(t);
+    proxy = new TcpProxy('127.0.0.1', Number(new URL(direct).port));
+    await proxy.start();
+    token = await t.token({ subject: 'network' });
+  });
+  afterAll(async () => {
+    await proxy.cut();
+    await t.close();
+  });
+
+  it('times out an attempt the network swallows, and retries it once the network is back', async () => {
+    await createClient({ baseUrl: direct, token }).plants.create({ id: 1n, name: 'Behind a proxy' });
+    const retried: string[] = [];
+    const client = createClient({
+      baseUrl: `http://127.0.0.1:${proxy.port}`,
+      token,
+      // Long enough that a loaded machine answers the retry in time, short enough to wait out once.
+      timeoutMs: 1000,
+      backoffBaseMs: 1,
+      onRetry: (event) => {
+        retried.push(event.error.kind);
+        void proxy.restore();
+      },
+    });
+    proxy.blackhole();
+    await expect(all(client)).resolves.toEqual([{ id: 1n, name: 'Behind a proxy' }]);
+    expect(retried[0]).toBe('timeout');
+  });
+
+  it('resolves a delete whose first answer was lost after the service had deleted', async () => {
+    await createClient({ baseUrl: direct, token }).plants.create({ id: 2n, name: 'Deleted once' });
+    const statuses: number[] = [];
+    // The service answers the first attempt, then the connection drops before the client reads it.
+    const losesFirstAnswer: typeof fetch = async (input, init) => {
+      const response = await fetch(input, init);
+      statuses.push(response.status);
+      if (statuses.length > 1) return response;
+      await response.arrayBuffer();
+      throw new TypeError('fetch failed', {
+        cause: Object.assign(new Error('other side closed'), { code: 'UND_ERR_SOCKET' }),
+      });
+    };
+    const client = createClient({ baseUrl: direct, token, fetch: losesFirstAnswer, backoffBaseMs: 1 });
+    await expect(client.plants.delete(2n)).resolves.toBeUndefined();
+    expect(statuses).toEqual([204, 404]);
+    await expect(all(client)).resolves.not.toContainEqual(expect.objectContaining({ id: 2n }));
   });
 });

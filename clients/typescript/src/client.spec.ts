@@ -369,10 +369,26 @@ describe('createClient', () => {
       expect(second.sent).toHaveLength(1);
     });
 
-    it('retries nothing with retries: 0', async () => {
-      const { fetch, sent } = fakeFetch(error(503, 'down'));
+    it('retries nothing with retries: 0, for the client or for one call', async () => {
+      const { fetch, sent } = fakeFetch(error(503, 'down'), error(503, 'down'), error(503, 'down'), json(200, '[]'));
       await expect(client(fetch, { retries: 0 }).api.webhooks.list()).rejects.toMatchObject({ status: 503 });
       expect(sent).toHaveLength(1);
+      const { api } = client(fetch);
+      await expect(api.plants.create({ id: 1n, name: 'x' }, { retries: 0 })).rejects.toMatchObject({ attempts: 1 });
+      await expect(api.webhooks.list({ retries: 1 })).resolves.toEqual([]);
+      expect(sent).toHaveLength(4);
+    });
+
+    it("tells the key of a failed create, the caller's or its own, and no key for other calls", async () => {
+      const { fetch, sent } = fakeFetch(error(409, 'in flight'), error(500, 'x'), error(500, 'y'));
+      const { api } = client(fetch);
+      const own = await caught(api.plants.create({ id: 1n, name: 'x' }));
+      expect(own.idempotencyKey).toBe(sent[0].headers['idempotency-key']);
+      const given = await caught(
+        api.webhooks.create({ url: 'https://h.test/', events: ['plant.created'] }, { idempotencyKey: 'k-1' }),
+      );
+      expect(given.idempotencyKey).toBe('k-1');
+      expect((await caught(api.webhooks.list())).idempotencyKey).toBeUndefined();
     });
   });
 

@@ -27,6 +27,8 @@ export interface ClientOptions {
 
 export interface CallOptions {
   signal?: AbortSignal;
+  /** This call's own `retries`, instead of the client's. */
+  retries?: number;
 }
 
 export interface CreateOptions extends CallOptions {
@@ -93,10 +95,14 @@ export function createClient(options: ClientOptions): PlantStoreClient {
     assertInt64('id', id);
     return url(`${collection}/${id}${rest}`);
   };
-  const get = async (target: URL, signal?: AbortSignal) =>
-    readJson(await transport.send({ method: 'GET', url: target, signal }));
-  const remove = async (target: URL, signal?: AbortSignal) => {
-    await transport.send({ method: 'DELETE', url: target, signal });
+  const perCall = (options: CallOptions = {}) => ({
+    signal: options.signal,
+    retries: options.retries === undefined ? undefined : count('retries', options.retries),
+  });
+  const get = async (target: URL, options?: CallOptions) =>
+    readJson(await transport.send({ method: 'GET', url: target, ...perCall(options) }));
+  const remove = async (target: URL, options?: CallOptions) => {
+    await transport.send({ method: 'DELETE', url: target, ...perCall(options) });
   };
   const create = async (target: URL, body: unknown, options: CreateOptions = {}) =>
     readJson(
@@ -105,7 +111,7 @@ export function createClient(options: ClientOptions): PlantStoreClient {
         url: target,
         body: writeJson(body),
         idempotencyKey: newIdempotencyKey(options.idempotencyKey),
-        signal: options.signal,
+        ...perCall(options),
       }),
     );
 
@@ -123,7 +129,7 @@ export function createClient(options: ClientOptions): PlantStoreClient {
     }
     let page: URL | undefined = url('plants', query);
     while (page !== undefined) {
-      const answer: Answer = await transport.send({ method: 'GET', url: page, signal: options.signal });
+      const answer: Answer = await transport.send({ method: 'GET', url: page, ...perCall(options) });
       yield* arrayOf<Plant>(readJson(answer), answer);
       page = followable(nextLink(answer.headers.get('link'), answer.url), answer, base);
     }
@@ -136,14 +142,14 @@ export function createClient(options: ClientOptions): PlantStoreClient {
         return (await create(url('plants'), plant, options)) as Plant;
       },
       list: listPlants,
-      delete: async (id, options) => remove(idPath('plants', id), options?.signal),
+      delete: async (id, options) => remove(idPath('plants', id), options),
     },
     webhooks: {
       create: async (webhook, options) => (await create(url('webhooks'), webhook, options)) as CreatedWebhook,
-      list: async (options) => (await get(url('webhooks'), options?.signal)) as Webhook[],
-      delete: async (id, options) => remove(idPath('webhooks', id), options?.signal),
+      list: async (options) => (await get(url('webhooks'), options)) as Webhook[],
+      delete: async (id, options) => remove(idPath('webhooks', id), options),
       deliveries: async (id, options) =>
-        (await get(idPath('webhooks', id, '/deliveries'), options?.signal)) as WebhookAttempt[],
+        (await get(idPath('webhooks', id, '/deliveries'), options)) as WebhookAttempt[],
     },
   };
 }

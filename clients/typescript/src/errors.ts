@@ -33,6 +33,11 @@ export class PlantStoreError extends Error {
   readonly retryAfterMs?: number;
   /** The service's `X-Request-Id` for the last attempt: quote it when reporting a problem. */
   readonly requestId?: string;
+  /**
+   * The `Idempotency-Key` a failed create sent (the caller's, or the one the client made): sending
+   * the create again with it gets the first attempt's answer instead of a second resource.
+   */
+  idempotencyKey?: string;
 
   constructor(init: PlantStoreErrorInit) {
     super(init.message, init.cause === undefined ? undefined : { cause: init.cause });

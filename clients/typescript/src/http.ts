@@ -33,6 +33,8 @@ export interface Call {
   /** Sent as `Idempotency-Key` on every attempt of a POST; without one a POST is never retried. */
   idempotencyKey?: string;
   signal?: AbortSignal;
+  /** This call's own `retries`, instead of the client's. */
+  retries?: number;
 }
 
 export interface Answer {
@@ -81,13 +83,13 @@ export class Transport {
         error = this.failure(caught, call, attempt);
       }
       const delayMs = retryable ? this.retryDelay(error, attempt, call) : undefined;
-      if (delayMs === undefined) throw error;
+      if (delayMs === undefined) throw withKey(error, call);
       mayHaveApplied ||= mayHaveReachedTheService(error);
       this.options.onRetry?.({ method: call.method, url: call.url.href, attempt, delayMs, error });
       try {
         await sleep(delayMs, call.signal);
       } catch (reason) {
-        throw aborted(reason, attempt);
+        throw withKey(aborted(reason, attempt), call);
       }
     }
   }
@@ -147,7 +149,7 @@ export class Transport {
 
   /** How long to wait before the next attempt, or undefined when the call should fail now. */
   private retryDelay(error: PlantStoreError, attempt: number, call: Call): number | undefined {
-    if (attempt > this.options.retries || call.signal?.aborted) return undefined;
+    if (attempt > (call.retries ?? this.options.retries) || call.signal?.aborted) return undefined;
     const { backoffBaseMs, backoffMaxMs, maxRetryAfterMs, random } = this.options;
     switch (error.kind) {
       case 'network':
@@ -234,6 +236,12 @@ function errorCode(error: unknown): string | undefined {
     current = cause;
   }
   return undefined;
+}
+
+/** A failed create tells its key, so the caller can send it again later with the same one. */
+function withKey(error: PlantStoreError, call: Call): PlantStoreError {
+  if (call.idempotencyKey !== undefined) error.idempotencyKey = call.idempotencyKey;
+  return error;
 }
 
 function aborted(reason: unknown, attempt: number): PlantStoreError {

@@ -3,5 +3,15 @@ export type { CallOptions, ClientOptions, CreateOptions, ListOptions, PlantStore
 export { PlantStoreError } from './errors';
 export type { PlantStoreErrorKind } from './errors';
 export type { RetryEvent } from './http';
-export type { CreatedWebhook, NewPlant, NewWebhook, Plant, Webhook, WebhookAttempt, WebhookEvent } from './types';
+export type {
+  CreatedWebhook,
+  NewPlant,
+  NewWebhook,
+  Plant,
+  PlantCreatedEvent,
+  PlantDeletedEvent,
+  Webhook,
+  WebhookAttempt,
+  WebhookEvent,
+} from './types';
 export type { components, operations, paths } from './schema';

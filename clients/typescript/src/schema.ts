@@ -365,6 +365,58 @@ export interface components {
             /** @example 84 */
             durationMs: number;
         };
+        PlantCreatedEventData: {
+            /**
+             * Format: int64
+             * @description Identification number of the plant
+             * @example 7
+             */
+            id: bigint;
+            /** @example Monstera deliciosa */
+            name: string;
+            /**
+             * @description Absent when the plant has no tag
+             * @example tropical
+             */
+            tag?: string;
+        };
+        PlantCreatedEvent: {
+            /**
+             * @example plant.created
+             * @enum {string}
+             */
+            type: "plant.created";
+            /**
+             * Format: date-time
+             * @description When the change was committed
+             * @example 2026-11-24T09:30:00.123Z
+             */
+            timestamp: string;
+            /** @description The plant as created (the NewPlant fields) */
+            data: components["schemas"]["PlantCreatedEventData"];
+        };
+        PlantDeletedEventData: {
+            /**
+             * Format: int64
+             * @description Identification number of the plant
+             * @example 7
+             */
+            id: bigint;
+        };
+        PlantDeletedEvent: {
+            /**
+             * @example plant.deleted
+             * @enum {string}
+             */
+            type: "plant.deleted";
+            /**
+             * Format: date-time
+             * @description When the change was committed
+             * @example 2026-11-24T09:31:00.456Z
+             */
+            timestamp: string;
+            data: components["schemas"]["PlantDeletedEventData"];
+        };
     };
     responses: never;
     parameters: never;

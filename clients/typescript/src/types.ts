@@ -12,3 +12,7 @@ export type CreatedWebhook = Schemas['CreatedWebhook'];
 export type Webhook = Schemas['Webhook'];
 export type WebhookAttempt = Schemas['WebhookAttempt'];
 export type WebhookEvent = NewWebhook['events'][number];
+/** The body of a `plant.created` delivery (docs/webhooks.md says how to verify its signature). */
+export type PlantCreatedEvent = Schemas['PlantCreatedEvent'];
+/** The body of a `plant.deleted` delivery. */
+export type PlantDeletedEvent = Schemas['PlantDeletedEvent'];

@@ -3,7 +3,7 @@ import eslint from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['dist/', 'coverage/', 'node_modules/', 'data/', 'test-artifacts/'] },
+  { ignores: ['dist/', 'clients/*/dist/', 'coverage/', 'node_modules/', 'data/', 'test-artifacts/'] },
   eslint.configs.recommended,
   ...tseslint.configs.recommended,
   {

@@ -14,8 +14,9 @@ const transform: Config['transform'] = {
 const transformIgnorePatterns = ['/node_modules/(?!jose/)'];
 
 /**
- * `npm test` runs both projects: unit specs beside the code (DI mocks, no database) and e2e specs
- * in test/ against the real AppModule on SQLite and, when TEST_DATABASE_URL is set, on MySQL.
+ * `npm test` runs all three projects: unit specs beside the code (DI mocks, no database), the
+ * TypeScript client's specs (clients/typescript, compiled with its own tsconfig), and e2e specs in
+ * test/ against the real AppModule on SQLite and, when TEST_DATABASE_URL is set, on MySQL.
  */
 const config: Config = {
   projects: [
@@ -26,6 +27,13 @@ const config: Config = {
       testMatch: ['<rootDir>/src/**/*.spec.ts'],
       transform,
       transformIgnorePatterns,
+    },
+    {
+      displayName: 'client',
+      testEnvironment: 'node',
+      rootDir: '.',
+      testMatch: ['<rootDir>/clients/typescript/src/**/*.spec.ts'],
+      transform: { '^.+\\.ts$': ['ts-jest', { tsconfig: 'clients/typescript/tsconfig.json' }] },
     },
     {
       displayName: 'e2e',
@@ -40,7 +48,14 @@ const config: Config = {
   ],
   // Coverage and its threshold apply to `npm test` (jest --coverage), as CI runs it; a single spec
   // file run with `npx jest path` passes when its tests do.
-  collectCoverageFrom: ['src/**/*.ts', '!src/**/*.spec.ts', '!src/main.ts'],
+  collectCoverageFrom: [
+    'src/**/*.ts',
+    'clients/typescript/src/**/*.ts',
+    '!**/*.spec.ts',
+    '!src/main.ts',
+    // Types only, generated.
+    '!clients/typescript/src/{schema,types}.ts',
+  ],
   coverageReporters: ['text-summary', 'lcov'],
   coverageThreshold: { global: { lines: 90 } },
   testTimeout: 30000,

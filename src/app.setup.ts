@@ -53,6 +53,9 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
         "(the client's own, if it sent one of 1 to 128 visible ASCII characters), which the service logs.",
     )
     .setVersion('1.0.0')
+    .setLicense('MIT', 'https://opensource.org/license/mit')
+    // Relative: the instance that serves this document (docs/api.md, "Servers").
+    .addServer('/', 'The Plant Store instance that serves this document')
     .addBearerAuth(
       {
         type: 'http',
@@ -81,6 +84,8 @@ function withWebhookEvents(document: OpenAPIObject): OpenAPIObject {
       operationId: name,
       summary,
       tags: ['webhooks'],
+      // A delivery carries no token of this API: the receiver checks its Standard Webhooks signature.
+      security: [],
       requestBody: {
         required: true,
         content: { 'application/json': { schema: { $ref: `#/components/schemas/${schema}` } } },

@@ -102,12 +102,22 @@ describe('OpenAPI document', () => {
 
   it('documents the health probes as public, the readiness 503 with the Error schema', () => {
     for (const path of ['/health/live', '/health/ready']) {
-      expect(served.paths[path].get.security).toBeUndefined();
+      // Declared empty rather than left out, which would mean "whatever the document requires".
+      expect(served.paths[path].get.security).toEqual([]);
       expect(served.paths[path].get.responses['200']).toBeDefined();
+      expect(served.paths[path].get.responses['4XX'].content['application/json'].schema).toEqual({
+        $ref: '#/components/schemas/Error',
+      });
     }
     expect(served.paths['/health/ready'].get.responses['503'].content['application/json'].schema).toEqual({
       $ref: '#/components/schemas/Error',
     });
+  });
+
+  it('names its license and a server relative to where the document is served', () => {
+    const { license } = JSON.parse(readFileSync(join(__dirname, '..', 'package.json'), 'utf8'));
+    expect(served.info.license).toEqual({ name: license, url: 'https://opensource.org/license/mit' });
+    expect(served.servers).toEqual([{ url: '/', description: expect.any(String) }]);
   });
 
   it('documents the bearer scheme, the limit and cursor parameters and the Link header', () => {

@@ -3,6 +3,7 @@ import {
   ApiOkResponse,
   ApiOperation,
   ApiProperty,
+  ApiResponse,
   ApiSchema,
   ApiServiceUnavailableResponse,
   ApiTags,
@@ -21,6 +22,23 @@ import { SchemaHealthIndicator } from './schema.health';
 
 /** How long readiness waits for the database before calling it down. */
 export const DATABASE_PING_TIMEOUT_MS = 1000;
+
+/** Declared, not left out: an operation without `security` would inherit any top-level requirement. */
+const NO_TOKEN: [] = [];
+
+/**
+ * Probes are never rate limited and need no token, so the only 4xx they give is Node's HTTP layer
+ * refusing the request before any route sees it (src/common/http/http-layer-errors.ts).
+ */
+const ApiRefusedBeforeRouting = () =>
+  ApiResponse({
+    status: '4XX',
+    type: ErrorDto,
+    description:
+      'Refused before routing: not valid HTTP/1.1 (400), an `Expect` other than `100-continue` (417), ' +
+      'request line and headers over 16 KiB (431); the connection is then closed',
+    example: { error: 431, message: 'The request line and headers exceed 16 KiB' },
+  });
 
 const NOT_READY_REASONS: Record<string, string> = {
   lifecycle: 'the instance is shutting down',
@@ -60,8 +78,14 @@ export class HealthController {
   ) {}
 
   @Get('live')
-  @ApiOperation({ operationId: 'live', summary: 'Liveness', description: 'The process is up and answering.' })
+  @ApiOperation({
+    operationId: 'live',
+    summary: 'Liveness',
+    description: 'The process is up and answering.',
+    security: NO_TOKEN,
+  })
   @ApiOkResponse({ type: HealthDto, description: 'Alive' })
+  @ApiRefusedBeforeRouting()
   live(): Promise<HealthDto> {
     return this.run([]);
   }
@@ -72,8 +96,10 @@ export class HealthController {
     summary: 'Readiness',
     description:
       'The instance can serve: its database answers, the tables and columns it uses are there, and it is not shutting down.',
+    security: NO_TOKEN,
   })
   @ApiOkResponse({ type: HealthDto, description: 'Ready for traffic' })
+  @ApiRefusedBeforeRouting()
   @ApiServiceUnavailableResponse({ type: ErrorDto, description: 'Not ready: the message names what is down' })
   async ready(): Promise<HealthDto> {
     return this.run([

@@ -1,0 +1,401 @@
+import { createClient, type ClientOptions } from './client';
+import { PlantStoreError } from './errors';
+import type { RetryEvent } from './http';
+
+interface Sent {
+  method: string;
+  url: string;
+  headers: Record<string, string>;
+  body?: string;
+}
+
+type Responder = (sent: Sent, signal: AbortSignal) => Response | Promise<Response>;
+
+/** A fetch that answers from a script, one responder per request, and keeps what it was sent. */
+function fakeFetch(...responders: Responder[]) {
+  const sent: Sent[] = [];
+  const fetch = async (input: string | URL | Request, init: RequestInit = {}) => {
+    const request: Sent = {
+      method: init.method ?? 'GET',
+      url: String(input),
+      headers: Object.fromEntries(new Headers(init.headers).entries()),
+      body: init.body as string | undefined,
+    };
+    sent.push(request);
+    const responder = responders[sent.length - 1];
+    if (!responder) throw new Error(`unexpected request ${sent.length}: ${request.method} ${request.url}`);
+    return responder(request, init.signal as AbortSignal);
+  };
+  return { fetch: fetch as typeof globalThis.fetch, sent };
+}
+
+const json =
+  (status: number, body: string, headers: Record<string, string> = {}) =>
+  () =>
+    new Response(body, { status, headers: { 'Content-Type': 'application/json', ...headers } });
+const error = (status: number, message: string, headers: Record<string, string> = {}) =>
+  json(status, JSON.stringify({ error: status, message }), headers);
+const noContent = () => () => new Response(null, { status: 204 });
+const networkFailure = (code: string) => () => {
+  throw new TypeError('fetch failed', { cause: Object.assign(new Error(code), { code }) });
+};
+/** Never answers; rejects like fetch once the attempt's signal aborts. */
+const hang = (): Responder => (_sent, signal) =>
+  new Promise((_resolve, reject) => signal.addEventListener('abort', () => reject(signal.reason)));
+
+const PLANT = '{"id":9223372036854775807,"name":"Monstera","tag":"tropical"}';
+
+function client(fetch: typeof globalThis.fetch, options: Partial<ClientOptions> = {}) {
+  const retries: RetryEvent[] = [];
+  const api = createClient({
+    baseUrl: 'http://plants.test',
+    token: 'pst_token',
+    fetch,
+    backoffBaseMs: 1,
+    backoffMaxMs: 4,
+    onRetry: (event) => retries.push(event),
+    ...options,
+  });
+  return { api, retries };
+}
+
+async function caught(promise: Promise<unknown>): Promise<PlantStoreError> {
+  const failure = await promise.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  expect(failure).toBeInstanceOf(PlantStoreError);
+  return failure as PlantStoreError;
+}
+
+async function collect<T>(iterator: AsyncIterable<T>): Promise<T[]> {
+  const items: T[] = [];
+  for await (const item of iterator) items.push(item);
+  return items;
+}
+
+describe('createClient', () => {
+  afterEach(() => jest.useRealTimers());
+
+  describe('requests', () => {
+    it('creates a plant with its id written and read exactly, the token and an Idempotency-Key', async () => {
+      const { fetch, sent } = fakeFetch(json(200, PLANT));
+      const plant = await client(fetch).api.plants.create({
+        id: 9223372036854775807n,
+        name: 'Monstera',
+        tag: 'tropical',
+      });
+      expect(plant).toEqual({ id: 9223372036854775807n, name: 'Monstera', tag: 'tropical' });
+      expect(sent).toEqual([
+        {
+          method: 'POST',
+          url: 'http://plants.test/plants',
+          headers: expect.objectContaining({
+            authorization: 'Bearer pst_token',
+            'content-type': 'application/json',
+            'idempotency-key': expect.stringMatching(/^[0-9a-f-]{36}$/),
+          }),
+          body: '{"id":9223372036854775807,"name":"Monstera","tag":"tropical"}',
+        },
+      ]);
+    });
+
+    it('keeps a path prefix of baseUrl and asks a token function before every attempt', async () => {
+      const { fetch, sent } = fakeFetch(error(503, 'down'), noContent());
+      let n = 0;
+      const { api } = client(fetch, { baseUrl: 'https://gw.test/store', token: async () => `pst_${++n}` });
+      await api.plants.delete(-9223372036854775808n);
+      expect(sent.map((s) => [s.method, s.url, s.headers.authorization])).toEqual([
+        ['DELETE', 'https://gw.test/store/plants/-9223372036854775808', 'Bearer pst_1'],
+        ['DELETE', 'https://gw.test/store/plants/-9223372036854775808', 'Bearer pst_2'],
+      ]);
+    });
+
+    it('manages webhooks, their ids exact', async () => {
+      const created =
+        '{"id":4817263512000000001,"url":"https://h.test/","events":["plant.created"],"createdAt":"2026-11-24T09:30:00.000Z","enabled":true,"secret":"whsec_x"}';
+      const { fetch, sent } = fakeFetch(
+        json(201, created),
+        json(200, `[${created.replace(',"secret":"whsec_x"', '')}]`),
+        json(
+          200,
+          '[{"eventId":"msg_1","type":"plant.created","attempt":2,"statusCode":500,"attemptedAt":"2026-11-24T09:30:01.250Z","durationMs":84}]',
+        ),
+        noContent(),
+      );
+      const { api } = client(fetch);
+      const webhook = await api.webhooks.create(
+        { url: 'https://h.test/', events: ['plant.created'] },
+        { idempotencyKey: 'job-7' },
+      );
+      expect(webhook).toMatchObject({ id: 4817263512000000001n, secret: 'whsec_x' });
+      await expect(api.webhooks.list()).resolves.toEqual([expect.objectContaining({ id: 4817263512000000001n })]);
+      await expect(api.webhooks.deliveries(webhook.id)).resolves.toEqual([
+        expect.objectContaining({ attempt: 2, statusCode: 500, durationMs: 84 }),
+      ]);
+      await api.webhooks.delete(webhook.id);
+      expect(sent.map((s) => `${s.method} ${s.url}`)).toEqual([
+        'POST http://plants.test/webhooks',
+        'GET http://plants.test/webhooks',
+        'GET http://plants.test/webhooks/4817263512000000001/deliveries',
+        'DELETE http://plants.test/webhooks/4817263512000000001',
+      ]);
+      expect(sent[0].headers['idempotency-key']).toBe('job-7');
+      expect(sent[0].body).toBe('{"url":"https://h.test/","events":["plant.created"]}');
+    });
+
+    it('refuses ids that are not int64 bigints, a bad limit and a bad key, before sending anything', async () => {
+      const { fetch, sent } = fakeFetch();
+      const { api } = client(fetch);
+      await expect(api.plants.create({ id: 7 as unknown as bigint, name: 'x' })).rejects.toThrow(TypeError);
+      await expect(api.plants.delete(2n ** 63n)).rejects.toThrow(RangeError);
+      await expect(api.plants.create({ id: 7n, name: 'x' }, { idempotencyKey: 'has space' })).rejects.toThrow(
+        TypeError,
+      );
+      await expect(collect(api.plants.list({ limit: 0 }))).rejects.toThrow(RangeError);
+      expect(sent).toEqual([]);
+    });
+  });
+
+  describe('list', () => {
+    it('follows Link rel="next" page by page, ids exact', async () => {
+      const { fetch, sent } = fakeFetch(
+        json(200, '[{"id":9007199254740993,"name":"a"},{"id":9007199254740995,"name":"b"}]', {
+          Link: '</plants?limit=2&after=9007199254740995>; rel="next"',
+        }),
+        json(200, '[{"id":9223372036854775807,"name":"c"}]'),
+      );
+      const plants = await collect(client(fetch).api.plants.list({ limit: 2 }));
+      expect(plants.map((p) => p.id)).toEqual([9007199254740993n, 9007199254740995n, 9223372036854775807n]);
+      expect(sent.map((s) => s.url)).toEqual([
+        'http://plants.test/plants?limit=2',
+        'http://plants.test/plants?limit=2&after=9007199254740995',
+      ]);
+    });
+
+    it('fetches a page only when the loop asks for it, and starts after a given id', async () => {
+      const { fetch, sent } = fakeFetch(json(200, '[{"id":5,"name":"a"}]', { Link: '</plants?after=5>; rel="next"' }));
+      const iterator = client(fetch).api.plants.list({ after: -1n });
+      expect(sent).toHaveLength(0);
+      await expect(iterator.next()).resolves.toEqual({ done: false, value: { id: 5n, name: 'a' } });
+      await iterator.return?.(undefined);
+      expect(sent.map((s) => s.url)).toEqual(['http://plants.test/plants?after=-1']);
+    });
+
+    it('never sends the token to another origin a Link names', async () => {
+      const { fetch, sent } = fakeFetch(
+        json(200, '[]', { Link: '<https://elsewhere.test/plants?after=1>; rel="next"' }),
+      );
+      const failure = await caught(collect(client(fetch).api.plants.list()));
+      expect(failure).toMatchObject({ kind: 'invalid-response', status: 200 });
+      expect(sent).toHaveLength(1);
+    });
+
+    it('reports a page that is not a JSON array', async () => {
+      const { fetch } = fakeFetch(json(200, '{"id":1}'));
+      await expect(collect(client(fetch).api.plants.list())).rejects.toMatchObject({ kind: 'invalid-response' });
+    });
+  });
+
+  describe('errors', () => {
+    it('throws the service message and status of a 4xx at once, with the request id', async () => {
+      const { fetch, sent } = fakeFetch(error(409, 'A plant with id 7 already exists', { 'X-Request-Id': 'req-1' }));
+      const failure = await caught(client(fetch).api.plants.create({ id: 7n, name: 'x' }));
+      expect(failure).toMatchObject({
+        kind: 'http',
+        status: 409,
+        message: 'A plant with id 7 already exists',
+        requestId: 'req-1',
+        attempts: 1,
+      });
+      expect(failure.isClientError).toBe(true);
+      expect(failure.isServerError).toBe(false);
+      expect(sent).toHaveLength(1);
+    });
+
+    it("does not retry a 500, and says so when the body is not the service's", async () => {
+      const { fetch, sent } = fakeFetch(() => new Response('<html>oops</html>', { status: 500 }));
+      const failure = await caught(client(fetch).api.webhooks.list());
+      expect(failure).toMatchObject({ kind: 'http', status: 500, message: '/webhooks answered 500' });
+      expect(failure.isServerError).toBe(true);
+      expect(sent).toHaveLength(1);
+    });
+
+    it('reports a redirect rather than following it with the token', async () => {
+      const { fetch } = fakeFetch(() => new Response(null, { status: 301, headers: { Location: 'https://x.test/' } }));
+      await expect(client(fetch).api.webhooks.list()).rejects.toMatchObject({ kind: 'http', status: 301 });
+    });
+
+    it('reports a success whose body is not JSON', async () => {
+      const { fetch } = fakeFetch(json(200, 'not json'));
+      await expect(client(fetch).api.webhooks.list()).rejects.toMatchObject({ kind: 'invalid-response', status: 200 });
+    });
+  });
+
+  describe('retries', () => {
+    it('retries a 503 and a network failure with growing, jittered backoff, then succeeds', async () => {
+      jest.spyOn(Math, 'random').mockReturnValue(0.5);
+      const { fetch, sent } = fakeFetch(error(503, 'down'), networkFailure('ECONNRESET'), json(200, '[]'));
+      const { api, retries } = client(fetch, { backoffBaseMs: 10, backoffMaxMs: 1000 });
+      await expect(api.webhooks.list()).resolves.toEqual([]);
+      expect(retries.map((r) => [r.attempt, r.delayMs, r.error.kind, r.error.status])).toEqual([
+        [1, 8, 'http', 503],
+        [2, 15, 'network', 0],
+      ]);
+      expect(sent).toHaveLength(3);
+    });
+
+    it('gives up after `retries` retries with the last failure and the number of attempts', async () => {
+      const { fetch, sent } = fakeFetch(error(503, 'a'), error(503, 'b'), error(503, 'c'));
+      const failure = await caught(client(fetch, { retries: 2 }).api.webhooks.list());
+      expect(failure).toMatchObject({ status: 503, message: 'c', attempts: 3 });
+      expect(sent).toHaveLength(3);
+    });
+
+    it('wraps a network failure that outlasts the retries', async () => {
+      const { fetch } = fakeFetch(networkFailure('ECONNREFUSED'), networkFailure('ECONNREFUSED'));
+      const failure = await caught(client(fetch, { retries: 1 }).api.webhooks.list());
+      expect(failure).toMatchObject({ kind: 'network', status: 0, attempts: 2 });
+      expect(failure.message).toContain('ECONNREFUSED');
+      expect(failure.cause).toBeInstanceOf(TypeError);
+    });
+
+    it('waits what a 429 Retry-After says, in seconds or as an HTTP date', async () => {
+      jest.useFakeTimers({ now: Date.parse('2026-11-24T10:00:00Z') });
+      const { fetch, sent } = fakeFetch(
+        error(429, 'slow down', { 'Retry-After': '2' }),
+        error(429, 'slow down', { 'Retry-After': 'Tue, 24 Nov 2026 10:00:05 GMT' }),
+        json(200, '[]'),
+      );
+      const { api, retries } = client(fetch);
+      const listed = api.webhooks.list();
+      await jest.advanceTimersByTimeAsync(1999);
+      expect(sent).toHaveLength(1);
+      await jest.advanceTimersByTimeAsync(1);
+      expect(sent).toHaveLength(2);
+      await jest.advanceTimersByTimeAsync(3000);
+      await expect(listed).resolves.toEqual([]);
+      expect(retries.map((r) => r.delayMs)).toEqual([2000, 3000]);
+    });
+
+    it('fails at once when Retry-After asks for more than maxRetryAfterMs, telling how long', async () => {
+      const { fetch, sent } = fakeFetch(error(429, 'slow down', { 'Retry-After': '120' }));
+      const failure = await caught(client(fetch, { maxRetryAfterMs: 60_000 }).api.webhooks.list());
+      expect(failure).toMatchObject({ status: 429, retryAfterMs: 120_000, attempts: 1 });
+      expect(sent).toHaveLength(1);
+    });
+
+    it('times an attempt out, retries it, and reports a timeout when none answers', async () => {
+      const { fetch, sent } = fakeFetch(hang(), hang());
+      const failure = await caught(client(fetch, { timeoutMs: 20, retries: 1 }).api.webhooks.list());
+      expect(failure).toMatchObject({ kind: 'timeout', status: 0, attempts: 2 });
+      expect(failure.message).toContain('20 ms');
+      expect(sent).toHaveLength(2);
+    });
+
+    it('times out even a fetch that ignores its signal', async () => {
+      const { fetch } = fakeFetch(() => new Promise<Response>(() => undefined));
+      await expect(client(fetch, { timeoutMs: 20, retries: 0 }).api.webhooks.list()).rejects.toMatchObject({
+        kind: 'timeout',
+      });
+    });
+
+    it('counts reading the body in the timeout', async () => {
+      const stalled = (_sent: Sent, signal: AbortSignal) =>
+        new Response(
+          new ReadableStream({
+            start(controller) {
+              controller.enqueue(new TextEncoder().encode('['));
+              signal.addEventListener('abort', () => controller.error(signal.reason));
+            },
+          }),
+          { status: 200 },
+        );
+      const { fetch } = fakeFetch(stalled, json(200, '[]'));
+      const { api, retries } = client(fetch, { timeoutMs: 20 });
+      await expect(api.webhooks.list()).resolves.toEqual([]);
+      expect(retries.map((r) => r.error.kind)).toEqual(['timeout']);
+    });
+
+    it('sends one Idempotency-Key on every attempt of a create, a new one per call', async () => {
+      const { fetch, sent } = fakeFetch(
+        networkFailure('ECONNRESET'),
+        error(503, 'down'),
+        json(200, PLANT),
+        json(200, PLANT),
+      );
+      const { api } = client(fetch);
+      await api.plants.create({ id: 9223372036854775807n, name: 'Monstera' });
+      await api.plants.create({ id: 9223372036854775807n, name: 'Monstera' });
+      const keys = sent.map((s) => s.headers['idempotency-key']);
+      expect(new Set(keys.slice(0, 3)).size).toBe(1);
+      expect(keys[3]).not.toBe(keys[0]);
+    });
+
+    it("retries a create with the caller's own key", async () => {
+      const { fetch, sent } = fakeFetch(hang(), json(200, PLANT));
+      await client(fetch, { timeoutMs: 20 }).api.plants.create({ id: 1n, name: 'x' }, { idempotencyKey: 'import-42' });
+      expect(sent.map((s) => s.headers['idempotency-key'])).toEqual(['import-42', 'import-42']);
+    });
+
+    it('takes a 404 to a retried delete whose first answer was lost as done', async () => {
+      const { fetch, sent } = fakeFetch(hang(), error(404, 'Plant 7 not found'));
+      await expect(client(fetch, { timeoutMs: 20 }).api.plants.delete(7n)).resolves.toBeUndefined();
+      expect(sent).toHaveLength(2);
+    });
+
+    it('reports a 404 when no earlier attempt of the delete can have reached the service', async () => {
+      const first = fakeFetch(error(404, 'Plant 7 not found'));
+      await expect(client(first.fetch).api.plants.delete(7n)).rejects.toMatchObject({ status: 404, attempts: 1 });
+      const afterLimit = fakeFetch(error(429, 'slow', { 'Retry-After': '0' }), error(404, 'Plant 7 not found'));
+      await expect(client(afterLimit.fetch).api.plants.delete(7n)).rejects.toMatchObject({ status: 404, attempts: 2 });
+      const refused = fakeFetch(networkFailure('ECONNREFUSED'), error(404, 'Plant 7 not found'));
+      await expect(client(refused.fetch).api.plants.delete(7n)).rejects.toMatchObject({ status: 404, attempts: 2 });
+    });
+
+    it('stops at once when the caller aborts, during an attempt or a wait', async () => {
+      const during = new AbortController();
+      const { fetch } = fakeFetch(hang());
+      const call = client(fetch).api.webhooks.list({ signal: during.signal });
+      during.abort();
+      await expect(call).rejects.toMatchObject({ kind: 'aborted', attempts: 1 });
+
+      const waiting = new AbortController();
+      const second = fakeFetch(error(503, 'down', { 'Retry-After': '10' }));
+      const { api } = client(second.fetch, {
+        onRetry: () => waiting.abort(),
+      });
+      await expect(api.webhooks.list({ signal: waiting.signal })).rejects.toMatchObject({ kind: 'aborted' });
+      expect(second.sent).toHaveLength(1);
+    });
+
+    it('retries nothing with retries: 0, for the client or for one call', async () => {
+      const { fetch, sent } = fakeFetch(error(503, 'down'), error(503, 'down'), error(503, 'down'), json(200, '[]'));
+      await expect(client(fetch, { retries: 0 }).api.webhooks.list()).rejects.toMatchObject({ status: 503 });
+      expect(sent).toHaveLength(1);
+      const { api } = client(fetch);
+      await expect(api.plants.create({ id: 1n, name: 'x' }, { retries: 0 })).rejects.toMatchObject({ attempts: 1 });
+      await expect(api.webhooks.list({ retries: 1 })).resolves.toEqual([]);
+      expect(sent).toHaveLength(4);
+    });
+
+    it("tells the key of a failed create, the caller's or its own, and no key for other calls", async () => {
+      const { fetch, sent } = fakeFetch(error(409, 'in flight'), error(500, 'x'), error(500, 'y'));
+      const { api } = client(fetch);
+      const own = await caught(api.plants.create({ id: 1n, name: 'x' }));
+      expect(own.idempotencyKey).toBe(sent[0].headers['idempotency-key']);
+      const given = await caught(
+        api.webhooks.create({ url: 'https://h.test/', events: ['plant.created'] }, { idempotencyKey: 'k-1' }),
+      );
+      expect(given.idempotencyKey).toBe('k-1');
+      expect((await caught(api.webhooks.list())).idempotencyKey).toBeUndefined();
+    });
+  });
+
+  it('refuses options that cannot work', () => {
+    const { fetch } = fakeFetch();
+    expect(() => createClient({ baseUrl: 'ftp://x.test', token: 't', fetch })).toThrow(TypeError);
+    expect(() => createClient({ baseUrl: 'http://x.test', token: 't', fetch, timeoutMs: 0 })).toThrow(RangeError);
+    expect(() => createClient({ baseUrl: 'http://x.test', token: 't', fetch, retries: -1 })).toThrow(RangeError);
+  });
+});

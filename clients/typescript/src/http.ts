@@ -1,0 +1,257 @@
+import { randomUUID } from 'node:crypto';
+import { PlantStoreError } from './errors';
+import { parseJson } from './json';
+import { backoffDelay, parseRetryAfter, sleep } from './retry';
+
+export interface RetryEvent {
+  method: string;
+  url: string;
+  /** The attempt that failed, from 1. */
+  attempt: number;
+  /** How long the client waits before the next attempt. */
+  delayMs: number;
+  error: PlantStoreError;
+}
+
+export interface TransportOptions {
+  token: string | (() => string | Promise<string>);
+  timeoutMs: number;
+  retries: number;
+  backoffBaseMs: number;
+  backoffMaxMs: number;
+  maxRetryAfterMs: number;
+  fetch: typeof fetch;
+  random: () => number;
+  onRetry?: (event: RetryEvent) => void;
+}
+
+export interface Call {
+  method: 'GET' | 'POST' | 'DELETE';
+  url: URL;
+  /** Already written as JSON text (ids exact). */
+  body?: string;
+  /** Sent as `Idempotency-Key` on every attempt of a POST; without one a POST is never retried. */
+  idempotencyKey?: string;
+  signal?: AbortSignal;
+  /** This call's own `retries`, instead of the client's. */
+  retries?: number;
+}
+
+export interface Answer {
+  status: number;
+  headers: Headers;
+  text: string;
+  url: URL;
+  /** Attempts the call took to get this answer. */
+  attempts: number;
+}
+
+/** Answers after which the same request may well succeed: overload, unavailability, a gateway's failure. */
+const RETRYABLE_STATUSES = new Set([429, 502, 503, 504]);
+
+/** An Idempotency-Key a header can carry and the service can store (up to 255 characters). */
+const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/;
+
+export function newIdempotencyKey(given: string | undefined): string {
+  if (given === undefined) return randomUUID();
+  if (!IDEMPOTENCY_KEY.test(given)) {
+    throw new TypeError('idempotencyKey must be 1 to 255 visible ASCII characters');
+  }
+  return given;
+}
+
+/** One call: its attempts, their timeouts, the waits between them, and what counts as its answer. */
+export class Transport {
+  constructor(private readonly options: TransportOptions) {}
+
+  async send(call: Call): Promise<Answer> {
+    const retryable = call.method !== 'POST' || call.idempotencyKey !== undefined;
+    // Whether an earlier attempt may have reached the service and done its work (its answer lost).
+    let mayHaveApplied = false;
+    for (let attempt = 1; ; attempt += 1) {
+      let error: PlantStoreError;
+      // Asked on every attempt, so a refreshed token is used; its failures are the caller's own.
+      const token = typeof this.options.token === 'function' ? await this.options.token() : this.options.token;
+      try {
+        const answer = await this.attempt(call, attempt, token);
+        if (answer.status >= 200 && answer.status < 300) return answer;
+        // A delete whose first answer was lost and whose retry finds nothing has, as far as the
+        // client can tell, done what it was asked: the resource is gone (docs in README.md).
+        if (call.method === 'DELETE' && answer.status === 404 && mayHaveApplied) return answer;
+        error = httpError(answer);
+      } catch (caught) {
+        error = this.failure(caught, call, attempt);
+      }
+      const delayMs = retryable ? this.retryDelay(error, attempt, call) : undefined;
+      if (delayMs === undefined) throw withKey(error, call);
+      mayHaveApplied ||= mayHaveReachedTheService(error);
+      this.options.onRetry?.({ method: call.method, url: call.url.href, attempt, delayMs, error });
+      try {
+        await sleep(delayMs, call.signal);
+      } catch (reason) {
+        throw withKey(aborted(reason, attempt), call);
+      }
+    }
+  }
+
+  private async attempt(call: Call, attempt: number, token: string): Promise<Answer> {
+    if (call.signal?.aborted) throw new CallerAbort(call.signal.reason);
+    const controller = new AbortController();
+    const timer = setTimeout(() => controller.abort(new AttemptTimeout()), this.options.timeoutMs);
+    const onAbort = () => controller.abort(new CallerAbort(call.signal?.reason));
+    call.signal?.addEventListener('abort', onAbort, { once: true });
+    try {
+      const headers: Record<string, string> = { Accept: 'application/json', Authorization: `Bearer ${token}` };
+      if (call.body !== undefined) headers['Content-Type'] = 'application/json';
+      if (call.idempotencyKey !== undefined) headers['Idempotency-Key'] = call.idempotencyKey;
+      const response = await untilAborted(
+        this.options.fetch(call.url, {
+          method: call.method,
+          headers,
+          body: call.body,
+          signal: controller.signal,
+          // A redirect would resend the token elsewhere, or turn a POST into a GET: report it instead.
+          redirect: 'manual',
+        }),
+        controller.signal,
+      );
+      // The body is read within the same timeout: a stalled body is a timed-out attempt.
+      const text = await untilAborted(response.text(), controller.signal);
+      return { status: response.status, headers: response.headers, text, url: call.url, attempts: attempt };
+    } catch (error) {
+      // fetch rejects with the abort reason, or with an AbortError that hides it.
+      throw controller.signal.aborted ? controller.signal.reason : error;
+    } finally {
+      clearTimeout(timer);
+      call.signal?.removeEventListener('abort', onAbort);
+    }
+  }
+
+  private failure(caught: unknown, call: Call, attempt: number): PlantStoreError {
+    if (caught instanceof PlantStoreError) return caught;
+    if (caught instanceof CallerAbort) return aborted(caught.reason, attempt);
+    if (caught instanceof AttemptTimeout) {
+      return new PlantStoreError({
+        kind: 'timeout',
+        message: `${call.method} ${call.url.pathname} got no answer within ${this.options.timeoutMs} ms`,
+        attempts: attempt,
+      });
+    }
+    const cause = (caught as { cause?: { message?: string } }).cause;
+    const detail = errorCode(caught) ?? cause?.message ?? (caught as Error).message;
+    return new PlantStoreError({
+      kind: 'network',
+      message: `${call.method} ${call.url.pathname} failed without an answer: ${detail}`,
+      attempts: attempt,
+      cause: caught,
+    });
+  }
+
+  /** How long to wait before the next attempt, or undefined when the call should fail now. */
+  private retryDelay(error: PlantStoreError, attempt: number, call: Call): number | undefined {
+    if (attempt > (call.retries ?? this.options.retries) || call.signal?.aborted) return undefined;
+    const { backoffBaseMs, backoffMaxMs, maxRetryAfterMs, random } = this.options;
+    switch (error.kind) {
+      case 'network':
+      case 'timeout':
+        return backoffDelay(attempt, backoffBaseMs, backoffMaxMs, random);
+      case 'http':
+        if (!RETRYABLE_STATUSES.has(error.status)) return undefined;
+        if (error.retryAfterMs === undefined) return backoffDelay(attempt, backoffBaseMs, backoffMaxMs, random);
+        // A longer wait than the caller allows is the caller's to schedule: fail now, with retryAfterMs.
+        return error.retryAfterMs <= maxRetryAfterMs ? error.retryAfterMs : undefined;
+      default:
+        return undefined;
+    }
+  }
+}
+
+/** Reads a JSON success body, exact for ids; a body that is not JSON is the service's fault, not the caller's. */
+export function readJson(answer: Answer): unknown {
+  try {
+    return parseJson(answer.text);
+  } catch (error) {
+    throw new PlantStoreError({
+      kind: 'invalid-response',
+      status: answer.status,
+      message: `The answer to ${answer.url.pathname} is not the JSON the API documents: ${(error as Error).message}`,
+      attempts: answer.attempts,
+      requestId: answer.headers.get('x-request-id') ?? undefined,
+      cause: error,
+    });
+  }
+}
+
+function httpError(answer: Answer): PlantStoreError {
+  let message = `${answer.url.pathname} answered ${answer.status}`;
+  try {
+    const body = JSON.parse(answer.text) as { message?: unknown };
+    if (typeof body.message === 'string' && body.message.length > 0) message = body.message;
+  } catch {
+    // Not the service's {error, message} body (a proxy's page, say): the status says enough.
+  }
+  return new PlantStoreError({
+    kind: 'http',
+    status: answer.status,
+    message,
+    attempts: answer.attempts,
+    retryAfterMs: RETRYABLE_STATUSES.has(answer.status)
+      ? parseRetryAfter(answer.headers.get('retry-after'))
+      : undefined,
+    requestId: answer.headers.get('x-request-id') ?? undefined,
+  });
+}
+
+/**
+ * Settles with `promise`, or rejects with the signal's reason as soon as it aborts: a timeout holds
+ * even with a `fetch` option that ignores its signal.
+ */
+function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(signal.reason);
+    if (signal.aborted) onAbort();
+    signal.addEventListener('abort', onAbort, { once: true });
+    promise.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
+  });
+}
+
+/** Failures that say the request never reached the service: no connection was made. */
+const NOT_SENT = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'ENETUNREACH', 'EHOSTUNREACH']);
+
+/**
+ * Whether the failed attempt may have been carried out with its answer lost. A 429 is answered
+ * before the request is looked at; a refused connection carried nothing.
+ */
+function mayHaveReachedTheService(error: PlantStoreError): boolean {
+  if (error.kind === 'http') return error.status !== 429;
+  if (error.kind === 'network') return !NOT_SENT.has(errorCode(error.cause) ?? '');
+  return error.kind === 'timeout';
+}
+
+/** The system error code of a failed fetch (undici puts it on the cause, sometimes one level deeper). */
+function errorCode(error: unknown): string | undefined {
+  for (let current = error, depth = 0; current && depth < 4; depth += 1) {
+    const { code, cause } = current as { code?: unknown; cause?: unknown };
+    if (typeof code === 'string') return code;
+    current = cause;
+  }
+  return undefined;
+}
+
+/** A failed create tells its key, so the caller can send it again later with the same one. */
+function withKey(error: PlantStoreError, call: Call): PlantStoreError {
+  if (call.idempotencyKey !== undefined) error.idempotencyKey = call.idempotencyKey;
+  return error;
+}
+
+function aborted(reason: unknown, attempt: number): PlantStoreError {
+  return new PlantStoreError({ kind: 'aborted', message: 'The call was aborted', attempts: attempt, cause: reason });
+}
+
+class AttemptTimeout extends Error {}
+
+class CallerAbort extends Error {
+  constructor(readonly reason: unknown) {
+    super('aborted');
+  }
+}

@@ -1,0 +1,1579 @@
+// Generated from openapi.json by `npm run generate -w clients/typescript`: do not edit.
+// src/schema.spec.ts fails when this file is stale.
+
+export interface paths {
+    "/health/live": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Liveness
+         * @description The process is up and answering.
+         */
+        get: operations["live"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/health/ready": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Readiness
+         * @description The instance can serve: its database answers, the tables and columns it uses are there, and it is not shutting down.
+         */
+        get: operations["ready"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/plants": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List plants
+         * @description Returns the plants of the calling user, ordered by id ascending, one page at a time. When more remain, the `Link` header carries the next page. Needs the scope plants:read.
+         */
+        get: operations["listPlants"];
+        put?: never;
+        /**
+         * Create a plant
+         * @description Creates a new plant in the store. Needs the scope plants:write.
+         */
+        post: operations["createPlant"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/plants/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Delete a plant
+         * @description Deletes a single plant of the calling user by id. Needs the scope plants:write.
+         */
+        delete: operations["deletePlant"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/webhooks": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List webhook subscriptions
+         * @description The calling user's subscriptions in id order, with whether each is still enabled; never their secrets. Needs the scope webhooks:manage.
+         */
+        get: operations["listWebhooks"];
+        put?: never;
+        /**
+         * Subscribe to plant events
+         * @description Every plant.created / plant.deleted of the calling user committed after this answer is delivered to `url`, signed per Standard Webhooks with the `secret` of this answer (shown only here). See the `webhooks` tag for the deliveries. At most 10 subscriptions per user. Needs the scope webhooks:manage.
+         */
+        post: operations["createWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/webhooks/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Unsubscribe
+         * @description Deletes the subscription with its pending deliveries and their history; nothing more is sent to it. Needs the scope webhooks:manage.
+         */
+        delete: operations["deleteWebhook"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/webhooks/{id}/deliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Recent delivery attempts
+         * @description The last 100 attempts to deliver events to this subscription, newest first, kept for 7 days. Needs the scope webhooks:manage.
+         */
+        get: operations["listWebhookDeliveries"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+}
+export type webhooks = Record<string, never>;
+export interface components {
+    schemas: {
+        Health: {
+            /**
+             * @example ok
+             * @enum {string}
+             */
+            status: "ok";
+            /**
+             * @description Each checked dependency and its state
+             * @example {
+             *       "lifecycle": {
+             *         "status": "up"
+             *       },
+             *       "database": {
+             *         "status": "up"
+             *       },
+             *       "schema": {
+             *         "status": "up"
+             *       }
+             *     }
+             */
+            info: {
+                [key: string]: {
+                    /** @enum {string} */
+                    status?: "up";
+                };
+            };
+        };
+        Error: {
+            /**
+             * Format: int32
+             * @description The HTTP status code
+             * @example 400
+             */
+            error: number;
+            /**
+             * @description What went wrong, readable by a person
+             * @example name must not be blank
+             */
+            message: string;
+        };
+        NewPlant: {
+            /**
+             * Format: int64
+             * @description Identification number of the plant, chosen by the client and unique per user. Any signed 64-bit integer (-9223372036854775808 to 9223372036854775807), written as a JSON integer; it is kept exactly, also beyond 2^53.
+             * @example 7
+             */
+            id: bigint;
+            /**
+             * @description The name of the plant: 1 to 255 characters, not only whitespace
+             * @example Monstera deliciosa
+             */
+            name: string;
+            /**
+             * @description Tag that specifies the type: 1 to 64 characters. Omit it (or send null) for none.
+             * @example tropical
+             */
+            tag?: string | null;
+        };
+        Plant: {
+            /**
+             * Format: int64
+             * @description Identification number of the plant
+             * @example 7
+             */
+            id: bigint;
+            /**
+             * @description The name of the plant
+             * @example Monstera deliciosa
+             */
+            name: string;
+            /**
+             * @description Tag that specifies the type
+             * @example tropical
+             */
+            tag?: string;
+        };
+        NewWebhook: {
+            /**
+             * @description Where deliveries are POSTed: an https URL of at most 2048 characters whose host resolves only to public addresses (loopback, private, link-local, CGNAT and cloud metadata addresses are refused, IPv6 included). Checked now and again before every attempt.
+             * @example https://hooks.example.com/plant-store
+             */
+            url: string;
+            /**
+             * @description The events to deliver: one or both of plant.created and plant.deleted
+             * @example [
+             *       "plant.created",
+             *       "plant.deleted"
+             *     ]
+             */
+            events: ("plant.created" | "plant.deleted")[];
+            /**
+             * @description A note for people: 1 to 255 characters
+             * @example Inventory sync
+             */
+            description?: string;
+        };
+        CreatedWebhook: {
+            /**
+             * Format: int64
+             * @description Identification number of the subscription
+             * @example 4817263512
+             */
+            id: bigint;
+            /** @example https://hooks.example.com/plant-store */
+            url: string;
+            /**
+             * @example [
+             *       "plant.created"
+             *     ]
+             */
+            events: ("plant.created" | "plant.deleted")[];
+            /** @example Inventory sync */
+            description?: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-24T09:30:00.000Z
+             */
+            createdAt: string;
+            /**
+             * @description False once the subscription was disabled: its endpoint answered 410 Gone, or every delivery failed for WEBHOOK_DISABLE_AFTER (5 days by default). A disabled subscription records no events; delete it and subscribe again to resume.
+             * @example true
+             */
+            enabled: boolean;
+            /**
+             * Format: date-time
+             * @description When it was disabled
+             */
+            disabledAt?: string;
+            /**
+             * @description Why it was disabled
+             * @example the endpoint answered 410 Gone
+             */
+            disabledReason?: string;
+            /**
+             * @description The signing secret (Standard Webhooks: `whsec_` and base64). Shown only in this answer; keep it to verify the `webhook-signature` of every delivery.
+             * @example whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw
+             */
+            secret: string;
+        };
+        Webhook: {
+            /**
+             * Format: int64
+             * @description Identification number of the subscription
+             * @example 4817263512
+             */
+            id: bigint;
+            /** @example https://hooks.example.com/plant-store */
+            url: string;
+            /**
+             * @example [
+             *       "plant.created"
+             *     ]
+             */
+            events: ("plant.created" | "plant.deleted")[];
+            /** @example Inventory sync */
+            description?: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-24T09:30:00.000Z
+             */
+            createdAt: string;
+            /**
+             * @description False once the subscription was disabled: its endpoint answered 410 Gone, or every delivery failed for WEBHOOK_DISABLE_AFTER (5 days by default). A disabled subscription records no events; delete it and subscribe again to resume.
+             * @example true
+             */
+            enabled: boolean;
+            /**
+             * Format: date-time
+             * @description When it was disabled
+             */
+            disabledAt?: string;
+            /**
+             * @description Why it was disabled
+             * @example the endpoint answered 410 Gone
+             */
+            disabledReason?: string;
+        };
+        WebhookAttempt: {
+            /**
+             * @description The `webhook-id` of the event: the same on every attempt
+             * @example msg_1842
+             */
+            eventId: string;
+            /**
+             * @example plant.created
+             * @enum {string}
+             */
+            type: "plant.created" | "plant.deleted";
+            /**
+             * @description 1 for the first attempt of the event
+             * @example 1
+             */
+            attempt: number;
+            /**
+             * @description The HTTP status the endpoint answered, when it answered
+             * @example 200
+             */
+            statusCode?: number;
+            /**
+             * @description Why no answer was had (timeout, connection refused, address refused, ...)
+             * @example timeout after 10000 ms
+             */
+            error?: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-24T09:30:01.250Z
+             */
+            attemptedAt: string;
+            /** @example 84 */
+            durationMs: number;
+        };
+        PlantCreatedEventData: {
+            /**
+             * Format: int64
+             * @description Identification number of the plant
+             * @example 7
+             */
+            id: bigint;
+            /** @example Monstera deliciosa */
+            name: string;
+            /**
+             * @description Absent when the plant has no tag
+             * @example tropical
+             */
+            tag?: string;
+        };
+        PlantCreatedEvent: {
+            /**
+             * @example plant.created
+             * @enum {string}
+             */
+            type: "plant.created";
+            /**
+             * Format: date-time
+             * @description When the change was committed
+             * @example 2026-11-24T09:30:00.123Z
+             */
+            timestamp: string;
+            /** @description The plant as created (the NewPlant fields) */
+            data: components["schemas"]["PlantCreatedEventData"];
+        };
+        PlantDeletedEventData: {
+            /**
+             * Format: int64
+             * @description Identification number of the plant
+             * @example 7
+             */
+            id: bigint;
+        };
+        PlantDeletedEvent: {
+            /**
+             * @example plant.deleted
+             * @enum {string}
+             */
+            type: "plant.deleted";
+            /**
+             * Format: date-time
+             * @description When the change was committed
+             * @example 2026-11-24T09:31:00.456Z
+             */
+            timestamp: string;
+            data: components["schemas"]["PlantDeletedEventData"];
+        };
+    };
+    responses: never;
+    parameters: never;
+    requestBodies: never;
+    headers: {
+        /** @description Requests left in the current window and seconds until it resets, e.g. `"default";r=0;t=42` */
+        RateLimit: string;
+        /** @description The limit: requests per window and the window in seconds, e.g. `"default";q=600;w=60` */
+        "RateLimit-Policy": string;
+    };
+    pathItems: never;
+}
+export type $defs = Record<string, never>;
+export interface operations {
+    live: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Alive */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Health"];
+                };
+            };
+            /** @description Refused before routing: not valid HTTP/1.1 (400), an `Expect` other than `100-continue` (417), request line and headers over 16 KiB (431); the connection is then closed */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": 431,
+                     *       "message": "The request line and headers exceed 16 KiB"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    ready: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Ready for traffic */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Health"];
+                };
+            };
+            /** @description Not ready: the message names what is down */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Refused before routing: not valid HTTP/1.1 (400), an `Expect` other than `100-continue` (417), request line and headers over 16 KiB (431); the connection is then closed */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": 431,
+                     *       "message": "The request line and headers exceed 16 KiB"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listPlants: {
+        parameters: {
+            query?: {
+                /** @description The maximum number of results to return in one page. A page never holds more than the server cap (PLANTS_MAX_PAGE, 1000 by default), also when limit is absent. */
+                limit?: number;
+                /** @description Cursor: return plants whose id is greater than this one. Clients normally follow the `Link: <...>; rel="next"` header rather than building it. */
+                after?: bigint;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page of plants */
+            200: {
+                headers: {
+                    /** @description Present when more plants remain: `</plants?limit=N&after=ID>; rel="next"` (RFC 8288) */
+                    Link?: string;
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Plant"][];
+                };
+            };
+            /** @description Invalid request: the message names every problem */
+            400: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": 400,
+                     *       "message": "name must not be blank"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No token, or an unknown, expired or revoked one */
+            401: {
+                headers: {
+                    /** @description RFC 6750 challenge, e.g. `Bearer realm="plant-store", error="invalid_token"` */
+                    "WWW-Authenticate"?: string;
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": 401,
+                     *       "message": "The access token is invalid, expired or revoked"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The token lacks the scope this call needs */
+            403: {
+                headers: {
+                    /** @description RFC 6750 challenge, e.g. `Bearer realm="plant-store", error="invalid_token"` */
+                    "WWW-Authenticate"?: string;
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": 403,
+                     *       "message": "This token lacks the scope plants:write"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests from this user (or, without a valid token, this address); retry after `Retry-After` seconds */
+            429: {
+                headers: {
+                    /** @description Seconds until the next request is accepted */
+                    "Retry-After"?: number;
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": 429,
+                     *       "message": "Too many requests: at most 600 per minute; retry in 42 s"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected failure; details are in the service log, never in the response */
+            500: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": 500,
+                     *       "message": "Internal server error"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is unavailable; retry later */
+            503: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": 503,
+                     *       "message": "The database is unavailable; try again shortly"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    createPlant: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["NewPlant"];
+            };
+        };
+        responses: {
+            /** @description The plant as stored */
+            200: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Plant"];
+                };
+            };
+            /** @description Invalid request: the message names every problem */
+            400: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": 400,
+                     *       "message": "name must not be blank"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No token, or an unknown, expired or revoked one */
+            401: {
+                headers: {
+                    /** @description RFC 6750 challenge, e.g. `Bearer realm="plant-store", error="invalid_token"` */
+                    "WWW-Authenticate"?: string;
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": 401,
+                     *       "message": "The access token is invalid, expired or revoked"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The token lacks the scope this call needs */
+            403: {
+                headers: {
+                    /** @description RFC 6750 challenge, e.g. `Bearer realm="plant-store", error="invalid_token"` */
+                    "WWW-Authenticate"?: string;
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": 403,
+                     *       "message": "This token lacks the scope plants:write"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description This user already has a plant with this id; the existing plant is unchanged */
+            409: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": 409,
+                     *       "message": "A plant with id 42 already exists"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request body over 16 KiB */
+            413: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": 413,
+                     *       "message": "Request body exceeds 16384 bytes"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request body is not JSON */
+            415: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": 415,
+                     *       "message": "Request body must be JSON (Content-Type: application/json)"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests from this user (or, without a valid token, this address); retry after `Retry-After` seconds */
+            429: {
+                headers: {
+                    /** @description Seconds until the next request is accepted */
+                    "Retry-After"?: number;
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": 429,
+                     *       "message": "Too many requests: at most 600 per minute; retry in 42 s"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected failure; details are in the service log, never in the response */
+            500: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": 500,
+                     *       "message": "Internal server error"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is unavailable; retry later */
+            503: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": 503,
+                     *       "message": "The database is unavailable; try again shortly"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    deletePlant: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description ID of the plant to delete */
+                id: bigint;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Plant deleted */
+            204: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Invalid request: the message names every problem */
+            400: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": 400,
+                     *       "message": "name must not be blank"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No token, or an unknown, expired or revoked one */
+            401: {
+                headers: {
+                    /** @description RFC 6750 challenge, e.g. `Bearer realm="plant-store", error="invalid_token"` */
+                    "WWW-Authenticate"?: string;
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": 401,
+                     *       "message": "The access token is invalid, expired or revoked"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The token lacks the scope this call needs */
+            403: {
+                headers: {
+                    /** @description RFC 6750 challenge, e.g. `Bearer realm="plant-store", error="invalid_token"` */
+                    "WWW-Authenticate"?: string;
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": 403,
+                     *       "message": "This token lacks the scope plants:write"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such plant for this user (a plant of another user is not told apart from a missing one) */
+            404: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": 404,
+                     *       "message": "Plant 42 not found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests from this user (or, without a valid token, this address); retry after `Retry-After` seconds */
+            429: {
+                headers: {
+                    /** @description Seconds until the next request is accepted */
+                    "Retry-After"?: number;
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": 429,
+                     *       "message": "Too many requests: at most 600 per minute; retry in 42 s"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected failure; details are in the service log, never in the response */
+            500: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": 500,
+                     *       "message": "Internal server error"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is unavailable; retry later */
+            503: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": 503,
+                     *       "message": "The database is unavailable; try again shortly"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listWebhooks: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Every subscription of the user */
+            200: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Webhook"][];
+                };
+            };
+            /** @description No token, or an unknown, expired or revoked one */
+            401: {
+                headers: {
+                    /** @description RFC 6750 challenge, e.g. `Bearer realm="plant-store", error="invalid_token"` */
+                    "WWW-Authenticate"?: string;
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": 401,
+                     *       "message": "The access token is invalid, expired or revoked"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The token lacks the scope this call needs */
+            403: {
+                headers: {
+                    /** @description RFC 6750 challenge, e.g. `Bearer realm="plant-store", error="invalid_token"` */
+                    "WWW-Authenticate"?: string;
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": 403,
+                     *       "message": "This token lacks the scope plants:write"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests from this user (or, without a valid token, this address); retry after `Retry-After` seconds */
+            429: {
+                headers: {
+                    /** @description Seconds until the next request is accepted */
+                    "Retry-After"?: number;
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": 429,
+                     *       "message": "Too many requests: at most 600 per minute; retry in 42 s"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected failure; details are in the service log, never in the response */
+            500: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": 500,
+                     *       "message": "Internal server error"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is unavailable (retry later), or webhooks are not configured on this server (WEBHOOK_SECRET_KEY unset) */
+            503: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": 503,
+                     *       "message": "Webhooks are not configured on this server: its operator must set WEBHOOK_SECRET_KEY"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    createWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["NewWebhook"];
+            };
+        };
+        responses: {
+            /** @description The subscription, with its signing secret */
+            201: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreatedWebhook"];
+                };
+            };
+            /** @description Invalid request: the message names every problem */
+            400: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": 400,
+                     *       "message": "name must not be blank"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No token, or an unknown, expired or revoked one */
+            401: {
+                headers: {
+                    /** @description RFC 6750 challenge, e.g. `Bearer realm="plant-store", error="invalid_token"` */
+                    "WWW-Authenticate"?: string;
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": 401,
+                     *       "message": "The access token is invalid, expired or revoked"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The token lacks the scope this call needs */
+            403: {
+                headers: {
+                    /** @description RFC 6750 challenge, e.g. `Bearer realm="plant-store", error="invalid_token"` */
+                    "WWW-Authenticate"?: string;
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": 403,
+                     *       "message": "This token lacks the scope plants:write"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The user already has 10 subscriptions */
+            409: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": 409,
+                     *       "message": "At most 10 webhook subscriptions per user; delete one before adding another"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request body over 16 KiB */
+            413: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": 413,
+                     *       "message": "Request body exceeds 16384 bytes"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request body is not JSON */
+            415: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": 415,
+                     *       "message": "Request body must be JSON (Content-Type: application/json)"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests from this user (or, without a valid token, this address); retry after `Retry-After` seconds */
+            429: {
+                headers: {
+                    /** @description Seconds until the next request is accepted */
+                    "Retry-After"?: number;
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": 429,
+                     *       "message": "Too many requests: at most 600 per minute; retry in 42 s"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected failure; details are in the service log, never in the response */
+            500: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": 500,
+                     *       "message": "Internal server error"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is unavailable (retry later), or webhooks are not configured on this server (WEBHOOK_SECRET_KEY unset) */
+            503: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": 503,
+                     *       "message": "Webhooks are not configured on this server: its operator must set WEBHOOK_SECRET_KEY"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    deleteWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description ID of the subscription */
+                id: bigint;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Subscription deleted */
+            204: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Invalid request: the message names every problem */
+            400: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": 400,
+                     *       "message": "name must not be blank"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No token, or an unknown, expired or revoked one */
+            401: {
+                headers: {
+                    /** @description RFC 6750 challenge, e.g. `Bearer realm="plant-store", error="invalid_token"` */
+                    "WWW-Authenticate"?: string;
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": 401,
+                     *       "message": "The access token is invalid, expired or revoked"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The token lacks the scope this call needs */
+            403: {
+                headers: {
+                    /** @description RFC 6750 challenge, e.g. `Bearer realm="plant-store", error="invalid_token"` */
+                    "WWW-Authenticate"?: string;
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": 403,
+                     *       "message": "This token lacks the scope plants:write"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such subscription for this user (one of another user is not told apart from a missing one) */
+            404: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": 404,
+                     *       "message": "Webhook subscription 42 not found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests from this user (or, without a valid token, this address); retry after `Retry-After` seconds */
+            429: {
+                headers: {
+                    /** @description Seconds until the next request is accepted */
+                    "Retry-After"?: number;
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": 429,
+                     *       "message": "Too many requests: at most 600 per minute; retry in 42 s"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected failure; details are in the service log, never in the response */
+            500: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": 500,
+                     *       "message": "Internal server error"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is unavailable (retry later), or webhooks are not configured on this server (WEBHOOK_SECRET_KEY unset) */
+            503: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": 503,
+                     *       "message": "Webhooks are not configured on this server: its operator must set WEBHOOK_SECRET_KEY"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listWebhookDeliveries: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description ID of the subscription */
+                id: bigint;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Recent attempts, newest first */
+            200: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookAttempt"][];
+                };
+            };
+            /** @description Invalid request: the message names every problem */
+            400: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": 400,
+                     *       "message": "name must not be blank"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No token, or an unknown, expired or revoked one */
+            401: {
+                headers: {
+                    /** @description RFC 6750 challenge, e.g. `Bearer realm="plant-store", error="invalid_token"` */
+                    "WWW-Authenticate"?: string;
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": 401,
+                     *       "message": "The access token is invalid, expired or revoked"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The token lacks the scope this call needs */
+            403: {
+                headers: {
+                    /** @description RFC 6750 challenge, e.g. `Bearer realm="plant-store", error="invalid_token"` */
+                    "WWW-Authenticate"?: string;
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": 403,
+                     *       "message": "This token lacks the scope plants:write"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such subscription for this user (one of another user is not told apart from a missing one) */
+            404: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": 404,
+                     *       "message": "Webhook subscription 42 not found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests from this user (or, without a valid token, this address); retry after `Retry-After` seconds */
+            429: {
+                headers: {
+                    /** @description Seconds until the next request is accepted */
+                    "Retry-After"?: number;
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": 429,
+                     *       "message": "Too many requests: at most 600 per minute; retry in 42 s"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected failure; details are in the service log, never in the response */
+            500: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": 500,
+                     *       "message": "Internal server error"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is unavailable (retry later), or webhooks are not configured on this server (WEBHOOK_SECRET_KEY unset) */
+            503: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": 503,
+                     *       "message": "Webhooks are not configured on this server: its operator must set WEBHOOK_SECRET_KEY"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+}

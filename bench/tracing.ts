@@ -1,12 +1,13 @@
 /**
  * What tracing costs: the list throughput of the service with tracing off (no OTEL_* variable, the
- * default) against the same build with tracing on, exporting every span over OTLP/HTTP (protobuf,
- * the SDK's default) to a collector stand-in in this process that takes each export and answers 200.
+ * default) against the same build with tracing on, exporting over OTLP/HTTP (protobuf, the SDK's
+ * default) to a collector stand-in in this process that takes each export and answers 200: once with
+ * every request sampled, once with a tenth of them (parentbased_traceidratio 0.1).
  *
- * Two instances of the build run side by side on the same database, both pinned to CPU 0; only one
- * is loaded at a time, the other idles. Each round measures both, one after the other, in
- * alternating order; the ratio on ÷ off is taken per round, in requests per second and in requests
- * per CPU-second of the service.
+ * Three instances of the build run side by side on the same database, all pinned to CPU 0; only one
+ * is loaded at a time, the others idle. Each round measures all three, one after the other, in
+ * alternating order; the ratios to tracing off are taken per round, in requests per second and in
+ * requests per CPU-second of the service.
  *
  *   npm run bench:tracing      # BENCH_TRACING_ROUNDS (7), BENCH_DURATION (10s), BENCH_WARMUP (3s)
  */
@@ -40,13 +41,19 @@ const S = {
 const ROOT = process.cwd();
 const OUT = join(ROOT, 'bench', '.out');
 const USER = 'bench-tracing';
-const MODES = ['off', 'on'] as const;
+/** Off; on with every request sampled; on with a tenth of them sampled, as a busy deployment would run. */
+const MODES = ['off', 'on', 'sampled'] as const;
 type Mode = (typeof MODES)[number];
+const TRACED: Mode[] = ['on', 'sampled'];
+const SAMPLED_RATIO = '0.1';
 
 interface Measured {
   rps: number;
   cpuUsPerRequest: number;
-  /** Export requests the collector took during the run, and their bytes (on only). */
+  /**
+   * Export requests the collector took during the run, and their bytes: the traced instance's, as the
+   * other has no endpoint, including what it still held from the run before.
+   */
   exports: number;
   exportBytes: number;
 }
@@ -105,17 +112,22 @@ async function main(): Promise<void> {
   if (!token.startsWith('pst_')) throw new Error(`token create printed no token:\n${stdout}`);
   await seedRange(conn, USER, 1n, 1000);
 
-  const ports: Record<Mode, number> = { off: S.port, on: S.port + 1 };
+  const ports: Record<Mode, number> = { off: S.port, on: S.port + 1, sampled: S.port + 3 };
+  const modeEnv: Record<Mode, NodeJS.ProcessEnv> = {
+    off: {},
+    on: tracingEnv,
+    sampled: { ...tracingEnv, OTEL_TRACES_SAMPLER: 'parentbased_traceidratio', OTEL_TRACES_SAMPLER_ARG: SAMPLED_RATIO },
+  };
   const services = {} as Record<Mode, Spawned>;
   for (const mode of MODES) {
     services[mode] = startProcess(`service (tracing ${mode})`, command, {
-      env: { ...baseEnv, PORT: String(ports[mode]), ...(mode === 'on' ? tracingEnv : {}) },
+      env: { ...baseEnv, PORT: String(ports[mode]), ...modeEnv[mode] },
       cwd: ROOT,
       cpus: pin ? '0' : undefined,
       logPath: join(OUT, `tracing-${mode}-service.log`),
     });
   }
-  const rounds: { off: Measured; on: Measured; rps: number; cpu: number }[] = [];
+  const rounds: Record<Mode, Measured>[] = [];
   try {
     for (const mode of MODES) await waitForHttp(`http://127.0.0.1:${ports[mode]}/health/live`, services[mode]);
 
@@ -129,7 +141,6 @@ async function main(): Promise<void> {
       }
       const exports = collector.counts.exports - exports0.exports;
       if (mode === 'on' && exports === 0) throw new Error('tracing on, yet the collector received no export');
-      if (mode === 'off' && exports > 0) throw new Error('tracing off, yet the collector received exports');
       return {
         rps: result.requests.average,
         cpuUsPerRequest: (cpu * 1e6) / result.requests.total,
@@ -147,10 +158,14 @@ async function main(): Promise<void> {
       const order = round % 2 === 0 ? MODES : ([...MODES].reverse() as Mode[]);
       const measured: Partial<Record<Mode, Measured>> = {};
       for (const mode of order) measured[mode] = await measure(mode);
-      const { off, on } = measured as Record<Mode, Measured>;
-      rounds.push({ off, on, rps: on.rps / off.rps, cpu: off.cpuUsPerRequest / on.cpuUsPerRequest });
+      const all = measured as Record<Mode, Measured>;
+      rounds.push(all);
       log(
-        `round ${round + 1}/${S.rounds}: off ${off.rps.toFixed(0)} req/s (${off.cpuUsPerRequest.toFixed(1)} µs CPU/req), on ${on.rps.toFixed(0)} req/s (${on.cpuUsPerRequest.toFixed(1)} µs/req, ${on.exports} exports): on ÷ off ${rounds.at(-1)!.rps.toFixed(3)}`,
+        `round ${round + 1}/${S.rounds}: ` +
+          MODES.map(
+            (mode) =>
+              `${mode} ${all[mode].rps.toFixed(0)} req/s (${all[mode].cpuUsPerRequest.toFixed(1)} µs CPU/req, ${all[mode].exports} exports)`,
+          ).join(', '),
       );
     }
   } finally {
@@ -160,24 +175,33 @@ async function main(): Promise<void> {
   await conn.query(`DROP DATABASE IF EXISTS \`${db.database}\``);
   await conn.end();
 
-  const rps = rounds.map((r) => r.rps);
-  const cpu = rounds.map((r) => r.cpu);
+  const kib = (m: Measured) => ((m.exportBytes / 1024) * (1000 / (m.rps * S.durationSec))).toFixed(0);
+  const ratio = (mode: Mode) => ({
+    rps: rounds.map((r) => r[mode].rps / r.off.rps),
+    cpu: rounds.map((r) => r.off.cpuUsPerRequest / r[mode].cpuUsPerRequest),
+  });
   const report = [
-    '| round | off req/s | off CPU µs/req | on req/s | on CPU µs/req | on: exports, KiB per 1,000 requests | on ÷ off, req/s | on ÷ off, requests per CPU-second |',
-    '|---:|---:|---:|---:|---:|---:|---:|---:|',
+    '| round | off req/s | off CPU µs/req | on req/s | on CPU µs/req | on: exports, KiB per 1,000 requests | sampled req/s | sampled CPU µs/req | sampled: exports, KiB per 1,000 requests |',
+    '|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
     ...rounds.map(
       (r, i) =>
-        `| ${i + 1} | ${r.off.rps.toFixed(0)} | ${r.off.cpuUsPerRequest.toFixed(1)} | ${r.on.rps.toFixed(0)} | ${r.on.cpuUsPerRequest.toFixed(1)} | ${r.on.exports}, ${((r.on.exportBytes / 1024) * (1000 / (r.on.rps * S.durationSec))).toFixed(0)} | ${r.rps.toFixed(3)} | ${r.cpu.toFixed(3)} |`,
+        `| ${i + 1} | ${r.off.rps.toFixed(0)} | ${r.off.cpuUsPerRequest.toFixed(1)} | ${r.on.rps.toFixed(0)} | ${r.on.cpuUsPerRequest.toFixed(1)} | ${r.on.exports}, ${kib(r.on)} | ${r.sampled.rps.toFixed(0)} | ${r.sampled.cpuUsPerRequest.toFixed(1)} | ${r.sampled.exports}, ${kib(r.sampled)} |`,
     ),
     '',
-    `Tracing on ÷ off, list throughput, median of ${rounds.length} rounds: **${median(rps).toFixed(3)}** ${range(rps)}; ` +
-      `in requests per CPU-second: ${median(cpu).toFixed(3)} ${range(cpu)}.`,
+    ...TRACED.map((mode) => {
+      const { rps, cpu } = ratio(mode);
+      return (
+        `Tracing ${mode === 'on' ? 'on, every request sampled' : `on, ${SAMPLED_RATIO} of requests sampled`} ÷ off, list throughput, median of ${rounds.length} rounds: ` +
+        `**${median(rps).toFixed(3)}** ${range(rps)}; in requests per CPU-second: ${median(cpu).toFixed(3)} ${range(cpu)}.`
+      );
+    }),
     '',
     `Settings: ${S.rounds} rounds of ${S.durationSec} s per instance after ${S.warmupSec} s of warm-up each, ${S.connections} connections, ` +
       `\`GET /plants?limit=20\` of an owner of 1,000 plants, \`${command.slice(1).join(' ')}\`, LOG_LEVEL=warn, no Redis, ` +
-      `tracing on = OTEL_EXPORTER_OTLP_ENDPOINT to a collector in the load process (OTLP/HTTP protobuf, SDK batch defaults, every span sampled), ` +
+      `tracing on = OTEL_EXPORTER_OTLP_ENDPOINT to a collector in the load process (OTLP/HTTP protobuf, SDK batch defaults), ` +
+      `sampled = the same with OTEL_TRACES_SAMPLER=parentbased_traceidratio and OTEL_TRACES_SAMPLER_ARG=${SAMPLED_RATIO}, ` +
       `Node.js ${process.version}, ${version}, ` +
-      `${pin ? 'both instances on CPU 0, load, collector and database on CPU 1' : 'not pinned'}.`,
+      `${pin ? 'the three instances on CPU 0, load, collector and database on CPU 1' : 'not pinned'}.`,
   ].join('\n');
   writeFileSync(join(OUT, 'tracing.md'), `${report}\n`);
   process.stdout.write(`${report}\n`);

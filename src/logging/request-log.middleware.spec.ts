@@ -154,11 +154,9 @@ describe(requestLogFields.name, () => {
       'path',
       'requestId',
       'route',
-      'span_id',
       'status',
       'subject',
       'tokenKind',
-      'trace_id',
     ]);
     const text = JSON.stringify(fields);
     for (const leak of [SECRET, 'access_token', 'after=5', '?', 'secret-cookie', 'secret body', 'Bearer']) {

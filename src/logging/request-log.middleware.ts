@@ -73,8 +73,6 @@ export function requestLogFields(req: IncomingMessage, res: ServerResponse, dura
     subject: request.user?.subject ?? null,
     tokenKind: request.user?.kind ?? null,
     client: clientAddress(request),
-    trace_id: request.spanContext?.traceId,
-    span_id: request.spanContext?.spanId,
   };
 }
 
@@ -127,14 +125,21 @@ export function requestLogMessage(fields: RequestLogFields): string {
   return `${fields.method} ${fields.route ?? '-'} ${outcome}`;
 }
 
-/** Writes the request's line once its response is over, unless the logger's level drops it. */
-export function logRequest(output: LogOutput, req: IncomingMessage, res: ServerResponse): void {
+/**
+ * Writes the request's line once its response is over, unless the logger's level drops it; with the
+ * ids of `span`, its server span, when tracing is on.
+ */
+export function logRequest(output: LogOutput, req: IncomingMessage, res: ServerResponse, span?: SpanContext): void {
   const logger = output.logger;
   const level = requestLogLevel(req, res);
   // Nothing is built for a line the level drops: at warn, the level operators run under load,
   // that is every successful request.
   if (!logger.isLevelEnabled(level)) return;
   const fields = requestLogFields(req, res, Math.round(requestElapsedMs(res) * 1000) / 1000);
+  if (span !== undefined) {
+    fields.trace_id = span.traceId;
+    fields.span_id = span.spanId;
+  }
   if (output.json) output.writeLine(level, fields, requestLineFields);
   else logger[level](fields, requestLogMessage(fields));
 }
@@ -158,15 +163,19 @@ function activeSpanContext(): SpanContext | undefined {
 export class RequestLogMiddleware implements NestMiddleware {
   /** One listener for every response, reading the response from `this`: no closure per request. */
   private readonly onClose: (this: ServerResponse) => void;
-  /** Read once: with tracing off a request pays nothing for it. */
+  /** Read once: with tracing off a request does nothing for it, not even a check per line. */
   private readonly traced = tracingOn();
 
   constructor(output: LogOutput) {
     // The line's fields are fixed and checked (requestLogFields), so the logger's key-based
     // redaction, which would pass every field of every line through a redactor, has nothing to do.
-    this.onClose = function onClose(this: ServerResponse) {
-      logRequest(output, this.req, this);
-    };
+    this.onClose = this.traced
+      ? function onTracedClose(this: ServerResponse) {
+          logRequest(output, this.req, this, (this.req as LoggedRequest).spanContext);
+        }
+      : function onClose(this: ServerResponse) {
+          logRequest(output, this.req, this);
+        };
   }
 
   use(req: Request, res: Response, next: NextFunction): void {

@@ -94,4 +94,10 @@ describe(traceStatements.name, () => {
     await dataSource.query('SELECT 1');
     expect(exporter.getFinishedSpans()).toEqual([]);
   });
+
+  it('makes no span under a request that is not sampled', async () => {
+    const unsampled = trace.wrapSpanContext({ traceId: 'a'.repeat(32), spanId: 'b'.repeat(16), traceFlags: 0 });
+    await context.with(trace.setSpan(context.active(), unsampled), () => dataSource.query('SELECT 1'));
+    expect(exporter.getFinishedSpans()).toEqual([]);
+  });
 });

@@ -3,7 +3,7 @@ import { DataSource, QueryRunner } from 'typeorm';
 
 /** Statements longer than this (migrations) are cut in the span; the ones of a request are short. */
 const MAX_STATEMENT_CHARS = 2000;
-/** Distinct statements whose span name is remembered; the service has a few dozen. */
+/** Distinct statements whose span name and attributes are remembered; the service has a few dozen. */
 const MAX_NAMES = 500;
 
 const TRACED = Symbol('traced statements');
@@ -36,7 +36,8 @@ type Query = QueryRunner['query'];
  * A span for every SQL statement the data source runs within a traced operation (a request), made
  * where TypeORM hands a statement to its driver (`QueryRunner.query`, which the repositories, the
  * entity manager and the health checks all go through): one mechanism for MySQL/MariaDB and SQLite
- * alike. Statements outside a trace (migrations at start-up, the webhook poller) make no span.
+ * alike. Statements outside a sampled request (migrations at start-up, the webhook poller) make no
+ * span.
  *
  * A failed statement's span carries the error's code, not its message: a driver's message can
  * quote the values (`Duplicate entry '…'`).
@@ -54,23 +55,20 @@ export async function traceStatements(dataSource: DataSource): Promise<void> {
   const system = dataSource.options.type === 'better-sqlite3' ? 'sqlite' : dataSource.options.type;
   const namespace = system === 'sqlite' ? undefined : (dataSource.driver.database ?? undefined);
   const tracer = trace.getTracer('plant-store.sql');
-  const names = new Map<string, string>();
+  const described = new Map<string, { name: string; attributes: Attributes }>();
   const original = prototype.query;
 
   prototype.query = function tracedQuery(this: QueryRunner, ...args: Parameters<Query>): ReturnType<Query> {
     const parent = context.active();
-    if (trace.getSpan(parent) === undefined) return original.apply(this, args);
+    // A request that is not sampled records nothing below it either.
+    if (!trace.getSpan(parent)?.isRecording()) return original.apply(this, args);
     const sql = args[0];
-    let name = names.get(sql);
-    if (name === undefined) {
-      name = statementName(sql);
-      if (names.size < MAX_NAMES) names.set(sql, name);
+    let statement = described.get(sql);
+    if (statement === undefined) {
+      statement = { name: statementName(sql), attributes: statementAttributes(system, namespace, sql) };
+      if (described.size < MAX_NAMES) described.set(sql, statement);
     }
-    const span = tracer.startSpan(
-      name,
-      { kind: SpanKind.CLIENT, attributes: statementAttributes(system, namespace, sql) },
-      parent,
-    );
+    const span = tracer.startSpan(statement.name, { kind: SpanKind.CLIENT, attributes: statement.attributes }, parent);
     return context
       .with(trace.setSpan(parent, span), () => original.apply(this, args))
       .then(

@@ -1,3 +1,4 @@
+import { context, propagation, trace } from '@opentelemetry/api';
 import { startTracing, stopTracing, tracingOn, tracingRequested } from './tracing';
 
 describe(tracingRequested.name, () => {
@@ -23,9 +24,28 @@ describe(tracingRequested.name, () => {
 });
 
 describe(startTracing.name, () => {
+  afterEach(() => {
+    trace.disable();
+    context.disable();
+    propagation.disable();
+  });
+
   it('starts nothing without an endpoint, and stopping is then a no-op', async () => {
     expect(startTracing({})).toBe(false);
     expect(tracingOn()).toBe(false);
     await expect(stopTracing()).resolves.toBeUndefined();
+  });
+
+  it('starts the SDK once with an endpoint, and stops it within the flush bound', async () => {
+    // A collector that refuses connections: the shutdown must not wait for it beyond its bound.
+    const env = { OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.1:9' };
+    expect(startTracing(env)).toBe(true);
+    expect(startTracing(env)).toBe(true);
+    expect(tracingOn()).toBe(true);
+    trace.getTracer('test').startSpan('unexported').end();
+    const started = Date.now();
+    await stopTracing(500);
+    expect(Date.now() - started).toBeLessThan(2000);
+    expect(tracingOn()).toBe(false);
   });
 });

@@ -6,6 +6,8 @@ import { AppConfig } from '../config/configuration';
 import { buildDataSourceOptions } from './data-source';
 import { prepareGaleraSessions } from './galera';
 import { runPendingMigrations } from './migrations-runner';
+import { traceStatements } from './traced-statements';
+import { tracingOn } from '../tracing/tracing';
 
 @Module({
   imports: [
@@ -17,6 +19,7 @@ import { runPendingMigrations } from './migrations-runner';
       dataSourceFactory: async (options) => {
         const dataSource = await new DataSource(options!).initialize();
         try {
+          if (tracingOn()) await traceStatements(dataSource);
           // Before the migrations: their reads of the migrations table must be causal too.
           await prepareGaleraSessions(dataSource);
           await runPendingMigrations(dataSource);

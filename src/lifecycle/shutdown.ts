@@ -4,6 +4,7 @@ import { Server } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { AppConfig } from '../config/configuration';
 import { LogOutput } from '../logging/log-output';
+import { stopTracing } from '../tracing/tracing';
 import { ShutdownState } from './shutdown-state';
 
 export const EXIT_CLEAN = 0;
@@ -24,7 +25,8 @@ const LOG_FLUSH_MS = 1000;
  *    that only learns from readiness probes has time to stop sending traffic here;
  * 2. the listener closes and in-flight requests finish (at most SHUTDOWN_TIMEOUT_MS);
  * 3. only then are the modules closed (metrics listener, Redis, database), so no request loses its
- *    database halfway and every answered write is committed.
+ *    database halfway and every answered write is committed;
+ * 4. the spans still waiting are handed to the collector along with the last log lines.
  */
 export async function shutDown(app: INestApplication, reason: string): Promise<number> {
   const logger = new Logger('Shutdown');
@@ -55,7 +57,8 @@ export async function shutDown(app: INestApplication, reason: string): Promise<n
 
   await app.close();
   logger.log('Stopped');
-  await app.get(LogOutput).close(LOG_FLUSH_MS);
+  // The last spans and the last log lines go out together, each within its own bound.
+  await Promise.all([stopTracing(), app.get(LogOutput).close(LOG_FLUSH_MS)]);
   return drained ? EXIT_CLEAN : EXIT_FORCED;
 }
 

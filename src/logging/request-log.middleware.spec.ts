@@ -5,8 +5,10 @@ import { IncomingMessage, ServerResponse } from 'node:http';
 import { connect } from 'node:net';
 import { Writable } from 'node:stream';
 import request from 'supertest';
+import { trace } from '@opentelemetry/api';
 import { Principal } from '../auth/principal';
 import { AppConfig, LogLevel } from '../config/configuration';
+import * as tracing from '../tracing/tracing';
 import { LogOutput } from './log-output';
 import {
   REQUEST_ID_HEADER,
@@ -297,6 +299,22 @@ describe(requestLineFields.name, () => {
       'GET /plants 200',
     ],
     ['a whole number of milliseconds', { ...base, durationMs: 3 }, 'GET /plants 200'],
+    [
+      'a traced request',
+      { ...base, trace_id: '4bf92f3577b34da6a3ce929d0e0e4736', span_id: '00f067aa0ba902b7' },
+      'GET /plants 200',
+    ],
+    [
+      'a traced request whose client has gone',
+      {
+        ...base,
+        client: undefined,
+        status: 499,
+        trace_id: '4bf92f3577b34da6a3ce929d0e0e4736',
+        span_id: '00f067aa0ba902b7',
+      },
+      'GET /plants aborted',
+    ],
   ] as Array<[string, RequestLogFields, string]>)(
     'writes what pino writes for %s, byte for byte',
     (_label, fields, msg) => {
@@ -416,6 +434,38 @@ describe(RequestLogMiddleware.name, () => {
     expect(lines[0]).not.toHaveProperty('res');
     const text = JSON.stringify(lines);
     for (const leak of [SECRET, 'access_token', 'secret-cookie']) expect(text).not.toContain(leak);
+  });
+
+  it('carries no trace fields while tracing is off', async () => {
+    const lines: Array<Record<string, unknown>> = [];
+    const getActiveSpan = jest.spyOn(trace, 'getActiveSpan');
+    await request(appLoggingTo(lines)).get('/plants');
+    await settle();
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).not.toHaveProperty('trace_id');
+    expect(lines[0]).not.toHaveProperty('span_id');
+    expect(getActiveSpan).not.toHaveBeenCalled();
+    getActiveSpan.mockRestore();
+  });
+
+  it('carries the trace and span ids of the active server span while tracing is on', async () => {
+    const lines: Array<Record<string, unknown>> = [];
+    const serverSpan = { traceId: '4bf92f3577b34da6a3ce929d0e0e4736', spanId: '00f067aa0ba902b7', traceFlags: 1 };
+    const on = jest.spyOn(tracing, 'tracingOn').mockReturnValue(true);
+    const active = jest.spyOn(trace, 'getActiveSpan').mockReturnValue(trace.wrapSpanContext(serverSpan));
+    try {
+      await request(appLoggingTo(lines)).get('/plants');
+      await settle();
+    } finally {
+      on.mockRestore();
+      active.mockRestore();
+    }
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatchObject({
+      msg: 'GET /plants 200',
+      trace_id: serverSpan.traceId,
+      span_id: serverSpan.spanId,
+    });
   });
 
   it('gives each request its own id and answers it', async () => {

@@ -1,11 +1,14 @@
 import { Injectable, NestMiddleware } from '@nestjs/common';
+import { SpanContext, isSpanContextValid, trace } from '@opentelemetry/api';
 import { NextFunction, Request, Response } from 'express';
 import { randomUUID } from 'node:crypto';
 import { IncomingMessage, ServerResponse } from 'node:http';
 import { Level } from 'pino';
 import { Principal, TokenKind } from '../auth/principal';
 import { requestElapsedMs, startRequestClock } from '../common/http/request-clock';
+import { redactTokens } from '../common/http/redact-tokens';
 import { routeTemplate } from '../common/http/route-template';
+import { tracingOn } from '../tracing/tracing';
 import { LogOutput } from './log-output';
 
 export const REQUEST_ID_HEADER = 'X-Request-Id';
@@ -14,14 +17,6 @@ export const REQUEST_ID_HEADER = 'X-Request-Id';
 const ACCEPTED_REQUEST_ID = /^[\x21-\x7e]{1,128}$/;
 const MAX_LOGGED_PATH = 200;
 
-/**
- * Path segments shaped like a credential: this service's tokens (`pst_` and base64url) and JWTs
- * (three base64url parts, the first a JSON header, so `eyJ`). A token pasted into a path must not
- * reach the log.
- */
-const TOKEN_SHAPED = /pst_[A-Za-z0-9_-]*|eyJ[A-Za-z0-9_-]*\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*/gi;
-const REDACTED = '[redacted]';
-
 /** Logged for a request whose client closed the connection before the answer was complete, as nginx does. */
 export const CLIENT_CLOSED_REQUEST = 499;
 
@@ -29,7 +24,7 @@ export const CLIENT_CLOSED_REQUEST = 499;
 const PROBE_PATHS = /^\/health\//;
 
 type LoggedRequest = IncomingMessage &
-  Partial<Pick<Request, 'path' | 'ip' | 'route'>> & { id?: string; user?: Principal };
+  Partial<Pick<Request, 'path' | 'ip' | 'route'>> & { id?: string; user?: Principal; spanContext?: SpanContext };
 
 export function requestIdFor(req: IncomingMessage, res: ServerResponse): string {
   const incoming = req.headers['x-request-id'];
@@ -51,6 +46,12 @@ export interface RequestLogFields {
   tokenKind: TokenKind | null;
   /** Unknown once the client has gone, and then left out, as pino leaves out undefined fields. */
   client: string | undefined;
+  /**
+   * The request's trace and server span when tracing is on (named as OpenTelemetry's log
+   * correlation names them, so a log pipeline links the line to its trace); left out otherwise.
+   */
+  trace_id?: string;
+  span_id?: string;
 }
 
 /**
@@ -84,14 +85,6 @@ function clientAddress(request: LoggedRequest): string | undefined {
   return request.headers['x-forwarded-for'] === undefined ? request.socket?.remoteAddress : request.ip;
 }
 
-/** The path with whatever looks like a token replaced; ordinary paths are returned as they are. */
-export function redactTokens(path: string): string {
-  // Every token shape has a `_` (pst_) or dots (JWT): most paths have neither.
-  if (path.indexOf('_') === -1 && path.indexOf('.') === -1) return path;
-  TOKEN_SHAPED.lastIndex = 0;
-  return TOKEN_SHAPED.test(path) ? path.replace(TOKEN_SHAPED, REDACTED) : path;
-}
-
 /** Server errors at error, a response the client did not wait for at warn, probes at debug. */
 export function requestLogLevel(req: IncomingMessage, res: ServerResponse): Level {
   if (res.statusCode >= 500) return 'error';
@@ -116,11 +109,13 @@ const json = (value: string | null | undefined): string =>
 export function requestLineFields(fields: RequestLogFields): string {
   const route = fields.route === null ? 'null' : `"${fields.route}"`;
   const client = fields.client === undefined ? '' : `,"client":${json(fields.client)}`;
+  // Lowercase hex (W3C Trace Context), written as it is.
+  const traced = fields.trace_id === undefined ? '' : `,"trace_id":"${fields.trace_id}","span_id":"${fields.span_id}"`;
   return (
     `"requestId":${json(fields.requestId)},"method":"${fields.method}","route":${route},` +
     `"path":${json(fields.path)},"status":${fields.status},"durationMs":${fields.durationMs},` +
     `"subject":${json(fields.subject)},"tokenKind":${fields.tokenKind === null ? 'null' : `"${fields.tokenKind}"`}` +
-    `${client},"msg":"${requestLogMessage(fields)}"`
+    `${client}${traced},"msg":"${requestLogMessage(fields)}"`
   );
 }
 
@@ -130,16 +125,28 @@ export function requestLogMessage(fields: RequestLogFields): string {
   return `${fields.method} ${fields.route ?? '-'} ${outcome}`;
 }
 
-/** Writes the request's line once its response is over, unless the logger's level drops it. */
-export function logRequest(output: LogOutput, req: IncomingMessage, res: ServerResponse): void {
+/**
+ * Writes the request's line once its response is over, unless the logger's level drops it; with the
+ * ids of `span`, its server span, when tracing is on.
+ */
+export function logRequest(output: LogOutput, req: IncomingMessage, res: ServerResponse, span?: SpanContext): void {
   const logger = output.logger;
   const level = requestLogLevel(req, res);
   // Nothing is built for a line the level drops: at warn, the level operators run under load,
   // that is every successful request.
   if (!logger.isLevelEnabled(level)) return;
   const fields = requestLogFields(req, res, Math.round(requestElapsedMs(res) * 1000) / 1000);
+  if (span !== undefined) {
+    fields.trace_id = span.traceId;
+    fields.span_id = span.spanId;
+  }
   if (output.json) output.writeLine(level, fields, requestLineFields);
   else logger[level](fields, requestLogMessage(fields));
+}
+
+function activeSpanContext(): SpanContext | undefined {
+  const span = trace.getActiveSpan()?.spanContext();
+  return span && isSpanContextValid(span) ? span : undefined;
 }
 
 /**
@@ -156,18 +163,26 @@ export function logRequest(output: LogOutput, req: IncomingMessage, res: ServerR
 export class RequestLogMiddleware implements NestMiddleware {
   /** One listener for every response, reading the response from `this`: no closure per request. */
   private readonly onClose: (this: ServerResponse) => void;
+  /** Read once: with tracing off a request does nothing for it, not even a check per line. */
+  private readonly traced = tracingOn();
 
   constructor(output: LogOutput) {
     // The line's fields are fixed and checked (requestLogFields), so the logger's key-based
     // redaction, which would pass every field of every line through a redactor, has nothing to do.
-    this.onClose = function onClose(this: ServerResponse) {
-      logRequest(output, this.req, this);
-    };
+    this.onClose = this.traced
+      ? function onTracedClose(this: ServerResponse) {
+          logRequest(output, this.req, this, (this.req as LoggedRequest).spanContext);
+        }
+      : function onClose(this: ServerResponse) {
+          logRequest(output, this.req, this);
+        };
   }
 
   use(req: Request, res: Response, next: NextFunction): void {
     (req as LoggedRequest).id = requestIdFor(req, res);
     startRequestClock(res);
+    // The server span of the request, which the tracing SDK made active before any middleware ran.
+    if (this.traced) (req as LoggedRequest).spanContext = activeSpanContext();
     // The client's address is read from the socket, which has none once the client has gone; read
     // now, the socket keeps it for the line of a request that ends aborted.
     void req.socket.remoteAddress;

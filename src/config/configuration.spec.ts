@@ -70,6 +70,7 @@ describe(loadConfig.name, () => {
         TRUST_PROXY: 'loopback, 10.0.0.0/8',
         SHUTDOWN_TIMEOUT_MS: '25000',
         SHUTDOWN_DELAY_MS: '5000',
+        IDEMPOTENCY_TTL: '90m',
       }),
     ).toEqual({
       env: 'production',
@@ -96,6 +97,7 @@ describe(loadConfig.name, () => {
       http: { corsOrigins: ['https://app.example.com', 'http://localhost:5173'], trustProxy: 'loopback,10.0.0.0/8' },
       shutdown: { delayMs: 5000, timeoutMs: 25000 },
       webhooks: DEFAULTS.webhooks,
+      idempotency: { ttlMs: 5_400_000 },
     });
   });
 

@@ -1,4 +1,5 @@
 import { Server } from 'node:http';
+import type { Response } from 'supertest';
 import { IdempotencyService } from '../src/idempotency/idempotency.service';
 import { requestFingerprint } from '../src/idempotency/idempotency-key';
 import { PlantsRepository } from '../src/plants/plants.repository';
@@ -6,6 +7,19 @@ import { testDatabases } from './utils/databases';
 import { TestApp, bearer, exactJson, expectErrorBody, startTestApp } from './utils/test-app';
 import { waitFor } from './utils/wait-for';
 import { WEBHOOK_TEST_ENV } from './utils/webhook-receiver';
+
+/** Of concurrent duplicates exactly one is processed; the others are its replay or 409 in progress. */
+async function expectOneCreate(requests: Promise<Response>[], plantCount: () => Promise<number>): Promise<void> {
+  const answers = await Promise.all(requests);
+  const processed = answers.filter((res) => res.status === 200 && !res.headers['idempotent-replayed']);
+  const replayed = answers.filter((res) => res.status === 200 && res.headers['idempotent-replayed'] === 'true');
+  const inFlight = answers.filter((res) => res.status === 409);
+  expect(processed).toHaveLength(1);
+  expect(processed.length + replayed.length + inFlight.length).toBe(answers.length);
+  for (const res of inFlight) expect(res.body.message).toMatch(/still in progress/);
+  for (const res of replayed) expect(res.text).toBe(processed[0].text);
+  await expect(plantCount()).resolves.toBe(1);
+}
 
 /**
  * Idempotency-Key on the creating POSTs, end to end on a real database: what a client that retries
@@ -158,24 +172,11 @@ describe.each(testDatabases())('Idempotency-Key on %s', (database) => {
     expect((await post(t, 'orphan', body)).headers['idempotent-replayed']).toBe('true');
   });
 
-  it('processes concurrent duplicates through two instances once: never two plants', async () => {
-    const second = await startTestApp(database, { ...WEBHOOK_TEST_ENV, ...t.db.env });
-    try {
-      const body = '{"id":11,"name":"Raced"}';
-      const answers = await Promise.all(
-        Array.from({ length: 8 }, (_, i) => post(i % 2 === 0 ? t : second, 'raced', body)),
-      );
-      const processed = answers.filter((res) => res.status === 200 && !res.headers['idempotent-replayed']);
-      const replayed = answers.filter((res) => res.status === 200 && res.headers['idempotent-replayed'] === 'true');
-      const inFlight = answers.filter((res) => res.status === 409);
-      expect(processed).toHaveLength(1);
-      expect(processed.length + replayed.length + inFlight.length).toBe(answers.length);
-      for (const res of inFlight) expect(res.body.message).toMatch(/still in progress/);
-      for (const res of replayed) expect(res.text).toBe(processed[0].text);
-      await expect(plantCount()).resolves.toBe(1);
-    } finally {
-      await second.close();
-    }
+  it('processes concurrent duplicates once: never two plants', async () => {
+    await expectOneCreate(
+      Array.from({ length: 8 }, () => post(t, 'raced', '{"id":11,"name":"Raced"}')),
+      plantCount,
+    );
   });
 
   describe('POST /webhooks', () => {
@@ -253,5 +254,47 @@ describe.each(testDatabases())('Idempotency-Key expiry on %s', (database) => {
       what: 'the purge of the expired key',
     });
     await expect(t.dataSource.query('SELECT idem_key FROM idempotency_keys')).resolves.toEqual([]);
+  });
+});
+
+/** Instances of one deployment share the keys through the database (MySQL: a SQLite file is one process's). */
+(testDatabases().includes('mysql') ? describe : describe.skip)('Idempotency-Key through two instances', () => {
+  let a: TestApp;
+  let b: TestApp;
+  let token: string;
+
+  beforeAll(async () => {
+    a = await startTestApp('mysql');
+    b = await startTestApp('mysql', { ...a.db.env });
+    await a.reset();
+    token = await a.token({ subject: 'two-instances' });
+  });
+  afterAll(async () => {
+    await a?.close();
+    await b?.close();
+  });
+
+  it('processes concurrent duplicates sent to both once, and either replays the answer', async () => {
+    const post = (app: TestApp) =>
+      app
+        .http()
+        .post('/plants')
+        .set(bearer(token))
+        .set('Content-Type', 'application/json')
+        .set('Idempotency-Key', 'raced')
+        .send('{"id":11,"name":"Raced"}');
+    const count = async () =>
+      Number(
+        (
+          (await a.dataSource.query("SELECT COUNT(*) AS n FROM plants WHERE owner = 'two-instances'")) as {
+            n: unknown;
+          }[]
+        )[0].n,
+      );
+    await expectOneCreate(
+      Array.from({ length: 8 }, (_, i) => post(i % 2 === 0 ? a : b)),
+      count,
+    );
+    for (const app of [a, b]) expect((await post(app)).headers['idempotent-replayed']).toBe('true');
   });
 });

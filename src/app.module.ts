@@ -5,6 +5,7 @@ import { AppConfigModule } from './config/config.module';
 import { DatabaseModule } from './database/database.module';
 import { DocsModule } from './docs/docs.module';
 import { HealthModule } from './health/health.module';
+import { IdempotencyModule } from './idempotency/idempotency.module';
 import { LoggingModule } from './logging/logging.module';
 import { RequestLogMiddleware } from './logging/request-log.middleware';
 import { HttpMetricsMiddleware } from './metrics/http-metrics.middleware';
@@ -23,6 +24,7 @@ import { WebhooksModule } from './webhooks/webhooks.module';
     AuthModule,
     RateLimitModule,
     HealthModule,
+    IdempotencyModule,
     PlantsModule,
     WebhooksModule,
     DocsModule,

@@ -124,7 +124,15 @@ function withRateLimitFields(document: OpenAPIObject): OpenAPIObject {
 }
 
 /** Headers a browser client may read from a cross-origin response. */
-const EXPOSED_HEADERS = ['Link', 'Retry-After', 'RateLimit', 'RateLimit-Policy', 'X-Request-Id', 'WWW-Authenticate'];
+const EXPOSED_HEADERS = [
+  'Link',
+  'Retry-After',
+  'RateLimit',
+  'RateLimit-Policy',
+  'X-Request-Id',
+  'WWW-Authenticate',
+  'Idempotent-Replayed',
+];
 
 export function configureApp(app: NestExpressApplication): void {
   const config = app.get(ConfigService<AppConfig, true>);
@@ -166,7 +174,7 @@ export function configureApp(app: NestExpressApplication): void {
     const cors: CorsOptions = {
       origin: http.corsOrigins === '*' ? '*' : http.corsOrigins,
       methods: ['GET', 'POST', 'DELETE'],
-      allowedHeaders: ['Authorization', 'Content-Type', 'X-Request-Id'],
+      allowedHeaders: ['Authorization', 'Content-Type', 'X-Request-Id', 'Idempotency-Key'],
       exposedHeaders: EXPOSED_HEADERS,
       maxAge: 600,
     };

@@ -190,7 +190,7 @@ describe('HTTP headers on sqlite', () => {
         expect.arrayContaining(['GET', 'POST', 'DELETE']),
       );
       expect(String(res.headers['access-control-allow-headers']).toLowerCase().split(',')).toEqual(
-        expect.arrayContaining(['authorization', 'content-type', 'x-request-id']),
+        expect.arrayContaining(['authorization', 'content-type', 'x-request-id', 'idempotency-key']),
       );
     });
 

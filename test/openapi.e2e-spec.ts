@@ -51,10 +51,10 @@ describe('OpenAPI document', () => {
   });
 
   it.each([
-    ['post', '/plants', ['200', '400', '401', '403', '409', '413', '415', '429', '500', '503']],
+    ['post', '/plants', ['200', '400', '401', '403', '409', '413', '415', '422', '429', '500', '503']],
     ['get', '/plants', ['200', '400', '401', '403', '429', '500', '503']],
     ['delete', '/plants/{id}', ['204', '400', '401', '403', '404', '429', '500', '503']],
-    ['post', '/webhooks', ['201', '400', '401', '403', '409', '413', '415', '429', '500', '503']],
+    ['post', '/webhooks', ['201', '400', '401', '403', '409', '413', '415', '422', '429', '500', '503']],
     ['get', '/webhooks', ['200', '401', '403', '429', '500', '503']],
     ['delete', '/webhooks/{id}', ['204', '400', '401', '403', '404', '429', '500', '503']],
     ['get', '/webhooks/{id}/deliveries', ['200', '400', '401', '403', '404', '429', '500', '503']],
@@ -118,6 +118,18 @@ describe('OpenAPI document', () => {
     const { license } = JSON.parse(readFileSync(join(__dirname, '..', 'package.json'), 'utf8'));
     expect(served.info.license).toEqual({ name: license, url: 'https://opensource.org/license/mit' });
     expect(served.servers).toEqual([{ url: '/', description: expect.any(String) }]);
+  });
+
+  it.each([
+    ['/plants', '200'],
+    ['/webhooks', '201'],
+  ])('documents Idempotency-Key on POST %s, its 409 in progress, 422 and the replay header', (path, success) => {
+    const create = served.paths[path].post;
+    const key = create.parameters.find((p: { name: string }) => p.name === 'Idempotency-Key');
+    expect(key).toMatchObject({ in: 'header', required: false, schema: { minLength: 1, maxLength: 255 } });
+    expect(create.responses['409'].description).toMatch(/Idempotency-Key is still in progress/);
+    expect(create.responses['422'].description).toMatch(/Idempotency-Key was already used/);
+    expect(create.responses[success].headers['Idempotent-Replayed']).toBeDefined();
   });
 
   it('documents the bearer scheme, the limit and cursor parameters and the Link header', () => {

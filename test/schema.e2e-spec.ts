@@ -23,7 +23,14 @@ describe.each(testDatabases())('Schema on %s', (database) => {
 
   it('reverts every migration cleanly and applies them again (npm run migration:revert)', async () => {
     for (let i = 0; i < MIGRATIONS.length; i += 1) await t.dataSource.undoLastMigration();
-    const all = ['api_tokens', 'plants', 'webhook_attempts', 'webhook_deliveries', 'webhook_subscriptions'];
+    const all = [
+      'api_tokens',
+      'idempotency_keys',
+      'plants',
+      'webhook_attempts',
+      'webhook_deliveries',
+      'webhook_subscriptions',
+    ];
     const tables = async () =>
       (await t.dataSource.createQueryRunner().getTables(all)).map((table) => table.name.replace(/^.*\./, ''));
     const triggers = async () =>

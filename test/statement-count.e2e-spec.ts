@@ -35,6 +35,7 @@ describe.each(testDatabases())('SQL statements per request on %s', (database) =>
   // Each test starts from no plants and creates the rows it counts on, so any one runs alone.
   beforeEach(async () => {
     await t.dataSource.query('DELETE FROM plants');
+    await t.dataSource.query('DELETE FROM idempotency_keys');
     statements.length = 0;
   });
 
@@ -61,6 +62,25 @@ describe.each(testDatabases())('SQL statements per request on %s', (database) =>
     await seed(1);
     expect((await create(1)).status).toBe(409);
     expect(statements).toHaveLength(1);
+  });
+
+  it('creates with an Idempotency-Key in one INSERT of the key and one transaction; replays in two reads', async () => {
+    const keyed = () => create(30).set('Idempotency-Key', 'counted-key');
+    expect((await keyed()).status).toBe(200);
+    const control = /^(START TRANSACTION|BEGIN|COMMIT)/i;
+    // Taking the key commits on its own (the lease others see); the plant and its stored answer commit together.
+    expect(statements.filter((sql) => control.test(sql))).toHaveLength(2);
+    expect(statements.filter((sql) => !control.test(sql)).map((sql) => sql.replace(/ \(.*$|\s+SET.*$/s, ''))).toEqual([
+      'INSERT INTO idempotency_keys',
+      'INSERT INTO plants',
+      'UPDATE idempotency_keys',
+    ]);
+    statements.length = 0;
+    const replay = await keyed();
+    expect(replay.headers['idempotent-replayed']).toBe('true');
+    expect(statements).toHaveLength(2);
+    expect(statements[0]).toMatch(/^INSERT INTO idempotency_keys/);
+    expect(statements[1]).toMatch(/^SELECT .* FROM idempotency_keys/s);
   });
 
   it('lists a page with one SELECT each', async () => {

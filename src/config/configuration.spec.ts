@@ -23,6 +23,7 @@ const DEFAULTS: AppConfig = {
     pollIntervalMs: 1000,
     concurrency: 16,
   },
+  idempotency: { ttlMs: 86_400_000 },
 };
 
 function configError(env: Record<string, unknown>): ConfigValidationError {
@@ -69,6 +70,7 @@ describe(loadConfig.name, () => {
         TRUST_PROXY: 'loopback, 10.0.0.0/8',
         SHUTDOWN_TIMEOUT_MS: '25000',
         SHUTDOWN_DELAY_MS: '5000',
+        IDEMPOTENCY_TTL: '90m',
       }),
     ).toEqual({
       env: 'production',
@@ -95,6 +97,7 @@ describe(loadConfig.name, () => {
       http: { corsOrigins: ['https://app.example.com', 'http://localhost:5173'], trustProxy: 'loopback,10.0.0.0/8' },
       shutdown: { delayMs: 5000, timeoutMs: 25000 },
       webhooks: DEFAULTS.webhooks,
+      idempotency: { ttlMs: 5_400_000 },
     });
   });
 
@@ -314,6 +317,9 @@ describe(loadConfig.name, () => {
       ['WEBHOOK_RETRY_SCHEDULE', '8d', /WEBHOOK_RETRY_SCHEDULE/],
       ['WEBHOOK_RETRY_SCHEDULE', '5 minutes', /WEBHOOK_RETRY_SCHEDULE/],
       ['WEBHOOK_DISABLE_AFTER', '5', /WEBHOOK_DISABLE_AFTER must be a duration/],
+      ['IDEMPOTENCY_TTL', '24', /IDEMPOTENCY_TTL must be a duration from 1s to 30d/],
+      ['IDEMPOTENCY_TTL', '500ms', /IDEMPOTENCY_TTL must be a duration from 1s to 30d/],
+      ['IDEMPOTENCY_TTL', '31d', /IDEMPOTENCY_TTL must be a duration from 1s to 30d/],
       ['WEBHOOK_TIMEOUT_MS', '10001', /WEBHOOK_TIMEOUT_MS/],
       ['WEBHOOK_ALLOW_PRIVATE', 'yes', /WEBHOOK_ALLOW_PRIVATE/],
     ])('refuses %s=%p', (name, value, message) => {

@@ -34,6 +34,8 @@ export interface AppConfig {
   http: { corsOrigins: string[] | '*' | null; trustProxy: boolean | number | string };
   shutdown: { delayMs: number; timeoutMs: number };
   webhooks: WebhooksConfig;
+  /** How long the answer to a request with an Idempotency-Key is kept for its repeats. */
+  idempotency: { ttlMs: number };
 }
 
 export interface WebhooksConfig {
@@ -124,6 +126,14 @@ const DURATION = /^(\d{1,9})(ms|s|m|h|d)$/;
 export function parseDuration(text: string): number | undefined {
   const match = DURATION.exec(text.trim());
   return match ? Number(match[1]) * DURATION_UNITS_MS[match[2]] : undefined;
+}
+
+const MAX_IDEMPOTENCY_TTL_MS = 30 * 86_400_000;
+
+/** `IDEMPOTENCY_TTL`: a duration from 1 second to 30 days. */
+function parseIdempotencyTtl(text: string): number | undefined {
+  const ms = parseDuration(text);
+  return ms !== undefined && ms >= 1000 && ms <= MAX_IDEMPOTENCY_TTL_MS ? ms : undefined;
 }
 
 const MAX_RETRY_DELAY_MS = 7 * 86_400_000;
@@ -330,6 +340,12 @@ class EnvironmentVariables {
   @Min(1)
   @Max(1000)
   WEBHOOK_CONCURRENCY?: number;
+
+  @IsOptional()
+  @Validate(Parses, [parseIdempotencyTtl], {
+    message: 'IDEMPOTENCY_TTL must be a duration from 1s to 30d, such as 24h, 90m or 7d (units ms, s, m, h, d)',
+  })
+  IDEMPOTENCY_TTL?: string;
 }
 
 /** The names of every environment variable the service reads: the README, .env.example and the compose file are checked against it. */
@@ -461,5 +477,6 @@ export function loadConfig(rawEnv: Record<string, unknown>): AppConfig {
       pollIntervalMs: env.WEBHOOK_POLL_INTERVAL_MS ?? 1000,
       concurrency: env.WEBHOOK_CONCURRENCY ?? 16,
     },
+    idempotency: { ttlMs: parseIdempotencyTtl(env.IDEMPOTENCY_TTL ?? '24h')! },
   };
 }

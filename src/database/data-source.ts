@@ -7,10 +7,16 @@ import { ExactIntegerDatabase } from './exact-integer-sqlite';
 import { InitialSchema1763780000000 } from './migrations/1763780000000-InitialSchema';
 import { TokenTimesToTheMillisecond1763900000000 } from './migrations/1763900000000-TokenTimesToTheMillisecond';
 import { Webhooks1764100000000 } from './migrations/1764100000000-Webhooks';
+import { IdempotencyKeys1764200000000 } from './migrations/1764200000000-IdempotencyKeys';
 import { TimedOutConnectionSubscriber } from './timed-out-connection.subscriber';
 
 export const ENTITIES = [Plant, ApiToken];
-export const MIGRATIONS = [InitialSchema1763780000000, TokenTimesToTheMillisecond1763900000000, Webhooks1764100000000];
+export const MIGRATIONS = [
+  InitialSchema1763780000000,
+  TokenTimesToTheMillisecond1763900000000,
+  Webhooks1764100000000,
+  IdempotencyKeys1764200000000,
+];
 
 /**
  * The one description of the database, shared by the Nest app, the admin CLI and the TypeORM CLI

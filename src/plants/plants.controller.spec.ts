@@ -1,4 +1,11 @@
-import { ConflictException, INestApplication, Logger, Module, NotFoundException } from '@nestjs/common';
+import {
+  ConflictException,
+  INestApplication,
+  Logger,
+  Module,
+  NotFoundException,
+  UnprocessableEntityException,
+} from '@nestjs/common';
 import { PassportModule } from '@nestjs/passport';
 import { Test } from '@nestjs/testing';
 import { gzipSync } from 'node:zlib';
@@ -10,6 +17,7 @@ import { JwtVerifier } from '../auth/oidc/jwt-verifier';
 import { Principal } from '../auth/principal';
 import { TokensService } from '../auth/tokens.service';
 import { writeJsonExactly } from '../common/json/exact-json';
+import { IdempotencyService } from '../idempotency/idempotency.service';
 import { CreatePlantDto } from './dto/create-plant.dto';
 import { PlantsController } from './plants.controller';
 import { PlantsService } from './plants.service';
@@ -27,6 +35,7 @@ const INT64_MESSAGE = 'must be an integer from -9223372036854775808 to 922337203
 
 const plantsService = { create: jest.fn(), list: jest.fn(), remove: jest.fn() };
 const tokensService = { authenticate: jest.fn() };
+const idempotencyService = { begin: jest.fn(), succeeded: jest.fn(), failed: jest.fn() };
 
 /** The controller with AppModule's global providers (the rate limit is a middleware: not here), and no database. */
 @Module({
@@ -36,6 +45,7 @@ const tokensService = { authenticate: jest.fn() };
     ...GLOBAL_PROVIDERS,
     { provide: PlantsService, useValue: plantsService },
     { provide: TokensService, useValue: tokensService },
+    { provide: IdempotencyService, useValue: idempotencyService },
     // No identity provider: every token takes the pst_ path.
     { provide: JwtVerifier, useValue: { accepts: () => false } },
     BearerStrategy,
@@ -110,7 +120,11 @@ describe(PlantsController.name, () => {
         const res = await postJson(`{"id":${id},"name":"Big"}`);
 
         expect(res.status).toBe(200);
-        expect(plantsService.create).toHaveBeenCalledWith('alice', expect.objectContaining({ id: BigInt(id) }));
+        expect(plantsService.create).toHaveBeenCalledWith(
+          'alice',
+          expect.objectContaining({ id: BigInt(id) }),
+          undefined,
+        );
         expect(res.text).toBe(`{"id":${id},"name":"Big"}`);
       },
     );
@@ -118,7 +132,7 @@ describe(PlantsController.name, () => {
     it('passes a null tag on as null', async () => {
       const res = await postJson('{"id":1,"name":"Moss","tag":null}');
       expect(res.status).toBe(200);
-      expect(plantsService.create).toHaveBeenCalledWith('alice', expect.objectContaining({ tag: null }));
+      expect(plantsService.create).toHaveBeenCalledWith('alice', expect.objectContaining({ tag: null }), undefined);
       expect(res.text).toBe('{"id":1,"name":"Moss"}');
     });
 
@@ -126,7 +140,7 @@ describe(PlantsController.name, () => {
       const name = '🌵'.repeat(255);
       const res = await postJson(JSON.stringify({ id: 1, name }));
       expect(res.status).toBe(200);
-      expect(plantsService.create).toHaveBeenCalledWith('alice', expect.objectContaining({ name }));
+      expect(plantsService.create).toHaveBeenCalledWith('alice', expect.objectContaining({ name }), undefined);
     });
 
     it('accepts a name of 255 characters and a tag of 64', async () => {
@@ -284,6 +298,106 @@ describe(PlantsController.name, () => {
       plantsService.create.mockRejectedValue({ driverError: { code: 'PROTOCOL_CONNECTION_LOST' } });
       const res = await postJson('{"id":7,"name":"Fern"}');
       expectError(res, 503, 'The database is unavailable; try again shortly');
+    });
+  });
+
+  describe('POST /plants with an Idempotency-Key', () => {
+    const postKeyed = (key: string, body = '{"id":7,"name":"Fern"}') => postJson(body).set('Idempotency-Key', key);
+    const held = { ref: { owner: 'alice', key: 'k-1' }, claim: 'c', route: {}, stored: false, storeWithin: jest.fn() };
+
+    beforeEach(() => {
+      idempotencyService.succeeded.mockResolvedValue(undefined);
+      idempotencyService.failed.mockResolvedValue(undefined);
+    });
+
+    it.each([
+      ['empty', ''],
+      ['with a space', 'a b'],
+      ['with a non-ASCII character', 'clé'],
+      ['of 256 characters', 'k'.repeat(256)],
+    ])('refuses a key %s with 400, before anything is stored or created', async (_name, key) => {
+      const res = await postKeyed(key);
+      expectError(res, 400, /Idempotency-Key must be one value of 1 to 255 visible ASCII characters/);
+      expect(idempotencyService.begin).not.toHaveBeenCalled();
+      expect(plantsService.create).not.toHaveBeenCalled();
+    });
+
+    it('refuses two Idempotency-Key fields, which reach the app joined as "a, b", with 400', async () => {
+      const res = await postJson('{"id":7,"name":"Fern"}').set('Idempotency-Key', 'a, b');
+      expectError(res, 400, /Idempotency-Key must be one value/);
+    });
+
+    it('takes the key for the caller, hands the service the write that stores the answer, and reports success', async () => {
+      idempotencyService.begin.mockResolvedValue({ kind: 'proceed', held });
+      const res = await postKeyed('k'.repeat(255));
+      expect(res.status).toBe(200);
+      expect(res.headers['idempotent-replayed']).toBeUndefined();
+      expect(idempotencyService.begin).toHaveBeenCalledWith(
+        { owner: 'alice', key: 'k'.repeat(255) },
+        expect.stringMatching(/^[0-9a-f]{64}$/),
+        { successStatus: 200, sealSuccess: false },
+      );
+      expect(plantsService.create).toHaveBeenCalledWith('alice', expect.objectContaining({ id: 7n }), held.storeWithin);
+      expect(idempotencyService.succeeded).toHaveBeenCalledWith(held, { id: 7n, name: 'Fern' });
+    });
+
+    it('fingerprints the same request alike whatever its layout, and another body differently', async () => {
+      idempotencyService.begin.mockResolvedValue({ kind: 'proceed', held });
+      await postKeyed('k', '{"id":7,"name":"Fern"}');
+      await postKeyed('k', '{ "name" : "Fern", "id" : 7 }');
+      await postKeyed('k', '{"id":8,"name":"Fern"}');
+      const [first, second, third] = idempotencyService.begin.mock.calls.map((call) => call[1] as string);
+      expect(second).toBe(first);
+      expect(third).not.toBe(first);
+    });
+
+    it('hands a failure to the key (stored or released there) and answers it as usual', async () => {
+      idempotencyService.begin.mockResolvedValue({ kind: 'proceed', held });
+      const conflict = new ConflictException('A plant with id 7 already exists');
+      plantsService.create.mockRejectedValue(conflict);
+      const res = await postKeyed('k');
+      expectError(res, 409, 'A plant with id 7 already exists');
+      expect(idempotencyService.failed).toHaveBeenCalledWith(held, conflict);
+    });
+
+    it('sees a 400 of validation as the answer of the keyed request', async () => {
+      idempotencyService.begin.mockResolvedValue({ kind: 'proceed', held });
+      const res = await postKeyed('k', '{"id":7}');
+      expectError(res, 400, /name/);
+      expect(idempotencyService.failed).toHaveBeenCalledWith(held, expect.objectContaining({ status: 400 }));
+      expect(plantsService.create).not.toHaveBeenCalled();
+    });
+
+    it('replays a stored success digit for digit, with Idempotent-Replayed, without calling the service', async () => {
+      idempotencyService.begin.mockResolvedValue({
+        kind: 'replay',
+        statusCode: 200,
+        body: '{"id":9223372036854775807,"name":"Fern"}',
+      });
+      const res = await postKeyed('k');
+      expect(res.status).toBe(200);
+      expect(res.text).toBe('{"id":9223372036854775807,"name":"Fern"}');
+      expect(res.headers['idempotent-replayed']).toBe('true');
+      expect(plantsService.create).not.toHaveBeenCalled();
+      expect(idempotencyService.succeeded).not.toHaveBeenCalled();
+    });
+
+    it('replays a stored error as {error, message}, with Idempotent-Replayed', async () => {
+      idempotencyService.begin.mockResolvedValue({
+        kind: 'replay',
+        statusCode: 409,
+        body: '{"error":409,"message":"A plant with id 7 already exists"}',
+      });
+      const res = await postKeyed('k');
+      expectError(res, 409, 'A plant with id 7 already exists');
+      expect(res.headers['idempotent-replayed']).toBe('true');
+      expect(idempotencyService.failed).not.toHaveBeenCalled();
+    });
+
+    it('passes on what taking the key refused (422, 409 in flight)', async () => {
+      idempotencyService.begin.mockRejectedValue(new UnprocessableEntityException('used for a different request'));
+      expectError(await postKeyed('k'), 422, 'used for a different request');
+      expect(plantsService.create).not.toHaveBeenCalled();
     });
   });
 

@@ -7,6 +7,9 @@ import { Principal } from '../auth/principal';
 import { TakesJsonBody } from '../common/json/json-body.guard';
 import { ApiErrors } from '../common/openapi/api-errors.decorator';
 import { ParseInt64Pipe } from '../common/validation/parse-int64.pipe';
+import { IdempotentAnswer } from '../idempotency/idempotency.interceptor';
+import type { StoreAnswerWithin } from '../idempotency/idempotency.service';
+import { Idempotent, REPLAYED_RESPONSE_HEADERS } from '../idempotency/idempotent.decorator';
 import { CreatePlantDto } from './dto/create-plant.dto';
 import { ListPlantsQueryDto } from './dto/list-plants-query.dto';
 import { PlantDto } from './dto/plant.dto';
@@ -25,13 +28,22 @@ export class PlantsController {
   @ApiOperation({
     operationId: 'createPlant',
     summary: 'Create a plant',
-    description: 'Creates a new plant in the store. Needs the scope plants:write.',
+    description:
+      'Creates a new plant in the store. Safe to retry with an `Idempotency-Key`. Needs the scope plants:write.',
   })
-  @ApiOkResponse({ type: PlantDto, description: 'The plant as stored' })
-  @ApiErrors(400, 409)
+  @ApiOkResponse({ type: PlantDto, description: 'The plant as stored', headers: REPLAYED_RESPONSE_HEADERS })
+  @ApiErrors(400)
+  @Idempotent({
+    description: 'This user already has a plant with this id; the existing plant is unchanged',
+    example: 'A plant with id 42 already exists',
+  })
   @TakesJsonBody()
-  create(@CurrentPrincipal() caller: Principal, @Body() dto: CreatePlantDto): Promise<PlantDto> {
-    return this.plants.create(caller.subject, dto);
+  create(
+    @CurrentPrincipal() caller: Principal,
+    @Body() dto: CreatePlantDto,
+    @IdempotentAnswer() storeAnswer?: StoreAnswerWithin,
+  ): Promise<PlantDto> {
+    return this.plants.create(caller.subject, dto, storeAnswer);
   }
 
   @Get()

@@ -44,6 +44,35 @@ describe(PlantsRepository.name, () => {
       expect(runner.release).toHaveBeenCalledTimes(1);
     });
 
+    it('with a write alongside, runs the same INSERT and that write in one transaction', async () => {
+      const manager = { query: jest.fn().mockResolvedValue([]) };
+      const transaction = jest.fn(async (work: (m: typeof manager) => Promise<void>) => work(manager));
+      Object.assign(dataSource, { transaction });
+      const alongside = jest.fn().mockResolvedValue(undefined);
+      await repository.insert({ owner: 'alice', id: 7n, name: 'Fern' }, alongside);
+      expect(transaction).toHaveBeenCalledTimes(1);
+      expect(manager.query).toHaveBeenCalledWith(PLANT_STATEMENTS.insert, ['alice', 7n, 'Fern', null]);
+      expect(alongside).toHaveBeenCalledWith(manager);
+      expect(runner.query).not.toHaveBeenCalled();
+    });
+
+    it('runs the whole transaction again after a deadlock, and reports a closed data source as not connected', async () => {
+      const manager = { query: jest.fn().mockResolvedValue([]) };
+      const transaction = jest
+        .fn()
+        .mockRejectedValueOnce({ code: 'ER_LOCK_DEADLOCK' })
+        .mockImplementation(async (work: (m: typeof manager) => Promise<void>) => work(manager));
+      Object.assign(dataSource, { transaction });
+      await repository.insert({ owner: 'alice', id: 7n, name: 'Fern' }, jest.fn());
+      expect(transaction).toHaveBeenCalledTimes(2);
+
+      transaction.mockReset().mockRejectedValue(new TypeError('closed'));
+      dataSource.isInitialized = false;
+      await expect(repository.insert({ owner: 'alice', id: 7n, name: 'Fern' }, jest.fn())).rejects.toBeInstanceOf(
+        CannotExecuteNotConnectedError,
+      );
+    });
+
     it.each([
       ['absent', {}],
       ['null', { tag: null }],

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { CannotExecuteNotConnectedError, DataSource, QueryResult } from 'typeorm';
+import { CannotExecuteNotConnectedError, DataSource, EntityManager, QueryResult } from 'typeorm';
 import { int64Transformer } from '../common/int64';
 import { withStatementRetry } from '../common/statement-retry';
 import { PlantDto } from './dto/plant.dto';
@@ -43,12 +43,24 @@ export function toPlantDto(plant: { id: bigint; name: string; tag?: string | nul
 export class PlantsRepository {
   constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
 
-  /** One INSERT; a duplicate (owner, id) fails with the driver's unique-violation error. */
-  async insert(plant: NewPlant): Promise<PlantDto> {
+  /**
+   * One INSERT; a duplicate (owner, id) fails with the driver's unique-violation error. With
+   * `alongside`, the INSERT and that write (the stored answer of an idempotent request) are one
+   * transaction, run again whole if it lost a deadlock or, on Galera, a certification.
+   */
+  async insert(plant: NewPlant, alongside?: (manager: EntityManager) => Promise<void>): Promise<PlantDto> {
     const tag = plant.tag ?? null;
-    await withStatementRetry(() => this.run(PLANT_STATEMENTS.insert, [plant.owner, plant.id, plant.name, tag]), {
-      readOnly: false,
-    });
+    const parameters = [plant.owner, plant.id, plant.name, tag];
+    await withStatementRetry<unknown>(
+      () =>
+        alongside
+          ? this.transaction(async (manager) => {
+              await manager.query(PLANT_STATEMENTS.insert, parameters);
+              await alongside(manager);
+            })
+          : this.run(PLANT_STATEMENTS.insert, parameters),
+      { readOnly: false },
+    );
     return toPlantDto({ id: plant.id, name: plant.name, tag });
   }
 
@@ -71,6 +83,15 @@ export class PlantsRepository {
   async delete(owner: string, id: bigint): Promise<boolean> {
     const result = await withStatementRetry(() => this.run(PLANT_STATEMENTS.delete, [owner, id]), { readOnly: false });
     return Boolean(result.affected);
+  }
+
+  private async transaction(work: (manager: EntityManager) => Promise<void>): Promise<void> {
+    try {
+      await this.dataSource.transaction(work);
+    } catch (error) {
+      if (!this.dataSource.isInitialized) throw new CannotExecuteNotConnectedError();
+      throw error;
+    }
   }
 
   /**

@@ -14,6 +14,9 @@ import { Principal } from '../auth/principal';
 import { TakesJsonBody } from '../common/json/json-body.guard';
 import { ApiErrorResponse, ApiErrors } from '../common/openapi/api-errors.decorator';
 import { ParseInt64Pipe } from '../common/validation/parse-int64.pipe';
+import { IdempotentAnswer } from '../idempotency/idempotency.interceptor';
+import type { StoreAnswerWithin } from '../idempotency/idempotency.service';
+import { Idempotent, REPLAYED_RESPONSE_HEADERS } from '../idempotency/idempotent.decorator';
 import { CreateWebhookDto } from './dto/create-webhook.dto';
 import { CreatedWebhookDto, WebhookAttemptDto, WebhookDto } from './dto/webhook.dto';
 import { MAX_SUBSCRIPTIONS_PER_OWNER, RECENT_ATTEMPTS, WebhooksService } from './webhooks.service';
@@ -46,18 +49,31 @@ export class WebhooksController {
     description:
       'Every plant.created / plant.deleted of the calling user committed after this answer is delivered to `url`, ' +
       'signed per Standard Webhooks with the `secret` of this answer (shown only here). See the `webhooks` tag for ' +
-      `the deliveries. At most ${MAX_SUBSCRIPTIONS_PER_OWNER} subscriptions per user. Needs the scope webhooks:manage.`,
+      `the deliveries. At most ${MAX_SUBSCRIPTIONS_PER_OWNER} subscriptions per user. Safe to retry with an ` +
+      '`Idempotency-Key`: a repeat by the same user gets the same subscription and secret. Needs the scope ' +
+      'webhooks:manage.',
   })
-  @ApiCreatedResponse({ type: CreatedWebhookDto, description: 'The subscription, with its signing secret' })
+  @ApiCreatedResponse({
+    type: CreatedWebhookDto,
+    description: 'The subscription, with its signing secret',
+    headers: REPLAYED_RESPONSE_HEADERS,
+  })
   @ApiErrors(400)
-  @ApiErrorResponse(
-    409,
-    `The user already has ${MAX_SUBSCRIPTIONS_PER_OWNER} subscriptions`,
-    `At most ${MAX_SUBSCRIPTIONS_PER_OWNER} webhook subscriptions per user; delete one before adding another`,
+  @Idempotent(
+    {
+      description: `The user already has ${MAX_SUBSCRIPTIONS_PER_OWNER} subscriptions`,
+      example: `At most ${MAX_SUBSCRIPTIONS_PER_OWNER} webhook subscriptions per user; delete one before adding another`,
+    },
+    // The answer holds the signing secret: it is stored sealed with WEBHOOK_SECRET_KEY, as the secret itself is.
+    { sealSuccess: true },
   )
   @TakesJsonBody()
-  create(@CurrentPrincipal() caller: Principal, @Body() dto: CreateWebhookDto): Promise<CreatedWebhookDto> {
-    return this.webhooks.create(caller.subject, dto);
+  create(
+    @CurrentPrincipal() caller: Principal,
+    @Body() dto: CreateWebhookDto,
+    @IdempotentAnswer() storeAnswer?: StoreAnswerWithin,
+  ): Promise<CreatedWebhookDto> {
+    return this.webhooks.create(caller.subject, dto, storeAnswer);
   }
 
   @Get()

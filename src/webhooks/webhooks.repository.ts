@@ -105,26 +105,37 @@ export class WebhooksRepository {
    * at once on one server cannot both pass the count (one waits for the other's locks, or loses a
    * deadlock and is run again). False when the owner is at the limit.
    */
-  async insertSubscription(subscription: NewSubscription, limit: number): Promise<boolean> {
+  async insertSubscription(
+    subscription: NewSubscription,
+    limit: number,
+    alongside?: (manager: EntityManager) => Promise<void>,
+  ): Promise<boolean> {
+    const sql =
+      'INSERT INTO webhook_subscriptions (id, owner, url, on_created, on_deleted, description, secret, created_at) ' +
+      'SELECT ?, ?, ?, ?, ?, ?, ?, ? FROM (SELECT COUNT(*) AS n FROM webhook_subscriptions WHERE owner = ?) existing ' +
+      'WHERE existing.n < ?';
+    const parameters = [
+      subscription.id,
+      subscription.owner,
+      subscription.url,
+      subscription.events.includes('plant.created') ? 1 : 0,
+      subscription.events.includes('plant.deleted') ? 1 : 0,
+      subscription.description,
+      subscription.sealedSecret,
+      subscription.createdAt,
+      subscription.owner,
+      limit,
+    ];
+    // With `alongside` (the stored answer of an idempotent request) both commit together or neither.
     const result = await withStatementRetry(
       () =>
-        this.execute(
-          'INSERT INTO webhook_subscriptions (id, owner, url, on_created, on_deleted, description, secret, created_at) ' +
-            'SELECT ?, ?, ?, ?, ?, ?, ?, ? FROM (SELECT COUNT(*) AS n FROM webhook_subscriptions WHERE owner = ?) existing ' +
-            'WHERE existing.n < ?',
-          [
-            subscription.id,
-            subscription.owner,
-            subscription.url,
-            subscription.events.includes('plant.created') ? 1 : 0,
-            subscription.events.includes('plant.deleted') ? 1 : 0,
-            subscription.description,
-            subscription.sealedSecret,
-            subscription.createdAt,
-            subscription.owner,
-            limit,
-          ],
-        ),
+        alongside
+          ? this.dataSource.transaction(async (manager) => {
+              const inserted = await this.affected(manager, sql, parameters);
+              if (inserted > 0) await alongside(manager);
+              return inserted;
+            })
+          : this.execute(sql, parameters),
       { readOnly: false },
     );
     return result > 0;

@@ -65,7 +65,14 @@ export async function startTestApp(
     token: async (input) => (await tokens.create(input)).secret,
     reset: async () => {
       // Subscriptions first: deleting plants must not record events for the next test to see.
-      for (const table of ['webhook_subscriptions', 'webhook_deliveries', 'webhook_attempts', 'plants', 'api_tokens']) {
+      for (const table of [
+        'webhook_subscriptions',
+        'webhook_deliveries',
+        'webhook_attempts',
+        'plants',
+        'api_tokens',
+        'idempotency_keys',
+      ]) {
         await dataSource.query(`DELETE FROM ${table}`);
       }
     },

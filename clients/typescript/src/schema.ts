@@ -57,7 +57,7 @@ export interface paths {
         put?: never;
         /**
          * Create a plant
-         * @description Creates a new plant in the store. Needs the scope plants:write.
+         * @description Creates a new plant in the store. Safe to retry with an `Idempotency-Key`. Needs the scope plants:write.
          */
         post: operations["createPlant"];
         delete?: never;
@@ -101,7 +101,7 @@ export interface paths {
         put?: never;
         /**
          * Subscribe to plant events
-         * @description Every plant.created / plant.deleted of the calling user committed after this answer is delivered to `url`, signed per Standard Webhooks with the `secret` of this answer (shown only here). See the `webhooks` tag for the deliveries. At most 10 subscriptions per user. Needs the scope webhooks:manage.
+         * @description Every plant.created / plant.deleted of the calling user committed after this answer is delivered to `url`, signed per Standard Webhooks with the `secret` of this answer (shown only here). See the `webhooks` tag for the deliveries. At most 10 subscriptions per user. Safe to retry with an `Idempotency-Key`: a repeat by the same user gets the same subscription and secret. Needs the scope webhooks:manage.
          */
         post: operations["createWebhook"];
         delete?: never;
@@ -650,7 +650,10 @@ export interface operations {
     createPlant: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes the request safe to retry (draft-ietf-httpapi-idempotency-key-header): 1 to 255 visible ASCII characters, unique per request, e.g. a UUID. The answer to the first request with the key (success, or a 4xx error) is kept for IDEMPOTENCY_TTL (24 hours by default) and given again, with `Idempotent-Replayed: true`, to every repeat of the same request (same method, path and JSON body) by the same user. A 5xx answer is not kept: the retry runs again. Without the field nothing is kept. See docs/api.md. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -663,6 +666,8 @@ export interface operations {
             /** @description The plant as stored */
             200: {
                 headers: {
+                    /** @description `true` when this is the stored answer to an earlier request with the same `Idempotency-Key`, given again instead of processing the request twice (errors 4xx are replayed too) */
+                    "Idempotent-Replayed"?: "true";
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
@@ -726,7 +731,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description This user already has a plant with this id; the existing plant is unchanged */
+            /** @description This user already has a plant with this id; the existing plant is unchanged; or a request with the same Idempotency-Key is still in progress (retry later) */
             409: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -772,6 +777,23 @@ export interface operations {
                      * @example {
                      *       "error": 415,
                      *       "message": "Request body must be JSON (Content-Type: application/json)"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The Idempotency-Key was already used for a different request by this user */
+            422: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": 422,
+                     *       "message": "This Idempotency-Key was already used for a different request (method, path or body); use a new key"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -1096,7 +1118,10 @@ export interface operations {
     createWebhook: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes the request safe to retry (draft-ietf-httpapi-idempotency-key-header): 1 to 255 visible ASCII characters, unique per request, e.g. a UUID. The answer to the first request with the key (success, or a 4xx error) is kept for IDEMPOTENCY_TTL (24 hours by default) and given again, with `Idempotent-Replayed: true`, to every repeat of the same request (same method, path and JSON body) by the same user. A 5xx answer is not kept: the retry runs again. Without the field nothing is kept. See docs/api.md. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -1109,6 +1134,8 @@ export interface operations {
             /** @description The subscription, with its signing secret */
             201: {
                 headers: {
+                    /** @description `true` when this is the stored answer to an earlier request with the same `Idempotency-Key`, given again instead of processing the request twice (errors 4xx are replayed too) */
+                    "Idempotent-Replayed"?: "true";
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
@@ -1172,7 +1199,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The user already has 10 subscriptions */
+            /** @description The user already has 10 subscriptions; or a request with the same Idempotency-Key is still in progress (retry later) */
             409: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -1218,6 +1245,23 @@ export interface operations {
                      * @example {
                      *       "error": 415,
                      *       "message": "Request body must be JSON (Content-Type: application/json)"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The Idempotency-Key was already used for a different request by this user */
+            422: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": 422,
+                     *       "message": "This Idempotency-Key was already used for a different request (method, path or body); use a new key"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];

@@ -79,14 +79,19 @@ export class AllExceptionsFilter implements ExceptionFilter {
     if (exception instanceof NotFoundException && exception.message.startsWith('Cannot ')) {
       return `No route for ${request.method} at this path; the API is described at /docs`;
     }
-    const response = exception.getResponse();
-    const message =
-      typeof response === 'string' ? response : ((response as { message?: unknown }).message ?? exception.message);
-    const text = Array.isArray(message) ? message.join('; ') : String(message);
-    return this.truncate(text || STATUS_CODES[exception.getStatus()] || 'Error');
+    return httpExceptionMessage(exception);
   }
+}
 
-  private truncate(text: string): string {
-    return text.length > MAX_MESSAGE_LENGTH ? `${text.slice(0, MAX_MESSAGE_LENGTH - 1)}…` : text;
-  }
+/** The message an HttpException is answered with: what the filter writes, and what a stored answer repeats. */
+export function httpExceptionMessage(exception: HttpException): string {
+  const response = exception.getResponse();
+  const message =
+    typeof response === 'string' ? response : ((response as { message?: unknown }).message ?? exception.message);
+  const text = Array.isArray(message) ? message.join('; ') : String(message);
+  return truncate(text || STATUS_CODES[exception.getStatus()] || 'Error');
+}
+
+function truncate(text: string): string {
+  return text.length > MAX_MESSAGE_LENGTH ? `${text.slice(0, MAX_MESSAGE_LENGTH - 1)}…` : text;
 }

@@ -1,0 +1,45 @@
+import { BadRequestException } from '@nestjs/common';
+import { createHash } from 'node:crypto';
+import { toExactJson } from '../common/json/exact-json';
+
+export const IDEMPOTENCY_KEY_HEADER = 'Idempotency-Key';
+export const REPLAYED_HEADER = 'Idempotent-Replayed';
+
+const KEY = /^[\x21-\x7e]{1,255}$/;
+
+/**
+ * The key as sent, or a 400. Two `Idempotency-Key` fields arrive joined by ", " and so are refused
+ * too: a request must not be matched by either of two keys.
+ */
+export function parseIdempotencyKey(value: string | string[]): string {
+  if (typeof value !== 'string' || !KEY.test(value)) {
+    throw new BadRequestException(
+      `${IDEMPOTENCY_KEY_HEADER} must be one value of 1 to 255 visible ASCII characters (0x21 to 0x7E)`,
+    );
+  }
+  return value;
+}
+
+/** JSON with object keys sorted at every level: the same document however its members were ordered. */
+export function canonicalJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map((item) => canonicalJson(item)).join(',')}]`;
+  if (typeof value === 'object' && value !== null && Object.getPrototypeOf(value) === Object.prototype) {
+    const object = value as Record<string, unknown>;
+    const members = Object.keys(object)
+      .sort()
+      .filter((key) => object[key] !== undefined)
+      .map((key) => `${JSON.stringify(key)}:${canonicalJson(object[key])}`);
+    return `{${members.join(',')}}`;
+  }
+  return toExactJson(value) ?? 'null';
+}
+
+/**
+ * What a repeat must match to be given the stored answer: the method, the route (not the raw path)
+ * and the body as parsed, so whitespace and member order do not make a retry "different".
+ */
+export function requestFingerprint(method: string, route: string, body: unknown): string {
+  return createHash('sha256')
+    .update(`${method}\n${route}\n${body === undefined ? '' : canonicalJson(body)}`)
+    .digest('hex');
+}

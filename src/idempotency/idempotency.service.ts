@@ -1,0 +1,203 @@
+import { ConflictException, HttpException, Injectable, Logger, UnprocessableEntityException } from '@nestjs/common';
+import { ConfigService } from '@nestjs/config';
+import { isInteger, parse } from 'lossless-json';
+import { randomUUID } from 'node:crypto';
+import { toExactJson } from '../common/json/exact-json';
+import { httpExceptionMessage } from '../common/filters/all-exceptions.filter';
+import { AppConfig } from '../config/configuration';
+import { SecretBox } from '../webhooks/secret-box';
+import { IdempotencyRepository, KeyRef, TransactionWrite } from './idempotency.repository';
+
+/**
+ * How long a request holds its key before another may take it over: longer than any request runs
+ * (a webhook's address check is bounded by WEBHOOK_TIMEOUT_MS, statements by the DB timeouts), so it
+ * only runs out when the instance died or lost the database mid-request.
+ */
+export const IN_FLIGHT_LEASE_MS = 30_000;
+/** An instance deletes expired keys at most this often, in batches, while keyed requests arrive. */
+export const PURGE_INTERVAL_MS = 60_000;
+export const PURGE_BATCH = 1000;
+export const PURGE_MAX_BATCHES = 10;
+
+export const IN_FLIGHT_MESSAGE =
+  'A request with this Idempotency-Key is still in progress; retry once it has been answered';
+export const MISMATCH_MESSAGE =
+  'This Idempotency-Key was already used for a different request (method, path or body); use a new key';
+
+/** Stored answers that carry a secret (a webhook signing secret) are sealed; the marker tells them apart. */
+const SEALED = 'sealed:';
+
+export interface IdempotentRoute {
+  /** The status of a success on this route (its @HttpCode). */
+  successStatus: number;
+  /** Seal a successful answer before storing it: it holds a secret. */
+  sealSuccess: boolean;
+}
+
+/** A key this request holds while it runs. */
+export interface HeldKey {
+  ref: KeyRef;
+  claim: string;
+  route: IdempotentRoute;
+  /** Set once the answer was stored within the feature's own transaction. */
+  stored: boolean;
+  /**
+   * The write that stores `body` as the success answer, for the feature to run in the transaction of
+   * its own write: the plant (or subscription) and the answer commit together or not at all. It
+   * fails the transaction when the key was taken over meanwhile, so only one request's write lands.
+   */
+  storeWithin: StoreAnswerWithin;
+}
+
+export type StoreAnswerWithin = (body: unknown) => TransactionWrite;
+
+export type Begun = { kind: 'replay'; statusCode: number; body: string } | { kind: 'proceed'; held: HeldKey };
+
+/** Parses a stored answer keeping its integers exact, so it is written back digit for digit. */
+export function parseStoredBody(text: string): unknown {
+  return parse(text, undefined, (n: string) => (isInteger(n) ? BigInt(n) : Number(n)));
+}
+
+/**
+ * The rules of the Idempotency-Key field (draft-ietf-httpapi-idempotency-key-header): one request
+ * per owner and key is processed; its final answer, success or the client's own error, is stored
+ * for IDEMPOTENCY_TTL and given again to a repeat of the same request; a server failure frees the
+ * key so the retry runs afresh.
+ */
+@Injectable()
+export class IdempotencyService {
+  private readonly logger = new Logger(IdempotencyService.name);
+  private readonly ttlMs: number;
+  private readonly box?: SecretBox;
+  private nextPurgeAt?: number;
+  private purging = false;
+
+  constructor(
+    private readonly repository: IdempotencyRepository,
+    config: ConfigService<AppConfig, true>,
+  ) {
+    this.ttlMs = config.get('idempotency', { infer: true }).ttlMs;
+    const keys = config.get('webhooks', { infer: true }).secretKeys;
+    if (keys.length > 0) this.box = new SecretBox(keys);
+  }
+
+  /**
+   * Takes the key for this request, or settles it from what is stored: the stored answer, 422 for a
+   * different request under the same key, 409 while the first is still running. A key whose holder
+   * died (lease out) or whose answer expired is taken over. A couple of rounds cover a row deleted
+   * or taken between two of the statements.
+   */
+  async begin(ref: KeyRef, fingerprint: string, route: IdempotentRoute): Promise<Begun> {
+    this.purgeWhenDue();
+    const claim = randomUUID();
+    for (let round = 0; round < 3; round++) {
+      if (await this.repository.insert(ref, fingerprint, claim, IN_FLIGHT_LEASE_MS, this.ttlMs)) {
+        return { kind: 'proceed', held: this.held(ref, claim, route) };
+      }
+      const row = await this.repository.find(ref);
+      if (row === undefined) continue;
+      if (!row.expired) {
+        if (row.fingerprint !== fingerprint) throw new UnprocessableEntityException(MISMATCH_MESSAGE);
+        if (row.statusCode !== null) {
+          return { kind: 'replay', statusCode: row.statusCode, body: this.open(row.response ?? '') };
+        }
+        if (!row.leaseExpired) throw new ConflictException(IN_FLIGHT_MESSAGE);
+      }
+      if (await this.repository.takeOver(ref, fingerprint, claim, IN_FLIGHT_LEASE_MS, this.ttlMs)) {
+        return { kind: 'proceed', held: this.held(ref, claim, route) };
+      }
+    }
+    throw new ConflictException(IN_FLIGHT_MESSAGE);
+  }
+
+  /**
+   * Stores a success the feature did not store in its own transaction. A failure to store is logged,
+   * not answered: the work is done, and the key frees itself when its lease runs out.
+   */
+  async succeeded(held: HeldKey, body: unknown): Promise<void> {
+    if (held.stored) return;
+    try {
+      await this.repository.complete(held.ref, held.claim, this.successAnswer(held, body), this.ttlMs);
+    } catch (error) {
+      this.logger.warn(`Could not store the answer of an idempotent request: ${(error as Error).message}`);
+    }
+  }
+
+  /**
+   * A final client error (4xx) is stored as the `{error, message}` the filter writes; anything else
+   * (5xx, the database unavailable) frees the key. A failure to free it leaves it to its lease.
+   */
+  async failed(held: HeldKey, error: unknown): Promise<void> {
+    try {
+      if (error instanceof HttpException && error.getStatus() >= 400 && error.getStatus() < 500) {
+        const status = error.getStatus();
+        const response = toExactJson({ error: status, message: httpExceptionMessage(error) })!;
+        await this.repository.complete(held.ref, held.claim, { statusCode: status, response }, this.ttlMs);
+      } else {
+        await this.repository.release(held.ref, held.claim);
+      }
+    } catch (storeError) {
+      this.logger.warn(`Could not settle the key of a failed idempotent request: ${(storeError as Error).message}`);
+    }
+  }
+
+  private held(ref: KeyRef, claim: string, route: IdempotentRoute): HeldKey {
+    const held: HeldKey = {
+      ref,
+      claim,
+      route,
+      stored: false,
+      storeWithin: (body) => async (manager) => {
+        const answer = this.successAnswer(held, body);
+        if (!(await this.repository.complete(ref, claim, answer, this.ttlMs, manager))) {
+          // Taken over after this request's lease ran out: the other request's write is the one that counts.
+          throw new ConflictException(IN_FLIGHT_MESSAGE);
+        }
+        held.stored = true;
+      },
+    };
+    return held;
+  }
+
+  private successAnswer(held: HeldKey, body: unknown): { statusCode: number; response: string } {
+    const text = toExactJson(body) ?? '';
+    if (!held.route.sealSuccess) return { statusCode: held.route.successStatus, response: text };
+    if (!this.box) throw new Error('A sealed answer needs WEBHOOK_SECRET_KEY');
+    return { statusCode: held.route.successStatus, response: SEALED + this.box.seal(text) };
+  }
+
+  private open(stored: string): string {
+    if (!stored.startsWith(SEALED)) return stored;
+    if (!this.box) throw new Error('A sealed answer needs WEBHOOK_SECRET_KEY');
+    return this.box.open(stored.slice(SEALED.length));
+  }
+
+  /**
+   * Expired keys are deleted by whichever instance serves keyed requests, once a PURGE_INTERVAL_MS,
+   * in the background and in bounded batches, so no request waits for it and no statement holds
+   * locks long. The first keyed request of an instance only starts the clock.
+   */
+  private purgeWhenDue(): void {
+    const now = Date.now();
+    if (this.nextPurgeAt === undefined) this.nextPurgeAt = now + PURGE_INTERVAL_MS;
+    if (now < this.nextPurgeAt || this.purging) return;
+    this.nextPurgeAt = now + PURGE_INTERVAL_MS;
+    this.purging = true;
+    void this.purge().finally(() => (this.purging = false));
+  }
+
+  /** Deletes expired keys, up to PURGE_MAX_BATCHES batches; how many went. */
+  async purge(): Promise<number> {
+    let total = 0;
+    try {
+      for (let batch = 0; batch < PURGE_MAX_BATCHES; batch++) {
+        const deleted = await this.repository.purgeExpired(PURGE_BATCH);
+        total += deleted;
+        if (deleted < PURGE_BATCH) break;
+      }
+    } catch (error) {
+      this.logger.warn(`Could not delete expired idempotency keys: ${(error as Error).message}`);
+    }
+    return total;
+  }
+}

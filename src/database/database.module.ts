@@ -6,6 +6,7 @@ import { AppConfig } from '../config/configuration';
 import { buildDataSourceOptions } from './data-source';
 import { prepareGaleraSessions } from './galera';
 import { runPendingMigrations } from './migrations-runner';
+import { serializeSqliteTransactions } from './sqlite-transactions';
 import { traceStatements } from './traced-statements';
 import { tracingOn } from '../tracing/tracing';
 
@@ -20,6 +21,7 @@ import { tracingOn } from '../tracing/tracing';
         const dataSource = await new DataSource(options!).initialize();
         try {
           if (tracingOn()) await traceStatements(dataSource);
+          serializeSqliteTransactions(dataSource);
           // Before the migrations: their reads of the migrations table must be causal too.
           await prepareGaleraSessions(dataSource);
           await runPendingMigrations(dataSource);

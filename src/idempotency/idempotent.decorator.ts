@@ -1,8 +1,7 @@
-import { SetMetadata, UseInterceptors, applyDecorators } from '@nestjs/common';
+import { applyDecorators } from '@nestjs/common';
 import { ApiHeader } from '@nestjs/swagger';
 import { ApiErrorResponse } from '../common/openapi/api-errors.decorator';
 import { IDEMPOTENCY_KEY_HEADER, REPLAYED_HEADER } from './idempotency-key';
-import { IDEMPOTENT_ROUTE, IdempotencyInterceptor, IdempotentOptions } from './idempotency.interceptor';
 import { MISMATCH_MESSAGE } from './idempotency.service';
 
 /** The header of a replayed answer, for the route's success response in the OpenAPI document. */
@@ -16,17 +15,13 @@ export const REPLAYED_RESPONSE_HEADERS = {
 };
 
 /**
- * A POST that creates something accepts `Idempotency-Key`: a retry of the same request gets the
+ * Documents that a POST that creates something accepts `Idempotency-Key` (its handler runs through
+ * runIdempotent): a retry of the same request gets the
  * first answer again instead of creating twice. `conflict` is the route's own reason for 409, which
  * shares the status with "a request with this key is still in progress".
  */
-export function Idempotent(
-  conflict: { description: string; example: string },
-  options: IdempotentOptions = {},
-): MethodDecorator {
+export function Idempotent(conflict: { description: string; example: string }): MethodDecorator {
   return applyDecorators(
-    SetMetadata(IDEMPOTENT_ROUTE, options),
-    UseInterceptors(IdempotencyInterceptor),
     ApiHeader({
       name: IDEMPOTENCY_KEY_HEADER,
       required: false,

@@ -360,11 +360,11 @@ describe(PlantsController.name, () => {
       expect(idempotencyService.failed).toHaveBeenCalledWith(held, conflict);
     });
 
-    it('sees a 400 of validation as the answer of the keyed request', async () => {
-      idempotencyService.begin.mockResolvedValue({ kind: 'proceed', held });
+    it('refuses an invalid body before taking the key: nothing is held or stored', async () => {
       const res = await postKeyed('k', '{"id":7}');
       expectError(res, 400, /name/);
-      expect(idempotencyService.failed).toHaveBeenCalledWith(held, expect.objectContaining({ status: 400 }));
+      expect(idempotencyService.begin).not.toHaveBeenCalled();
+      expect(idempotencyService.failed).not.toHaveBeenCalled();
       expect(plantsService.create).not.toHaveBeenCalled();
     });
 

@@ -1,14 +1,14 @@
-import { Body, Controller, Delete, Get, HttpCode, Param, Post, Query, Res } from '@nestjs/common';
+import { Body, Controller, Delete, Get, HttpCode, Param, Post, Query, Req, Res } from '@nestjs/common';
 import { ApiBearerAuth, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
-import type { Response } from 'express';
+import type { Request, Response } from 'express';
 import { CurrentPrincipal } from '../auth/decorators/current-principal.decorator';
 import { RequireScopes } from '../auth/decorators/require-scopes.decorator';
 import { Principal } from '../auth/principal';
 import { TakesJsonBody } from '../common/json/json-body.guard';
 import { ApiErrors } from '../common/openapi/api-errors.decorator';
 import { ParseInt64Pipe } from '../common/validation/parse-int64.pipe';
-import { IdempotentAnswer } from '../idempotency/idempotency.interceptor';
-import type { StoreAnswerWithin } from '../idempotency/idempotency.service';
+import { runIdempotent } from '../idempotency/idempotent-call';
+import { IdempotencyService } from '../idempotency/idempotency.service';
 import { Idempotent, REPLAYED_RESPONSE_HEADERS } from '../idempotency/idempotent.decorator';
 import { CreatePlantDto } from './dto/create-plant.dto';
 import { ListPlantsQueryDto } from './dto/list-plants-query.dto';
@@ -20,7 +20,10 @@ import { PlantsService } from './plants.service';
 @ApiErrors(401, 403, 429, 500, 503)
 @Controller('plants')
 export class PlantsController {
-  constructor(private readonly plants: PlantsService) {}
+  constructor(
+    private readonly plants: PlantsService,
+    private readonly idempotency: IdempotencyService,
+  ) {}
 
   @Post()
   @HttpCode(200)
@@ -38,12 +41,10 @@ export class PlantsController {
     example: 'A plant with id 42 already exists',
   })
   @TakesJsonBody()
-  create(
-    @CurrentPrincipal() caller: Principal,
-    @Body() dto: CreatePlantDto,
-    @IdempotentAnswer() storeAnswer?: StoreAnswerWithin,
-  ): Promise<PlantDto> {
-    return this.plants.create(caller.subject, dto, storeAnswer);
+  create(@CurrentPrincipal() caller: Principal, @Body() dto: CreatePlantDto, @Req() req: Request): Promise<PlantDto> {
+    return runIdempotent(this.idempotency, req, { successStatus: 200 }, (store) =>
+      this.plants.create(caller.subject, dto, store),
+    );
   }
 
   @Get()

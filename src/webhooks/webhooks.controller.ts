@@ -1,4 +1,4 @@
-import { Body, Controller, Delete, Get, HttpCode, Param, Post } from '@nestjs/common';
+import { Body, Controller, Delete, Get, HttpCode, Param, Post, Req } from '@nestjs/common';
 import {
   ApiBearerAuth,
   ApiCreatedResponse,
@@ -8,14 +8,15 @@ import {
   ApiParam,
   ApiTags,
 } from '@nestjs/swagger';
+import type { Request } from 'express';
 import { CurrentPrincipal } from '../auth/decorators/current-principal.decorator';
 import { RequireScopes } from '../auth/decorators/require-scopes.decorator';
 import { Principal } from '../auth/principal';
 import { TakesJsonBody } from '../common/json/json-body.guard';
 import { ApiErrorResponse, ApiErrors } from '../common/openapi/api-errors.decorator';
 import { ParseInt64Pipe } from '../common/validation/parse-int64.pipe';
-import { IdempotentAnswer } from '../idempotency/idempotency.interceptor';
-import type { StoreAnswerWithin } from '../idempotency/idempotency.service';
+import { runIdempotent } from '../idempotency/idempotent-call';
+import { IdempotencyService } from '../idempotency/idempotency.service';
 import { Idempotent, REPLAYED_RESPONSE_HEADERS } from '../idempotency/idempotent.decorator';
 import { CreateWebhookDto } from './dto/create-webhook.dto';
 import { CreatedWebhookDto, WebhookAttemptDto, WebhookDto } from './dto/webhook.dto';
@@ -38,7 +39,10 @@ const NOT_FOUND = ApiErrorResponse(
 )
 @Controller('webhooks')
 export class WebhooksController {
-  constructor(private readonly webhooks: WebhooksService) {}
+  constructor(
+    private readonly webhooks: WebhooksService,
+    private readonly idempotency: IdempotencyService,
+  ) {}
 
   @Post()
   @HttpCode(201)
@@ -59,21 +63,20 @@ export class WebhooksController {
     headers: REPLAYED_RESPONSE_HEADERS,
   })
   @ApiErrors(400)
-  @Idempotent(
-    {
-      description: `The user already has ${MAX_SUBSCRIPTIONS_PER_OWNER} subscriptions`,
-      example: `At most ${MAX_SUBSCRIPTIONS_PER_OWNER} webhook subscriptions per user; delete one before adding another`,
-    },
-    // The answer holds the signing secret: it is stored sealed with WEBHOOK_SECRET_KEY, as the secret itself is.
-    { sealSuccess: true },
-  )
+  @Idempotent({
+    description: `The user already has ${MAX_SUBSCRIPTIONS_PER_OWNER} subscriptions`,
+    example: `At most ${MAX_SUBSCRIPTIONS_PER_OWNER} webhook subscriptions per user; delete one before adding another`,
+  })
   @TakesJsonBody()
   create(
     @CurrentPrincipal() caller: Principal,
     @Body() dto: CreateWebhookDto,
-    @IdempotentAnswer() storeAnswer?: StoreAnswerWithin,
+    @Req() req: Request,
   ): Promise<CreatedWebhookDto> {
-    return this.webhooks.create(caller.subject, dto, storeAnswer);
+    // The answer holds the signing secret: it is stored sealed with WEBHOOK_SECRET_KEY, as the secret itself is.
+    return runIdempotent(this.idempotency, req, { successStatus: 201, sealSuccess: true }, (store) =>
+      this.webhooks.create(caller.subject, dto, store),
+    );
   }
 
   @Get()

@@ -53,6 +53,8 @@ describe('database-errors', () => {
       'ER_CON_COUNT_ERROR',
       'ER_LOCK_WAIT_TIMEOUT',
       'ER_LOCK_DEADLOCK',
+      'ER_UNKNOWN_COM_ERROR',
+      'ER_ERROR_DURING_COMMIT',
       'SQLITE_BUSY',
       'SQLITE_LOCKED',
       'SQLITE_FULL',

@@ -30,6 +30,11 @@ const UNAVAILABLE_CODES = new Set([
   'ER_LOCK_DEADLOCK',
   // A Galera node not ready for clients (joining, donor, non-primary): "WSREP has not yet prepared node".
   'ER_UNKNOWN_COM_ERROR',
+  // A commit the server could not complete, as a Galera node does at the moment it leaves the primary
+  // component ("Error while appending streaming replication fragment (provider status: Not connected
+  // to Primary Component)"). Not retried (src/common/statement-retry.ts): whether a write that got
+  // this far took effect on the other nodes is not known, so the client decides.
+  'ER_ERROR_DURING_COMMIT',
   'ER_QUERY_TIMEOUT',
   'ER_STATEMENT_TIMEOUT',
   'SQLITE_BUSY',

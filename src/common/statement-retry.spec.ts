@@ -29,6 +29,10 @@ describe('isRetryable', () => {
     expect(isRetryable(failed('ER_LOCK_WAIT_TIMEOUT', 1205), true)).toBe(false);
     expect(isRetryable(new TypeError('bug'), true)).toBe(false);
   });
+
+  it('never retries a failed commit: a Galera node leaving the primary component cannot say whether the others applied it', () => {
+    expect(isRetryable(failed('ER_ERROR_DURING_COMMIT', 1180), false)).toBe(false);
+  });
 });
 
 describe('withStatementRetry', () => {

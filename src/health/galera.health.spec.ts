@@ -5,7 +5,8 @@ import { GaleraHealthIndicator } from './galera.health';
 function indicatorOn(type: string, query: jest.Mock) {
   return new GaleraHealthIndicator({ options: { type }, query } as unknown as DataSource, new HealthIndicatorService());
 }
-const status = (ready: string, state: string) => [
+const status = (ready: string, state: string, cluster = 'Primary') => [
+  { Variable_name: 'wsrep_cluster_status', Value: cluster },
   { Variable_name: 'wsrep_local_state', Value: state },
   { Variable_name: 'wsrep_ready', Value: ready },
 ];
@@ -38,7 +39,7 @@ describe(GaleraHealthIndicator.name, () => {
     expect(query).toHaveBeenCalledTimes(2);
   });
 
-  it("is up only when the node is synced (state 4) and ready; an unanswered question is the database check's", async () => {
+  it("is up only when the node is in the primary component, synced (state 4) and ready; an unanswered question is the database check's", async () => {
     const query = jest.fn();
     const galera = indicatorOn('mariadb', query);
     query.mockResolvedValueOnce(status('ON', '4'));
@@ -46,6 +47,8 @@ describe(GaleraHealthIndicator.name, () => {
     query.mockResolvedValueOnce(status('OFF', '1'));
     await expect(galera.check('cluster')).resolves.toEqual({ cluster: { status: 'down' } });
     query.mockResolvedValueOnce(status('ON', '2'));
+    await expect(galera.check('cluster')).resolves.toEqual({ cluster: { status: 'down' } });
+    query.mockResolvedValueOnce(status('ON', '4', 'non-Primary'));
     await expect(galera.check('cluster')).resolves.toEqual({ cluster: { status: 'down' } });
     query.mockRejectedValueOnce(new Error('lost'));
     await expect(galera.check('cluster')).resolves.toEqual({ cluster: { status: 'up' } });

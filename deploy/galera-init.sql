@@ -1,3 +1,4 @@
 -- Run once, when galera1 initialises an empty datadir (docker-compose.yml, profile `cluster`).
--- HAProxy's health check logs in as `haproxy` (no password, no privileges): see deploy/haproxy.cfg.
-CREATE USER IF NOT EXISTS 'haproxy'@'%';
+-- The account of the nodes' health agents (deploy/clustercheck): it logs in from beside its node
+-- and reads the node's status, which needs no privileges at all.
+CREATE USER IF NOT EXISTS 'clustercheck'@'%';

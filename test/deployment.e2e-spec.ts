@@ -17,6 +17,8 @@ type PortEntry = string | number | { target: number | string; published?: number
 
 interface ComposeService {
   profiles?: string[];
+  build?: string;
+  network_mode?: string;
   volumes?: string[];
   image?: string;
   command?: string | string[];
@@ -170,8 +172,9 @@ describe('docker-compose.yml', () => {
         .find((arg) => arg.startsWith(`${key}=`))
         ?.slice(key.length + 1);
 
-    it('adds three Galera nodes and HAProxy only under `--profile cluster`; a plain `up` is unchanged', () => {
-      for (const name of [...nodes, 'haproxy']) expect(services[name]?.profiles).toEqual(['cluster']);
+    it('adds three Galera nodes, their health agents and HAProxy only under `--profile cluster`; a plain `up` is unchanged', () => {
+      for (const name of [...nodes, ...nodes.map((n) => `${n}-check`), 'haproxy'])
+        expect(services[name]?.profiles).toEqual(['cluster']);
       for (const name of ['mysql', 'redis', 'app']) expect(services[name].profiles).toBeUndefined();
     });
 
@@ -186,11 +189,38 @@ describe('docker-compose.yml', () => {
       }
     });
 
-    it('runs HAProxy with deploy/haproxy.cfg, whose servers are the three nodes, published on this host only', () => {
+    it('has joiners take their state transfer from a backup first, so the writer is not made a donor', () => {
+      for (const name of nodes) {
+        const donors = option(name, '--wsrep-sst-donor')?.split(',') ?? [];
+        // A trailing empty entry: any node when none of those listed can serve.
+        expect(donors[donors.length - 1]).toBe('');
+        expect(donors.slice(0, -1).length).toBeGreaterThan(0);
+        expect(donors).not.toContain('galera1');
+        expect(donors).not.toContain(name);
+      }
+    });
+
+    it("runs each node's health agent (deploy/clustercheck) in the node's network namespace, on port 9200", () => {
+      for (const name of nodes) {
+        const check = services[`${name}-check`];
+        expect(check.build).toBe('./deploy/clustercheck');
+        expect(check.network_mode).toBe(`service:${name}`);
+      }
+      const [agent] = dockerfileStages(read('deploy/clustercheck/Dockerfile'));
+      expect(agent.find((i) => i.keyword === 'COPY')?.args).toMatch(
+        /clustercheck\.sh \/usr\/local\/bin\/clustercheck$/,
+      );
+      expect(agent.find((i) => i.keyword === 'CMD')?.args).toBe(
+        '["socat", "TCP-LISTEN:9200,reuseaddr,fork", "EXEC:/usr/local/bin/clustercheck"]',
+      );
+      expect(read('deploy/galera-init.sql')).toContain("CREATE USER IF NOT EXISTS 'clustercheck'@'%'");
+    });
+
+    it('runs HAProxy with deploy/haproxy.cfg, whose servers are the three nodes routed by their agents, published on this host only', () => {
       const { haproxy } = services;
       expect(haproxy.volumes).toContain('./deploy/haproxy.cfg:/usr/local/etc/haproxy/haproxy.cfg:ro');
       const cfg = read('deploy/haproxy.cfg');
-      const servers = [...cfg.matchAll(/^\s*server (\S+) (\S+):3306 check( backup)?$/gm)].map(
+      const servers = [...cfg.matchAll(/^\s*server (\S+) (\S+):3306 check port 9200( backup)?$/gm)].map(
         ([, name, host, backup]) => ({ name, host, backup: !!backup }),
       );
       expect(servers).toEqual([
@@ -198,12 +228,15 @@ describe('docker-compose.yml', () => {
         { name: 'galera2', host: 'galera2', backup: true },
         { name: 'galera3', host: 'galera3', backup: true },
       ]);
-      expect(cfg).toMatch(/^\s*option mysql-check user haproxy/m);
-      expect(read('deploy/galera-init.sql')).toContain("CREATE USER IF NOT EXISTS 'haproxy'@'%'");
+      expect(cfg).toMatch(/^\s*option httpchk$/m);
+      expect(cfg).toMatch(/^\s*http-check expect status 200$/m);
+      expect(cfg).toMatch(/^\s*default-server .*on-marked-down shutdown-sessions/m);
+      expect(cfg).not.toMatch(/mysql-check/);
       expect((haproxy.ports ?? []).map(parsePort)).toEqual([{ hostIp: '127.0.0.1', published: '3307', target: 3306 }]);
-      expect(haproxy.depends_on).toMatchObject(
-        Object.fromEntries(nodes.map((n) => [n, { condition: 'service_healthy' }])),
-      );
+      expect(haproxy.depends_on).toMatchObject({
+        ...Object.fromEntries(nodes.map((n) => [n, { condition: 'service_healthy' }])),
+        ...Object.fromEntries(nodes.map((n) => [`${n}-check`, { condition: 'service_started' }])),
+      });
     });
   });
 });

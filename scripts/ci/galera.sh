@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# CI: the Galera part (docs/scaling.md). Installs galera-4, haproxy and rsync when missing, runs the
-# cluster tests (they start and stop a cluster of their own), then the whole e2e suite against a
-# cluster behind HAProxy (scripts/galera-cluster.sh), which is stopped at the end whatever happens.
+# CI: the Galera part (docs/scaling.md). Installs galera-4, haproxy, rsync and socat when missing,
+# runs the cluster tests (test/galera*.e2e-spec.ts, one after another, each on a cluster of its own
+# that it starts and stops), then the whole e2e suite against a cluster behind HAProxy
+# (scripts/galera-cluster.sh), which is stopped at the end whatever happens.
 #
 #   scripts/ci/galera.sh [results folder]      # needs mariadb-server (as .ci/run installs it) and Redis on 6379
 set -euo pipefail
@@ -13,6 +14,7 @@ missing=()
 [ -e /usr/lib/galera/libgalera_smm.so ] || [ -e /usr/lib/libgalera_smm.so ] || missing+=(galera-4)
 command -v haproxy >/dev/null || missing+=(haproxy)
 command -v rsync >/dev/null || missing+=(rsync)
+command -v socat >/dev/null || missing+=(socat)
 command -v mariadbd >/dev/null || [ -x /usr/sbin/mariadbd ] || missing+=(mariadb-server)
 if [ "${#missing[@]}" -gt 0 ]; then
   apt-get update -qq
@@ -21,9 +23,11 @@ fi
 export PATH="$PATH:/usr/sbin"
 
 status=0
-# The cluster tests: instances on different nodes directly and through HAProxy (ports 14400+).
+# The cluster tests: instances on different nodes directly and through HAProxy, and each way a node
+# can stop serving (ports 14400+). In band: their timings are measured, and two clusters at once
+# would share the machine's cores.
 TEST_GALERA=1 TEST_REQUIRE_GALERA=1 TEST_REDIS_URL="${TEST_REDIS_URL:-redis://127.0.0.1:6379}" \
-  npx jest test/galera.e2e-spec.ts --coverage=false --json --outputFile="$out/jest-results-galera.json" || status=1
+  npx jest test/galera --runInBand --coverage=false --json --outputFile="$out/jest-results-galera.json" || status=1
 
 # The whole e2e suite with HAProxy in front of a cluster as its MySQL (ports 14500+).
 export GALERA_PORT_BASE=14500 GALERA_DIR="${TMPDIR:-/tmp}/plant-store-galera-ci"

@@ -24,6 +24,7 @@ import {
   withScheme,
 } from './lib/db';
 import { probeCausalReads, startCluster } from './lib/cluster';
+import { runFaultDrill } from './lib/faults';
 import { summarizeProfile } from './lib/profile';
 import { renderMarkdown, renderSvg, spread } from './lib/report';
 import {
@@ -105,6 +106,7 @@ const S = {
   peerTokenTtlMs: integer(env.BENCH_PEER_TOKEN_TTL_MS, 5000),
   clusterPortBase: integer(env.BENCH_CLUSTER_PORT_BASE, 14700),
   causalStatements: integer(env.BENCH_CAUSAL_STATEMENTS, QUICK ? 500 : 3000),
+  faultRounds: integer(env.BENCH_FAULT_ROUNDS, QUICK ? 1 : 3),
 };
 
 const ROOT = process.cwd();
@@ -595,6 +597,27 @@ async function runClusterScenario(ctx: Context, serviceEnv: NodeJS.ProcessEnv): 
         causal.push(...(await probeCausalReads(cluster, CLUSTER_DATABASE, 'bench-list', S.causalStatements, writes)));
       }
     }
+
+    log(`cluster: faults of the writer node, ${S.faultRounds} round(s), one instance writing through HAProxy`);
+    const viaProxyPort = S.portBase + 23;
+    const viaProxy = startProcess(
+      'service through HAProxy',
+      [process.execPath, ...START_PROD.nodeFlags, START_PROD.script],
+      {
+        env: { ...serviceEnv, DATABASE_URL: cluster.haproxyUrl(CLUSTER_DATABASE), PORT: String(viaProxyPort) },
+        cwd: ROOT,
+        logPath: join(OUT, 'service-haproxy.log'),
+      },
+    );
+    instances.push(viaProxy);
+    ctx.extraPids.add(viaProxy.pid);
+    await waitForHttp(`http://127.0.0.1:${viaProxyPort}/plants`, viaProxy);
+    const faults = await runFaultDrill(cluster, `http://127.0.0.1:${viaProxyPort}`, tokens.create, {
+      rounds: S.faultRounds,
+      writers: 4,
+      firstId: clusterNextId,
+      log,
+    });
     return {
       description:
         'Two instances of the service, one attached to Galera node 1 and one to node 2 directly (no HAProxy), the load split evenly between them, against one instance on the single server of BENCH_DATABASE_URL; same connections in all, same requests as the list and create scenarios. All three nodes run on this machine.',
@@ -602,6 +625,7 @@ async function runClusterScenario(ctx: Context, serviceEnv: NodeJS.ProcessEnv): 
       connections: S.connections,
       rounds,
       causal,
+      faults,
     };
   } finally {
     for (const proc of instances) {

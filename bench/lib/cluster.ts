@@ -12,6 +12,10 @@ import { run } from './sys';
 export interface LocalCluster {
   /** mariadb://root@127.0.0.1:<node N>/<database> */
   nodeUrl: (node: number, database: string) => string;
+  /** HAProxy in front of the three nodes (deploy/haproxy.cfg). */
+  haproxyUrl: (database: string) => string;
+  /** scripts/galera-cluster.sh with these arguments, on this cluster (kill-node 1, heal-node 1...). */
+  script: (...args: string[]) => Promise<void>;
   /** A connection of the benchmark's own to node N, in `database` when given. */
   connect: (node: number, database?: string) => Promise<Connection>;
   /** The mariadbd pids, so that their CPU counts as the benchmark's, not as other processes'. */
@@ -25,6 +29,7 @@ export async function startCluster(root: string, portBase: number): Promise<Loca
   const env = { ...process.env, GALERA_PORT_BASE: String(portBase), GALERA_DIR: dir };
   const script = join(root, 'scripts', 'galera-cluster.sh');
   const stop = async () => void (await run('bash', [script, 'stop'], { env }));
+  const command = async (...args: string[]) => void (await run('bash', [script, ...args], { env }));
   const t0 = Date.now();
   try {
     await run('bash', [script, 'start'], { env });
@@ -32,13 +37,15 @@ export async function startCluster(root: string, portBase: number): Promise<Loca
     await stop().catch(() => undefined);
     const e = error as { stdout?: string; stderr?: string };
     throw new Error(
-      `scripts/galera-cluster.sh start failed (the cluster scenario needs mariadb-server, galera-4, haproxy and rsync; scripts/ci/galera.sh installs them):\n${e.stdout ?? ''}${e.stderr ?? ''}`,
+      `scripts/galera-cluster.sh start failed (the cluster scenario needs mariadb-server, galera-4, haproxy, rsync and socat; scripts/ci/galera.sh installs them):\n${e.stdout ?? ''}${e.stderr ?? ''}`,
       { cause: error },
     );
   }
   const startSec = (Date.now() - t0) / 1000;
   return {
     nodeUrl: (node, database) => `mariadb://root@127.0.0.1:${portBase + node}/${database}`,
+    haproxyUrl: (database) => `mariadb://root@127.0.0.1:${portBase}/${database}`,
+    script: command,
     connect: (node, database) =>
       mysql.createConnection({
         host: '127.0.0.1',

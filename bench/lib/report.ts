@@ -1,5 +1,6 @@
 /** Turns the benchmark's results into bench/RESULTS.md and the bar chart bench/results.svg. */
 import type { Counter } from './db';
+import type { FaultRound } from './faults';
 import { BenchResults, ClusterResult, RoundResult, ScenarioResult, TARGETS, TARGET_LABEL, TargetName } from './types';
 
 export interface Spread {
@@ -517,6 +518,7 @@ function clusterSection(c: ClusterResult): string[] {
     ),
     '',
   );
+  if (c.faults?.length) out.push(...faultSection(c.faults));
   return out;
 }
 
@@ -607,4 +609,30 @@ export function renderSvg(results: BenchResults): string {
   });
   parts.push('</svg>');
   return parts.join('\n') + '\n';
+}
+
+function faultSection(faults: FaultRound[]): string[] {
+  const out = [
+    '### Faults of the writer node',
+    '',
+    'One instance through HAProxy, 4 clients creating plants one after another; node 1 (the node HAProxy writes to) killed with SIGKILL, or cut off from the other two with `gmcast.isolate=1`, 2 s into the round; writes went on for 15 s after the fault. The error window runs from the fault to the last failing answer (docs/scaling.md, "Failures").',
+    '',
+    '| fault | rounds | failed / requests | statuses of the failures | error window ms | slowest answer ms |',
+    '|---|---:|---:|---|---:|---:|',
+  ];
+  for (const fault of [...new Set(faults.map((f) => f.fault))]) {
+    const rs = faults.filter((f) => f.fault === fault);
+    const statuses: Record<string, number> = {};
+    for (const r of rs) for (const [s, n] of Object.entries(r.failedStatuses)) statuses[s] = (statuses[s] ?? 0) + n;
+    const range = (xs: number[]) => (xs.length ? `${num(Math.min(...xs))}–${num(Math.max(...xs))}` : 'n/a');
+    out.push(
+      `| ${fault} | ${rs.length} | ${num(rs.reduce((n, r) => n + r.failed, 0))} / ${num(rs.reduce((n, r) => n + r.requests, 0))} | ${
+        Object.entries(statuses)
+          .map(([s, n]) => `${s}×${num(n)}`)
+          .join(', ') || 'none'
+      } | ${range(rs.map((r) => r.errorWindowMs))} | ${range(rs.map((r) => r.slowestMs))} |`,
+    );
+  }
+  out.push('');
+  return out;
 }

@@ -1,5 +1,6 @@
 import type { LoadResult } from '../loadgen';
 import type { CausalProbe } from './cluster';
+import type { FaultRound } from './faults';
 import type { Counter, Counters, ExplainResult } from './db';
 import type { ProfileSummary } from './profile';
 
@@ -66,6 +67,8 @@ export interface ClusterResult {
   connections: number;
   rounds: ClusterRound[];
   causal: CausalProbe[];
+  /** Writes through HAProxy while the writer node crashes or is partitioned away (absent in results from before). */
+  faults?: FaultRound[];
 }
 
 export interface TraceEntry {

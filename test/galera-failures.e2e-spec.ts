@@ -9,6 +9,7 @@ import {
   startInstance,
   startWriteLoad,
   testPortBase,
+  watchCluster,
 } from './utils/galera';
 import { TestApp, bearer, expectErrorBody } from './utils/test-app';
 import { waitFor } from './utils/wait-for';
@@ -218,27 +219,19 @@ describeGalera('Galera failures behind HAProxy: routing follows cluster state', 
     await cluster.wipeNode(3);
     const writes = load();
     await sleep(1000);
-    const routes = new Set<string | null>();
-    let sampling = true;
-    const sampler = (async () => {
-      while (sampling) {
-        routes.add(await cluster.routedTo());
-        await sleep(50);
-      }
-    })();
+    const watch = watchCluster(cluster);
     const transferAt = Date.now();
     // Node 3 would take its transfer from node 2 (the donor preference); force the writer.
     await cluster.startNode(3, '--wsrep-sst-donor=node1');
     await routedTo('node1');
     const backAt = Date.now();
-    sampling = false;
-    await sampler;
     await sleep(2000);
+    await watch.stop();
     await writes.stop();
 
-    report('writer a donor (SST)', writes, transferAt);
+    report('writer a donor (SST)', writes, transferAt, watch.changes);
     expect(cluster.log(1)).toMatch(/Shifting SYNCED -> DONOR\/DESYNCED/);
-    expect(routes.has('node2')).toBe(true);
+    expect(watch.changes.some((c) => c.routed === 'node2')).toBe(true);
     const failures = writes.failures();
     expectOnlyQuick503s(failures);
     expect(failures.length).toBeLessThanOrEqual(4);

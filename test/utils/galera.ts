@@ -245,13 +245,61 @@ export const errorWindowMs = (failures: LoadAnswer[], faultAt: number): number =
   failures.length === 0 ? 0 : Math.max(...failures.map((answer) => answer.at + answer.ms)) - faultAt;
 
 /** The measurements docs/scaling.md's failure table quotes. */
-export function report(what: string, load: WriteLoad, faultAt: number): void {
+export function report(what: string, load: WriteLoad, faultAt: number, changes?: ClusterSample[]): void {
   const failures = load.failures();
+  const messages = [...new Set(failures.map((f) => (f.body as { message?: string }).message))];
   const seconds = (ms: number) => (ms / 1000).toFixed(1);
   process.stdout.write(
     `${what}: ${load.answers.length} requests, ${load.acknowledged.length} creates acknowledged, ` +
       `${failures.length} answered 503 (sent at ${[...new Set(failures.map((f) => seconds(f.at - faultAt)))].join(', ') || '-'} s), ` +
       `error window ${errorWindowMs(failures, faultAt)} ms after the fault, ` +
-      `slowest answer ${Math.max(0, ...load.answers.map((answer) => answer.ms))} ms\n`,
+      `slowest answer ${Math.max(0, ...load.answers.map((answer) => answer.ms))} ms` +
+      (messages.length ? `; messages: ${messages.join(' | ')}` : '') +
+      (changes ? `; routing and agents: ${describeChanges(changes, faultAt)}` : '') +
+      '\n',
   );
 }
+
+/** What HAProxy routes to and what each node's agent answers, at one moment. */
+export interface ClusterSample {
+  at: number;
+  routed: string | null;
+  agents: number[];
+}
+
+/**
+ * Samples where new connections go and what the three agents answer, about every 100 ms, keeping
+ * the changes: what a test prints when a failure needs explaining.
+ */
+export function watchCluster(cluster: GaleraCluster): { changes: ClusterSample[]; stop: () => Promise<void> } {
+  const changes: ClusterSample[] = [];
+  let watching = true;
+  const loop = (async () => {
+    while (watching) {
+      const [routed, ...agents] = await Promise.all([
+        cluster.routedTo(),
+        ...[1, 2, 3].map((node) =>
+          cluster.agent(node).then(
+            (answer) => answer.status,
+            () => 0,
+          ),
+        ),
+      ]);
+      const last = changes[changes.length - 1];
+      if (!last || last.routed !== routed || last.agents.join() !== agents.join())
+        changes.push({ at: Date.now(), routed: routed as string | null, agents: agents as number[] });
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  })();
+  return {
+    changes,
+    stop: async () => {
+      watching = false;
+      await loop;
+    },
+  };
+}
+
+/** The samples as a line: seconds from `since`, the node routed to, and the agents' statuses. */
+export const describeChanges = (changes: ClusterSample[], since: number): string =>
+  changes.map((c) => `${((c.at - since) / 1000).toFixed(1)}s ${c.routed ?? 'none'} [${c.agents.join(' ')}]`).join(', ');

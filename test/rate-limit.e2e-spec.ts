@@ -1,7 +1,6 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import request from 'supertest';
-import { EntitySubscriberInterface } from 'typeorm';
-import { BeforeQueryEvent } from 'typeorm/subscriber/event/QueryEvent';
+import { BeforeQueryEvent, EntitySubscriberInterface } from 'typeorm';
 import { CreateTokenInput, TokensService } from '../src/auth/tokens.service';
 import { testDatabases } from './utils/databases';
 import { TestApp, bearer, expectErrorBody, startTestApp } from './utils/test-app';

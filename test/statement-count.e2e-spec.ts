@@ -1,6 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { EntitySubscriberInterface } from 'typeorm';
-import { BeforeQueryEvent } from 'typeorm/subscriber/event/QueryEvent';
+import { BeforeQueryEvent, EntitySubscriberInterface } from 'typeorm';
 import { TOKEN_CACHE_MAX_ENTRIES, TokensService } from '../src/auth/tokens.service';
 import { testDatabases } from './utils/databases';
 import { TestApp, bearer, startTestApp } from './utils/test-app';

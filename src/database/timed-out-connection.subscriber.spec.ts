@@ -1,4 +1,4 @@
-import { AfterQueryEvent } from 'typeorm/subscriber/event/QueryEvent';
+import { AfterQueryEvent } from 'typeorm';
 import { TimedOutConnectionSubscriber } from './timed-out-connection.subscriber';
 
 describe(TimedOutConnectionSubscriber.name, () => {

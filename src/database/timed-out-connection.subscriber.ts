@@ -1,5 +1,4 @@
-import { EntitySubscriberInterface, EventSubscriber } from 'typeorm';
-import { AfterQueryEvent } from 'typeorm/subscriber/event/QueryEvent';
+import { AfterQueryEvent, EntitySubscriberInterface, EventSubscriber } from 'typeorm';
 
 /**
  * mysql2 answers a statement that outlived its timeout (DB_QUERY_TIMEOUT_MS) with an error but

@@ -1,17 +1,17 @@
 import type { Config } from 'jest';
 
 /**
- * jose is ESM-only. Node (20.19+, 22.12+) loads it from the compiled CommonJS service with
- * require(esm); Jest's module loader cannot, so for tests only its files are compiled to CommonJS.
+ * Packages that ship only ES modules: jose and NestJS 12 (every @nestjs package here but
+ * throttler). Node (22.12+) loads them from the compiled CommonJS service with require(esm); Jest's
+ * module loader cannot (Jest 30 only on Node 24.9+ with --experimental-vm-modules), so for tests
+ * only their files are compiled to CommonJS (test/utils/esm-to-commonjs.mjs).
  */
+const ESM_ONLY = ['jose', '@nestjs/(?!throttler/)[^/]+'].join('|');
 const transform: Config['transform'] = {
   '^.+\\.ts$': ['ts-jest', { tsconfig: 'tsconfig.json' }],
-  '/node_modules/jose/.+\\.js$': [
-    'ts-jest',
-    { tsconfig: { allowJs: true, module: 'commonjs' }, isolatedModules: true },
-  ],
+  [`/node_modules/(${ESM_ONLY})/.+\\.js$`]: '<rootDir>/test/utils/esm-to-commonjs.mjs',
 };
-const transformIgnorePatterns = ['/node_modules/(?!jose/)'];
+const transformIgnorePatterns = [`/node_modules/(?!(${ESM_ONLY})/)`];
 
 /**
  * `npm test` runs all three projects: unit specs beside the code (DI mocks, no database), the

@@ -7,7 +7,7 @@ import type { Express, Request } from 'express';
 import helmet from 'helmet';
 import { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { documentedPathMatcher } from './common/http/documented-paths';
-import { ExpressAdapterWithStableShapes } from './common/http/express-adapter';
+import { ServiceExpressAdapter } from './common/http/express-adapter';
 import { answerHttpLayerErrors } from './common/http/http-layer-errors';
 import { writeJsonExactly } from './common/json/exact-json';
 import { closeWhenBodyUnread } from './common/json/json-body';
@@ -34,7 +34,7 @@ export const APP_OPTIONS: NestApplicationOptions = {
 export { DOCS_PATH } from './docs/docs.service';
 
 export function createHttpAdapter(): ExpressAdapter {
-  return new ExpressAdapterWithStableShapes();
+  return new ServiceExpressAdapter();
 }
 
 export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {

@@ -1,8 +1,7 @@
 import { Provider } from '@nestjs/common';
-import { APP_FILTER, APP_GUARD, APP_PIPE, Reflector } from '@nestjs/core';
+import { APP_FILTER, APP_GUARD, APP_PIPE } from '@nestjs/core';
 import { BearerAuthGuard } from './auth/bearer-auth.guard';
 import { AllExceptionsFilter } from './common/filters/all-exceptions.filter';
-import { MemoizedReflector } from './common/metadata/memoized-reflector';
 import { createValidationPipe } from './common/validation/validation.pipe';
 import { UserBudgetGuard } from './rate-limit/user-budget.guard';
 
@@ -11,8 +10,6 @@ import { UserBudgetGuard } from './rate-limit/user-budget.guard';
  * spec answers as the service does.
  */
 export const GLOBAL_PROVIDERS: Provider[] = [
-  // The global guards read route metadata on every request; it never changes once built.
-  { provide: Reflector, useClass: MemoizedReflector },
   { provide: APP_FILTER, useClass: AllExceptionsFilter },
   // In this order: authentication finds the token, then its user's budget is counted if the rate
   // limit (a middleware, before routing) could not tell the user without a lookup.

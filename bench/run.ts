@@ -913,17 +913,6 @@ async function main(): Promise<void> {
       },
     );
     cleanups.push(() => stopProcess(express));
-    const expressShapes = startProcess(
-      'express peer, stable shapes',
-      [process.execPath, ...START_PROD.nodeFlags, join(HERE, 'reference', 'express-peer.js')],
-      {
-        env: { ...peerEnv(S.portBase + 3), STABLE_SHAPES: '1' },
-        cwd: ROOT,
-        cpus: cpusService,
-        logPath: join(OUT, 'express-peer-shapes.log'),
-      },
-    );
-    cleanups.push(() => stopProcess(expressShapes));
     const nodehttp = startProcess(
       'node:http peer',
       [process.execPath, ...START_PROD.nodeFlags, join(HERE, 'reference', 'node-http-peer.js')],
@@ -938,7 +927,6 @@ async function main(): Promise<void> {
     const targets: Target[] = [
       { name: 'service', proc: service, url: `http://127.0.0.1:${S.portBase}` },
       { name: 'express', proc: express, url: `http://127.0.0.1:${S.portBase + 1}` },
-      { name: 'expressShapes', proc: expressShapes, url: `http://127.0.0.1:${S.portBase + 3}` },
       { name: 'nodehttp', proc: nodehttp, url: `http://127.0.0.1:${S.portBase + 2}` },
     ];
     for (const t of targets) await waitForHttp(`${t.url}/plants`, t.proc);
@@ -1148,16 +1136,14 @@ async function main(): Promise<void> {
     writeFileSync(join(reportDir, 'results.svg'), renderSvg(results));
     log(`wrote ${resultsFile} and results.svg beside it`);
     for (const s of scenarios) {
-      for (const peer of ['express', 'expressShapes'] as const) {
-        const ratio = spread(
-          s.rounds
-            .filter((r) => r.target === peer)
-            .map((r) => s.rounds.find((x) => x.target === 'service' && x.round === r.round)!.load.rps / r.load.rps),
-        );
-        log(
-          `${s.name}: service ÷ ${TARGET_LABEL[peer]} throughput ${ratio.median.toFixed(2)}x [${ratio.min.toFixed(2)}–${ratio.max.toFixed(2)}]`,
-        );
-      }
+      const ratio = spread(
+        s.rounds
+          .filter((r) => r.target === 'express')
+          .map((r) => s.rounds.find((x) => x.target === 'service' && x.round === r.round)!.load.rps / r.load.rps),
+      );
+      log(
+        `${s.name}: service ÷ ${TARGET_LABEL.express} throughput ${ratio.median.toFixed(2)}x [${ratio.min.toFixed(2)}–${ratio.max.toFixed(2)}]`,
+      );
     }
   } finally {
     if (!interrupted) for (const c of cleanups.reverse()) await c().catch((e: unknown) => log(`cleanup: ${String(e)}`));

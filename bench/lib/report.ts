@@ -113,15 +113,6 @@ export function evaluateTargets(results: BenchResults): TargetVerdict[] {
       figure: `${ratio(l.median)} (rounds ${ratio(l.min)}–${ratio(l.max)})`,
       pass: l.median <= 1.2,
     });
-    // No target, but the rest of the answer: against Express with the service's one change to it.
-    const shapes = ratios(s.rounds, 'expressShapes', rps);
-    if (shapes.n > 0) {
-      out.push({
-        target: `${name}: throughput against ${TARGET_LABEL.expressShapes} (no target; see README.md)`,
-        figure: `${ratio(shapes.median)} (rounds ${ratio(shapes.min)}–${ratio(shapes.max)})`,
-        pass: null,
-      });
-    }
   }
   for (const name of ['list', 'create', 'delete']) {
     const s = scenario(results, name);
@@ -528,7 +519,6 @@ function clusterSection(c: ClusterResult): string[] {
 const COLORS: Record<TargetName, string> = {
   service: '#e0234e',
   express: '#5b5b5b',
-  expressShapes: '#a3a3a3',
   nodehttp: '#3c873a',
 };
 

@@ -4,13 +4,12 @@ import type { FaultRound } from './faults';
 import type { Counter, Counters, ExplainResult } from './db';
 import type { ProfileSummary } from './profile';
 
-export const TARGETS = ['service', 'express', 'expressShapes', 'nodehttp'] as const;
+export const TARGETS = ['service', 'express', 'nodehttp'] as const;
 export type TargetName = (typeof TARGETS)[number];
 
 export const TARGET_LABEL: Record<TargetName, string> = {
   service: 'service (NestJS)',
   express: 'Express peer',
-  expressShapes: 'Express, stable shapes',
   nodehttp: 'node:http floor',
 };
 

@@ -3,14 +3,9 @@
  * would hand-write it. Same SQL as the service, an in-process token cache, nothing else.
  *
  *   PORT=3102 DATABASE_URL=mysql://root@127.0.0.1:3306/plantstore node express-peer.js
- *
- * With STABLE_SHAPES=1 it also makes the one change the service makes to Express
- * (src/common/http/express-adapter.ts): requests and responses are created with the app's
- * prototypes, so Express's per-request Object.setPrototypeOf changes nothing and V8 keeps their
- * hidden classes shared. The benchmark runs it both ways, so the gain is not credited to NestJS.
  */
 import express, { NextFunction, Request, Response } from 'express';
-import { IncomingMessage, Server, ServerResponse, createServer } from 'node:http';
+import { Server, createServer } from 'node:http';
 import {
   BODY_LIMIT_BYTES,
   HttpError,
@@ -92,31 +87,9 @@ app.use((error: unknown, _req: Request, res: Response, _next: NextFunction) => {
   sendJson(res, failure.status, errorBody(failure.status, failure.message));
 });
 
-/** A constructor like `base` whose objects get `prototype` from the start. */
-function constructingWith(base: typeof IncomingMessage | typeof ServerResponse, prototype: object): never {
-  const construct = base as unknown as (this: object, ...args: unknown[]) => void;
-  function Constructed(this: object, ...args: unknown[]): void {
-    construct.apply(this, args);
-  }
-  Constructed.prototype = prototype;
-  Object.setPrototypeOf(Constructed, base);
-  return Constructed as never;
-}
-
-const server: Server =
-  process.env.STABLE_SHAPES === '1'
-    ? createServer(
-        {
-          IncomingMessage: constructingWith(IncomingMessage, app.request),
-          ServerResponse: constructingWith(ServerResponse, app.response),
-        },
-        app,
-      )
-    : createServer(app);
+const server: Server = createServer(app);
 server.listen(config.port, config.host, () => {
-  console.log(
-    `express peer${process.env.STABLE_SHAPES === '1' ? ' (stable shapes)' : ''} listening on http://${config.host}:${config.port}`,
-  );
+  console.log(`express peer listening on http://${config.host}:${config.port}`);
 });
 
 function shutdown(): void {

@@ -1,23 +1,19 @@
 # syntax=docker/dockerfile:1
 
-# Build stage: dev dependencies and a compiler toolchain, none of which reach the runtime image.
-FROM node:22-bookworm-slim AS build
+# Build stage: dev dependencies, which never reach the runtime image.
+FROM node:26-slim AS build
 WORKDIR /app
-# better-sqlite3 compiles from source when no prebuilt binary fits.
-RUN apt-get update \
-    && apt-get install -y --no-install-recommends python3 make g++ \
-    && rm -rf /var/lib/apt/lists/*
 ENV SCARF_ANALYTICS=false
 COPY package.json package-lock.json ./
 RUN npm ci --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json nest-cli.json ./
 COPY src ./src
 RUN npm run build
-# Keeps the native module compiled above, for this platform, in the production tree.
+# The production tree, with the SQLite driver's prebuilt Node-API binary for this platform.
 RUN npm prune --omit=dev --no-audit --no-fund
 
 # Runtime stage: production dependencies and the compiled service only.
-FROM node:22-bookworm-slim AS runtime
+FROM node:26-slim AS runtime
 ENV NODE_ENV=production
 WORKDIR /app
 # Code stays owned by root, so the service cannot rewrite itself; only data/ is writable.

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse } from 'yaml';
+import { mysqlConnection, testDatabases } from './utils/databases';
 import { AppConfig, CONFIG_VARIABLES, loadConfig } from '../src/config/configuration';
 
 /**
@@ -84,7 +85,7 @@ function durationMs(duration: string): number {
 
 describe('docker-compose.yml', () => {
   const services = (parse(read('docker-compose.yml')) as { services: Record<string, ComposeService> }).services;
-  const { mysql, app } = services;
+  const { mariadb, app } = services;
   const appEnv = environmentOf(app);
   let config: AppConfig;
 
@@ -92,8 +93,8 @@ describe('docker-compose.yml', () => {
     config = loadConfig(appEnv);
   });
 
-  it('has the mysql, redis and app services', () => {
-    expect(Object.keys(services)).toEqual(expect.arrayContaining(['mysql', 'redis', 'app']));
+  it('has the mariadb, redis and app services', () => {
+    expect(Object.keys(services)).toEqual(expect.arrayContaining(['mariadb', 'redis', 'app']));
   });
 
   it('sets on app only variables the service reads, with values it accepts, for production', () => {
@@ -102,10 +103,10 @@ describe('docker-compose.yml', () => {
     expect(loadConfig(appEnv).env).toBe('production');
   });
 
-  it('points DATABASE_URL at the mysql service, its database and its credentials', () => {
-    expect(config.database.type).toBe('mysql');
+  it('points DATABASE_URL at the mariadb service, its database and its credentials', () => {
+    expect(config.database.type).toBe('mariadb');
     const url = new URL(config.database.type === 'sqlite' ? '' : config.database.url);
-    const mysqlEnv = environmentOf(mysql);
+    const mariadbEnv = environmentOf(mariadb);
     expect({
       host: url.hostname,
       port: url.port || '3306',
@@ -113,11 +114,11 @@ describe('docker-compose.yml', () => {
       password: decodeURIComponent(url.password),
       database: decodeURIComponent(url.pathname.slice(1)),
     }).toEqual({
-      host: 'mysql',
+      host: 'mariadb',
       port: '3306',
-      user: mysqlEnv.MYSQL_USER,
-      password: mysqlEnv.MYSQL_PASSWORD,
-      database: mysqlEnv.MYSQL_DATABASE,
+      user: mariadbEnv.MARIADB_USER,
+      password: mariadbEnv.MARIADB_PASSWORD,
+      database: mariadbEnv.MARIADB_DATABASE,
     });
   });
 
@@ -130,22 +131,41 @@ describe('docker-compose.yml', () => {
     });
   });
 
-  it('runs MySQL 8.4 with utf8mb4 as the server character set', () => {
-    expect(mysql.image).toBe('mysql:8.4');
-    expect([mysql.command ?? []].flat().join(' ')).toContain('--character-set-server=utf8mb4');
+  it('runs MariaDB with utf8mb4 as the server character set, on the line of the cluster profile', () => {
+    expect(mariadb.image).toMatch(/^mariadb:\d+\.\d+$/);
+    expect([mariadb.command ?? []].flat().join(' ')).toContain('--character-set-server=utf8mb4');
+    for (const node of ['galera1', 'galera2', 'galera3']) expect(services[node].image).toBe(mariadb.image);
   });
 
+  // The database the compose file ships is the one the suite runs on: CI's MySQL e2e server.
+  (testDatabases().includes('mysql') ? it : it.skip)(
+    'ships the server line the suite is tested on (TEST_DATABASE_URL)',
+    async () => {
+      const connection = await mysqlConnection(process.env.TEST_DATABASE_URL as string, '');
+      try {
+        const [[{ version }]] = (await connection.query('SELECT VERSION() AS version')) as unknown as [
+          [{ version: string }],
+        ];
+        const [, line] = /^mariadb:(\d+\.\d+)$/.exec(mariadb.image ?? '') ?? [];
+        expect(version).toMatch(/MariaDB/);
+        expect(version.startsWith(`${line}.`)).toBe(true);
+      } finally {
+        await connection.end();
+      }
+    },
+  );
+
   it.each([
-    ['mysql', 'mysqladmin ping'],
+    ['mariadb', 'healthcheck.sh --connect --innodb_initialized'],
     ['redis', 'redis-cli ping'],
     ['app', '/health/ready'],
   ])('gives %s a healthcheck (%s)', (name, probe) => {
     expect(healthcheckOf(services[name])).toContain(probe);
   });
 
-  it('starts app once mysql and redis are healthy', () => {
+  it('starts app once mariadb and redis are healthy', () => {
     expect(app.depends_on).toMatchObject({
-      mysql: { condition: 'service_healthy' },
+      mariadb: { condition: 'service_healthy' },
       redis: { condition: 'service_healthy' },
     });
   });
@@ -175,7 +195,7 @@ describe('docker-compose.yml', () => {
     it('adds three Galera nodes, their health agents and HAProxy only under `--profile cluster`; a plain `up` is unchanged', () => {
       for (const name of [...nodes, ...nodes.map((n) => `${n}-check`), 'haproxy'])
         expect(services[name]?.profiles).toEqual(['cluster']);
-      for (const name of ['mysql', 'redis', 'app']) expect(services[name].profiles).toBeUndefined();
+      for (const name of ['mariadb', 'redis', 'app']) expect(services[name].profiles).toBeUndefined();
     });
 
     it('forms one cluster of the three nodes, bootstrapped by galera1 alone', () => {
@@ -293,11 +313,10 @@ describe('Dockerfile', () => {
   const finalConfig = (): AppConfig => loadConfig(envOf(final));
 
   it('builds in more than one stage, each on the Node.js LTS line that CI tests the image with', () => {
-    const ciLine = /scripts\/ci\/node-line\.sh (\d+)/.exec(read('.ci/run'))?.[1];
-    expect(ciLine).toBe('22');
+    const ciLine = /^IMAGE_LINE=(\d+)$/m.exec(read('.ci/run'))?.[1];
+    expect(ciLine).toBe('26');
     expect(stages.length).toBeGreaterThan(1);
-    for (const stage of stages)
-      expect(argsOf(stage, 'FROM')[0]).toMatch(new RegExp(`^node:${ciLine}-bookworm-slim(\\s|$)`));
+    for (const stage of stages) expect(argsOf(stage, 'FROM')[0]).toMatch(new RegExp(`^node:${ciLine}-slim(\\s|$)`));
   });
 
   it('runs the final stage as a user other than root, with NODE_ENV=production', () => {

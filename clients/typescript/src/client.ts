@@ -73,7 +73,8 @@ export function createClient(options: ClientOptions): PlantStoreClient {
   base.search = '';
   base.hash = '';
   const fetchFn = options.fetch ?? globalThis.fetch;
-  if (typeof fetchFn !== 'function') throw new TypeError('No fetch: pass options.fetch (Node.js 20 has one)');
+  if (typeof fetchFn !== 'function')
+    throw new TypeError('No fetch: pass options.fetch (every supported Node.js line has one)');
   const transport = new Transport({
     token: options.token,
     timeoutMs: positive('timeoutMs', options.timeoutMs ?? 10_000),

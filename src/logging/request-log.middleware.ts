@@ -155,9 +155,9 @@ function activeSpanContext(): SpanContext | undefined {
  *
  * This is the work pino-http does for nestjs-pino, without the parts that cost most of a request's
  * CPU when nothing uses them (bench/RESULTS.md): two pino child loggers per request and an
- * AsyncLocalStorage context, which on Node 20 makes every promise of the request pay a hook. Lines
- * that belong to a request and are written elsewhere (the exception filter's) carry `requestId`
- * themselves.
+ * AsyncLocalStorage context (which Node 22 runs on async hooks, a hook for every promise of the
+ * request). Lines that belong to a request and are written elsewhere (the exception filter's) carry
+ * `requestId` themselves.
  */
 @Injectable()
 export class RequestLogMiddleware implements NestMiddleware {

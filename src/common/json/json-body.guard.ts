@@ -12,8 +12,9 @@ import { readJsonBody } from './json-body';
  * ignored (and its connection closed if it was still arriving).
  *
  * A route guard rather than an interceptor: it runs at the same point, but Nest wraps every
- * interceptor call in an AsyncResource, which on Node 20 cost a create request about a tenth of its
- * CPU (bench/RESULTS.md).
+ * interceptor call in an AsyncResource and an Observable, which still costs a create request about
+ * a tenth of its CPU on Node 26 (bench/RESULTS.md, "The current stack"), for nothing a guard does
+ * not do.
  */
 @Injectable()
 export class JsonBodyGuard implements CanActivate {

@@ -18,8 +18,8 @@
  */
 import { createReadStream, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { listLoad, log, median, range, startProdArgv } from './lib/standalone';
-import { connectServer, parseDbUrl, recreateDatabase, seedRange, withScheme } from './lib/db';
+import { listLoad, log, median, range, serviceEnvironment, startProdArgv } from './lib/standalone';
+import { connectServer, parseDbUrl, recreateDatabase, seedRange } from './lib/db';
 import {
   canPin,
   cpuSeconds,
@@ -81,14 +81,7 @@ async function main(): Promise<void> {
   await recreateDatabase(conn, db.database);
   const pin = await canPin();
   if (pin) await setAffinity(process.pid, '1');
-  const serviceEnv: NodeJS.ProcessEnv = {
-    PATH: env.PATH,
-    NODE_ENV: 'production',
-    DATABASE_URL: withScheme(db, /mariadb/i.test(version) ? 'mariadb' : 'mysql'),
-    HOST: '127.0.0.1',
-    RATE_LIMIT_PER_MINUTE: '1000000000',
-    METRICS_PORT: '0',
-  };
+  const serviceEnv = serviceEnvironment(db, version);
   const command = startProdArgv(ROOT);
 
   // Migrations, the token and 1,000 plants for the listing user, once.

@@ -14,8 +14,8 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { join } from 'node:path';
-import { connectServer, parseDbUrl, recreateDatabase, seedRange, withScheme } from './lib/db';
-import { listLoad, log, median, range, startProdArgv } from './lib/standalone';
+import { connectServer, parseDbUrl, recreateDatabase, seedRange } from './lib/db';
+import { listLoad, log, median, range, serviceEnvironment, startProdArgv } from './lib/standalone';
 import {
   Spawned,
   canPin,
@@ -90,15 +90,7 @@ async function main(): Promise<void> {
 
   const collectorPort = S.port + 2;
   const collector = await startCollector(collectorPort);
-  const baseEnv: NodeJS.ProcessEnv = {
-    PATH: env.PATH,
-    NODE_ENV: 'production',
-    DATABASE_URL: withScheme(db, /mariadb/i.test(version) ? 'mariadb' : 'mysql'),
-    HOST: '127.0.0.1',
-    RATE_LIMIT_PER_MINUTE: '1000000000',
-    METRICS_PORT: '0',
-    LOG_LEVEL: 'warn',
-  };
+  const baseEnv: NodeJS.ProcessEnv = { ...serviceEnvironment(db, version), LOG_LEVEL: 'warn' };
   const tracingEnv = {
     OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${collectorPort}`,
     OTEL_SERVICE_NAME: 'plant-store-bench',

@@ -23,8 +23,8 @@
 import autocannon from 'autocannon';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
-import { seedRange, withScheme } from './lib/db';
-import { LIST_PATH, freshBenchDatabase, log, median, range } from './lib/standalone';
+import { seedRange } from './lib/db';
+import { LIST_PATH, freshBenchDatabase, log, median, range, serviceEnvironment } from './lib/standalone';
 import {
   Spawned,
   canPin,
@@ -244,15 +244,7 @@ async function main(): Promise<void> {
   const { db, conn, version } = await freshBenchDatabase(S.databaseUrl);
   const pin = await canPin();
   if (pin) await setAffinity(process.pid, '1');
-  const serviceEnv: NodeJS.ProcessEnv = {
-    PATH: env.PATH,
-    NODE_ENV: 'production',
-    DATABASE_URL: withScheme(db, /mariadb/i.test(version) ? 'mariadb' : 'mysql'),
-    HOST: '127.0.0.1',
-    RATE_LIMIT_PER_MINUTE: '1000000000',
-    METRICS_PORT: '0',
-    LOG_LEVEL: 'warn',
-  };
+  const serviceEnv: NodeJS.ProcessEnv = { ...serviceEnvironment(db, version), LOG_LEVEL: 'warn' };
   let procs: Spawned[] = [];
   let rounds: Round[];
   try {

@@ -3,7 +3,7 @@ import autocannon from 'autocannon';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Connection } from 'mysql2/promise';
-import { DbTarget, connectServer, parseDbUrl, recreateDatabase } from './db';
+import { DbTarget, connectServer, parseDbUrl, recreateDatabase, withScheme } from './db';
 import { run } from './sys';
 
 export const LIST_PATH = '/plants?limit=20';
@@ -18,6 +18,22 @@ export function startProdArgv(root: string): string[] {
   const [node, ...rest] = script.trim().split(/\s+/);
   if (node !== 'node') throw new Error(`npm run start:prod is not "node [flags] <script>": ${script}`);
   return [process.execPath, ...rest];
+}
+
+/**
+ * The environment of an instance these benchmarks start: production, on the benchmark database
+ * (`mariadb://` for a MariaDB server), no rate limit or metrics listener in the way. Each adds its
+ * own LOG_LEVEL and PORT.
+ */
+export function serviceEnvironment(db: DbTarget, serverVersion: string): NodeJS.ProcessEnv {
+  return {
+    PATH: process.env.PATH,
+    NODE_ENV: 'production',
+    DATABASE_URL: withScheme(db, /mariadb/i.test(serverVersion) ? 'mariadb' : 'mysql'),
+    HOST: '127.0.0.1',
+    RATE_LIMIT_PER_MINUTE: '1000000000',
+    METRICS_PORT: '0',
+  };
 }
 
 /** The list load: `GET /plants?limit=20` with one token, for `seconds`. */

@@ -28,7 +28,7 @@ EXPOSE 3000 9464
 # No curl in the slim image: node's built-in fetch probes liveness on the configured port.
 HEALTHCHECK --interval=10s --timeout=3s --start-period=30s --retries=3 \
   CMD ["node", "-e", "fetch('http://127.0.0.1:' + (process.env.PORT || 3000) + '/health/live').then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
-# The command of `npm run start:prod` (README.md, "Memory"). Without the first flag V8 moves the
+# The command of `npm run start:prod` (docs/performance.md). Without the first flag V8 moves the
 # objects of in-flight requests straight into the old generation, where only full collections free
 # them: more memory and more CPU per request. The second sizes the heap to the service (a live set
 # of about 40 MB) rather than to the host: V8 sizes its limit from the host's memory and, with a

@@ -65,7 +65,7 @@ describeWithSentinel()('Shared rate limits through Redis Sentinel', () => {
   /**
    * A token for a user of its own: a fresh budget, whatever ran before. Both instances look it up
    * first, so every request counts against the user (a token an instance has not looked up yet is
-   * counted against the client address, README "Rate limits").
+   * counted against the client address, docs/api.md "Rate limits").
    */
   const freshToken = async (label: string) => {
     const token = await apps[0].token({ subject: `${label}-${randomUUID().slice(0, 8)}` });

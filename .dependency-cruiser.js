@@ -1,9 +1,27 @@
 /* global module */
-// Folder rules for src/, checked by `npm run lint`. Features (plants, auth) own their tables through
-// a repository; common/ is shared by everyone and so depends on no one; what ships to production
-// imports only packages that `npm prune --omit=dev` keeps.
+// Folder rules for src/, checked by `npm run lint`. The folders of src/ are of four kinds:
+// - features, the API's domains: each has its routes, its rules and the tables it owns through a
+//   repository. plants, webhooks, and auth (access tokens, and the caller's identity that
+//   everything per user needs).
+// - cross-cutting mechanisms, which every feature may use and which know no feature: common (the
+//   most basic, it imports nothing else of src/), config, secrets, idempotency, rate-limit,
+//   logging, metrics, tracing, lifecycle, and the service's own pages, docs and health.
+// - database/: the data source, migrations and driver tweaks, with rules of their own.
+// - the composition roots that wire them together: the files at the top of src/ and setup/.
+// What ships to production imports only packages that `npm prune --omit=dev` keeps.
 const SPEC = '\\.spec\\.ts$';
-const FEATURES = '^src/(plants|auth)/';
+const FEATURES = '^src/(plants|webhooks|auth)/';
+const CROSS_CUTTING =
+  '^src/(common|config|secrets|idempotency|rate-limit|logging|metrics|tracing|lifecycle|docs|health)/';
+const ROOTS = '^src/([^/]+\\.ts$|setup/)';
+// What a feature offers the rest of src/; everything else in its folder is its own business. Its
+// modules and the providers they export, what routes are declared with (decorators, DTOs), its
+// entities (for the data source), and auth's identity of the caller.
+const FEATURE_PUBLIC = [
+  '\\.(module|service|entity)\\.ts$',
+  '/(decorators|dto)/',
+  '^src/auth/(principal|authorization|oidc/jwt-verifier)\\.ts$',
+];
 const ORM = '^node_modules/(typeorm|@nestjs/typeorm|mysql2|better-sqlite3)/';
 
 /** @type {import('dependency-cruiser').IConfiguration} */
@@ -32,6 +50,43 @@ module.exports = {
       // Specs may build the real ORM errors they show are classified.
       from: { path: '^src/common/', pathNot: SPEC },
       to: { path: ORM },
+    },
+    {
+      name: 'every-folder-has-a-kind',
+      severity: 'error',
+      comment:
+        'A new folder of src/ is added to FEATURES or CROSS_CUTTING above, so the rules below know what ' +
+        'it may import and who may import it.',
+      from: { path: '^src/[^/]+/', pathNot: [FEATURES, CROSS_CUTTING, '^src/(database|setup)/'] },
+      to: {},
+    },
+    {
+      name: 'feature-internals-stay-inside',
+      severity: 'error',
+      comment:
+        "Outside a feature's folder only its public files (FEATURE_PUBLIC) are used: its repository, " +
+        'controller, guards and helpers can change without looking beyond the folder. The composition ' +
+        'roots wire everything; specs may wire a real collaborator into the module they test.',
+      from: { path: '^src/([^/]+)/', pathNot: SPEC },
+      to: { path: FEATURES, pathNot: ['^src/$1/', ...FEATURE_PUBLIC] },
+    },
+    {
+      name: 'cross-cutting-knows-no-feature',
+      severity: 'error',
+      comment:
+        'A cross-cutting mechanism serves every feature, so it knows none of them: what it needs of one ' +
+        '(sealing, a setting) lives in a mechanism both use. Only the caller, from auth, may be known.',
+      from: { path: CROSS_CUTTING },
+      to: { path: FEATURES, pathNot: '^src/auth/' },
+    },
+    {
+      name: 'roots-are-not-imported',
+      severity: 'error',
+      comment:
+        'main.ts, cli.ts, AppModule and the set-up wire the application; what they wire never imports them ' +
+        'back. Specs may borrow the shared application options and global providers.',
+      from: { path: '^src/', pathNot: [ROOTS, SPEC] },
+      to: { path: ROOTS },
     },
     {
       name: 'features-use-their-repository',

@@ -13,8 +13,8 @@ const DEFAULTS: AppConfig = {
   rateLimit: { perMinute: 600, redisUrl: undefined },
   http: { corsOrigins: null, trustProxy: false },
   shutdown: { delayMs: 0, timeoutMs: 10_000 },
+  secrets: { keys: [] },
   webhooks: {
-    secretKeys: [],
     retryScheduleMs: [5000, 300_000, 1_800_000, 7_200_000, 18_000_000, 36_000_000, 36_000_000],
     disableAfterMs: 432_000_000,
     timeoutMs: 10_000,
@@ -96,6 +96,7 @@ describe(loadConfig.name, () => {
       rateLimit: { perMinute: 120, redisUrl: 'redis://:pw@cache:6379/2' },
       http: { corsOrigins: ['https://app.example.com', 'http://localhost:5173'], trustProxy: 'loopback,10.0.0.0/8' },
       shutdown: { delayMs: 5000, timeoutMs: 25000 },
+      secrets: DEFAULTS.secrets,
       webhooks: DEFAULTS.webhooks,
       idempotency: { ttlMs: 5_400_000 },
     });
@@ -294,15 +295,15 @@ describe(loadConfig.name, () => {
     const other = Buffer.alloc(32, 9).toString('base64url');
 
     it('reads keys, schedule, disable-after and switches', () => {
-      const config = loadConfig({
+      const { secrets, webhooks: config } = loadConfig({
         WEBHOOK_SECRET_KEY: `${key}, ${other}`,
         WEBHOOK_RETRY_SCHEDULE: '250ms,2s,1m',
         WEBHOOK_DISABLE_AFTER: '12h',
         WEBHOOK_TIMEOUT_MS: '1500',
         WEBHOOK_ALLOW_HTTP: 'true',
         WEBHOOK_ALLOW_PRIVATE: 'false',
-      }).webhooks;
-      expect(config.secretKeys).toEqual([Buffer.alloc(32, 7), Buffer.alloc(32, 9)]);
+      });
+      expect(secrets.keys).toEqual([Buffer.alloc(32, 7), Buffer.alloc(32, 9)]);
       expect(config.retryScheduleMs).toEqual([250, 2000, 60_000]);
       expect(config.disableAfterMs).toBe(43_200_000);
       expect(config.timeoutMs).toBe(1500);

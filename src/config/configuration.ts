@@ -33,14 +33,18 @@ export interface AppConfig {
   rateLimit: { perMinute: number; redisUrl?: string };
   http: { corsOrigins: string[] | '*' | null; trustProxy: boolean | number | string };
   shutdown: { delayMs: number; timeoutMs: number };
+  secrets: SecretsConfig;
   webhooks: WebhooksConfig;
   /** How long the answer to a request with an Idempotency-Key is kept for its repeats. */
   idempotency: { ttlMs: number };
 }
 
+export interface SecretsConfig {
+  /** Keys that seal stored secrets: the first seals, all open (rotation). Empty: webhooks are off. */
+  keys: Buffer[];
+}
+
 export interface WebhooksConfig {
-  /** Keys that seal subscription secrets: the first seals, all open (rotation). Empty: webhooks are off. */
-  secretKeys: Buffer[];
   /** Waits before the 2nd, 3rd, ... attempt; after the last the event is marked failed. */
   retryScheduleMs: number[];
   /** A subscription failing without a success for this long is disabled. */
@@ -467,8 +471,8 @@ export function loadConfig(rawEnv: Record<string, unknown>): AppConfig {
     rateLimit: { perMinute: env.RATE_LIMIT_PER_MINUTE ?? 600, redisUrl: env.REDIS_URL },
     http: { corsOrigins: parseCorsOrigins(env.CORS_ORIGINS), trustProxy: parseTrustProxy(env.TRUST_PROXY) },
     shutdown: { delayMs: env.SHUTDOWN_DELAY_MS ?? 0, timeoutMs: env.SHUTDOWN_TIMEOUT_MS ?? 10_000 },
+    secrets: { keys: env.WEBHOOK_SECRET_KEY === undefined ? [] : parseSecretKeys(env.WEBHOOK_SECRET_KEY)! },
     webhooks: {
-      secretKeys: env.WEBHOOK_SECRET_KEY === undefined ? [] : parseSecretKeys(env.WEBHOOK_SECRET_KEY)!,
       retryScheduleMs: parseRetrySchedule(env.WEBHOOK_RETRY_SCHEDULE ?? DEFAULT_RETRY_SCHEDULE)!,
       disableAfterMs: parseDuration(env.WEBHOOK_DISABLE_AFTER ?? '5d')!,
       timeoutMs: env.WEBHOOK_TIMEOUT_MS ?? 10_000,

@@ -7,7 +7,8 @@ import {
 import { ConfigService } from '@nestjs/config';
 import { Test } from '@nestjs/testing';
 import { EntityManager } from 'typeorm';
-import { SecretBox } from '../webhooks/secret-box';
+import { SecretBox } from '../secrets/secret-box';
+import { SecretsService } from '../secrets/secrets.service';
 import { IdempotencyRepository, KeyRow } from './idempotency.repository';
 import {
   HeldKey,
@@ -43,11 +44,12 @@ const row = (fields: Partial<KeyRow>): KeyRow => ({
   ...fields,
 });
 
-async function service(secretKeys: Buffer[] = [KEY]): Promise<IdempotencyService> {
-  const config = { idempotency: { ttlMs: TTL }, webhooks: { secretKeys } } as Record<string, unknown>;
+async function service(keys: Buffer[] = [KEY]): Promise<IdempotencyService> {
+  const config = { idempotency: { ttlMs: TTL }, secrets: { keys } } as Record<string, unknown>;
   const moduleRef = await Test.createTestingModule({
     providers: [
       IdempotencyService,
+      SecretsService,
       { provide: IdempotencyRepository, useValue: repository },
       { provide: ConfigService, useValue: { get: (name: string) => config[name] } },
     ],

@@ -5,7 +5,7 @@ import { randomUUID } from 'node:crypto';
 import { toExactJson } from '../common/json/exact-json';
 import { httpExceptionMessage } from '../common/filters/all-exceptions.filter';
 import { AppConfig } from '../config/configuration';
-import { SecretBox } from '../webhooks/secret-box';
+import { SecretsService } from '../secrets/secrets.service';
 import { IdempotencyRepository, KeyRef, TransactionWrite } from './idempotency.repository';
 
 /**
@@ -68,17 +68,15 @@ export function parseStoredBody(text: string): unknown {
 export class IdempotencyService {
   private readonly logger = new Logger(IdempotencyService.name);
   private readonly ttlMs: number;
-  private readonly box?: SecretBox;
   private nextPurgeAt?: number;
   private purging = false;
 
   constructor(
     private readonly repository: IdempotencyRepository,
+    private readonly secrets: SecretsService,
     config: ConfigService<AppConfig, true>,
   ) {
     this.ttlMs = config.get('idempotency', { infer: true }).ttlMs;
-    const keys = config.get('webhooks', { infer: true }).secretKeys;
-    if (keys.length > 0) this.box = new SecretBox(keys);
   }
 
   /**
@@ -162,14 +160,12 @@ export class IdempotencyService {
   private successAnswer(held: HeldKey, body: unknown): { statusCode: number; response: string } {
     const text = toExactJson(body) ?? '';
     if (!held.route.sealSuccess) return { statusCode: held.route.successStatus, response: text };
-    if (!this.box) throw new Error('A sealed answer needs WEBHOOK_SECRET_KEY');
-    return { statusCode: held.route.successStatus, response: SEALED + this.box.seal(text) };
+    return { statusCode: held.route.successStatus, response: SEALED + this.secrets.seal(text) };
   }
 
   private open(stored: string): string {
     if (!stored.startsWith(SEALED)) return stored;
-    if (!this.box) throw new Error('A sealed answer needs WEBHOOK_SECRET_KEY');
-    return this.box.open(stored.slice(SEALED.length));
+    return this.secrets.open(stored.slice(SEALED.length));
   }
 
   /**

@@ -8,7 +8,9 @@ import { Webhook } from 'standardwebhooks';
 import { loadConfig } from '../config/configuration';
 import { ShutdownState } from '../lifecycle/shutdown-state';
 import { MetricsService } from '../metrics/metrics.service';
-import { SecretBox, newSigningSecret } from './secret-box';
+import { SecretBox } from '../secrets/secret-box';
+import { SecretsService } from '../secrets/secrets.service';
+import { newSigningSecret } from './signing-secret';
 import {
   RETENTION_MS,
   WebhookDispatcher,
@@ -221,6 +223,7 @@ describe(WebhookDispatcher.name, () => {
         { provide: WebhooksRepository, useValue: repository },
         { provide: MetricsService, useValue: { registry } },
         { provide: ConfigService, useValue: new ConfigService(loadConfig(env)) },
+        SecretsService,
       ],
     }).compile();
     moduleRef.useLogger(false);

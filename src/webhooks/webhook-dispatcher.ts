@@ -7,8 +7,8 @@ import { toExactJson } from '../common/json/exact-json';
 import { AppConfig, WebhooksConfig } from '../config/configuration';
 import { ShutdownState } from '../lifecycle/shutdown-state';
 import { MetricsService } from '../metrics/metrics.service';
+import { SecretsService } from '../secrets/secrets.service';
 import { RefusedUrlError, parseWebhookUrl, resolveWebhookAddress } from './address-policy';
-import { SecretBox } from './secret-box';
 import { AttemptResult, sendWebhook } from './webhook-sender';
 import { AttemptOutcome, ClaimedDelivery, WebhooksRepository } from './webhooks.repository';
 
@@ -62,7 +62,6 @@ export class WebhookDispatcher implements OnApplicationBootstrap, BeforeApplicat
   private readonly config: WebhooksConfig;
   private readonly shutdownTimeoutMs: number;
   private readonly production: boolean;
-  private readonly box?: SecretBox;
   private readonly leaseMs: number;
   /** This instance's claims; a fresh one per start, so a restarted instance never finishes an old lease. */
   private readonly claim = randomUUID();
@@ -79,11 +78,11 @@ export class WebhookDispatcher implements OnApplicationBootstrap, BeforeApplicat
     private readonly repository: WebhooksRepository,
     private readonly shutdown: ShutdownState,
     metrics: MetricsService,
+    private readonly secrets: SecretsService,
   ) {
     this.config = config.get('webhooks', { infer: true });
     this.shutdownTimeoutMs = config.get('shutdown.timeoutMs', { infer: true });
     this.production = config.get('env', { infer: true }) === 'production';
-    if (this.config.secretKeys.length > 0) this.box = new SecretBox(this.config.secretKeys);
     // Resolving the host and the request itself are each bounded by the timeout; the margin covers
     // recording the outcome.
     this.leaseMs = 2 * this.config.timeoutMs + 5000;
@@ -112,11 +111,11 @@ export class WebhookDispatcher implements OnApplicationBootstrap, BeforeApplicat
 
   /** Whether webhooks can be used: a key to seal their secrets is configured. */
   get enabled(): boolean {
-    return this.box !== undefined;
+    return this.secrets.configured;
   }
 
   onApplicationBootstrap(): void {
-    if (!this.box) return;
+    if (!this.enabled) return;
     if (this.production && (this.config.allowHttp || this.config.allowPrivate)) {
       this.logger.warn(
         'WEBHOOK_ALLOW_HTTP or WEBHOOK_ALLOW_PRIVATE is set in production: webhooks may be sent unencrypted or to internal addresses',
@@ -225,7 +224,7 @@ export class WebhookDispatcher implements OnApplicationBootstrap, BeforeApplicat
       const checked = await resolveWebhookAddress(url, policy, undefined, this.config.timeoutMs);
       const body = eventPayload(delivery);
       const timestamp = new Date();
-      const signature = new Webhook(this.box!.open(delivery.sealedSecret)).sign(id, timestamp, body);
+      const signature = new Webhook(this.secrets.open(delivery.sealedSecret)).sign(id, timestamp, body);
       result = await sendWebhook({
         url,
         checked,

@@ -3,8 +3,9 @@ import { ConfigService } from '@nestjs/config';
 import { Test } from '@nestjs/testing';
 import { randomBytes } from 'node:crypto';
 import { loadConfig } from '../config/configuration';
+import { SecretBox } from '../secrets/secret-box';
+import { SecretsService } from '../secrets/secrets.service';
 import { CreateWebhookDto } from './dto/create-webhook.dto';
-import { SecretBox } from './secret-box';
 import { AttemptRow, NewSubscription, SubscriptionRow, WebhooksRepository } from './webhooks.repository';
 import { MAX_SUBSCRIPTIONS_PER_OWNER, RECENT_ATTEMPTS, WebhooksService } from './webhooks.service';
 
@@ -42,6 +43,7 @@ describe(WebhooksService.name, () => {
         WebhooksService,
         { provide: WebhooksRepository, useValue: repository },
         { provide: ConfigService, useValue: new ConfigService(loadConfig(env)) },
+        SecretsService,
       ],
     }).compile();
     return moduleRef.get(WebhooksService);

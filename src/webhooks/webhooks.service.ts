@@ -10,10 +10,11 @@ import { randomBytes } from 'node:crypto';
 import { isUniqueViolation } from '../common/database-errors';
 import { AppConfig, WebhooksConfig } from '../config/configuration';
 import type { StoreAnswerWithin } from '../idempotency/idempotency.service';
+import { SecretsService } from '../secrets/secrets.service';
 import { RefusedUrlError, parseWebhookUrl, resolveWebhookAddress } from './address-policy';
 import { CreateWebhookDto } from './dto/create-webhook.dto';
 import { CreatedWebhookDto, WebhookAttemptDto, WebhookDto } from './dto/webhook.dto';
-import { SecretBox, newSigningSecret } from './secret-box';
+import { newSigningSecret } from './signing-secret';
 import { webhookId } from './webhook-dispatcher';
 import { SubscriptionRow, WebhooksRepository } from './webhooks.repository';
 
@@ -45,14 +46,13 @@ function toDto(row: SubscriptionRow): WebhookDto {
 @Injectable()
 export class WebhooksService {
   private readonly config: WebhooksConfig;
-  private readonly box?: SecretBox;
 
   constructor(
     private readonly repository: WebhooksRepository,
+    private readonly secrets: SecretsService,
     config: ConfigService<AppConfig, true>,
   ) {
     this.config = config.get('webhooks', { infer: true });
-    if (this.config.secretKeys.length > 0) this.box = new SecretBox(this.config.secretKeys);
   }
 
   /**
@@ -60,7 +60,7 @@ export class WebhooksService {
    * subscription that could never be delivered, or would reach an internal address, is refused now.
    */
   async create(owner: string, dto: CreateWebhookDto, storeAnswer?: StoreAnswerWithin): Promise<CreatedWebhookDto> {
-    const box = this.sealer();
+    this.requireKey();
     const policy = { allowHttp: this.config.allowHttp, allowPrivate: this.config.allowPrivate };
     try {
       await resolveWebhookAddress(parseWebhookUrl(dto.url, policy), policy, undefined, this.config.timeoutMs);
@@ -76,7 +76,7 @@ export class WebhooksService {
       url: dto.url,
       events,
       description: dto.description ?? null,
-      sealedSecret: box.seal(secret),
+      sealedSecret: this.secrets.seal(secret),
       createdAt: Date.now(),
     };
     const created = (): CreatedWebhookDto => ({ ...toDto({ ...row, disabledAt: null, disabledReason: null }), secret });
@@ -103,18 +103,18 @@ export class WebhooksService {
   }
 
   async list(owner: string): Promise<WebhookDto[]> {
-    this.sealer();
+    this.requireKey();
     return (await this.repository.listSubscriptions(owner)).map(toDto);
   }
 
   /** Another user's subscription is as absent as a missing one. */
   async remove(owner: string, id: bigint): Promise<void> {
-    this.sealer();
+    this.requireKey();
     if (!(await this.repository.deleteSubscription(owner, id))) throw this.notFound(id);
   }
 
   async deliveries(owner: string, id: bigint): Promise<WebhookAttemptDto[]> {
-    this.sealer();
+    this.requireKey();
     if (!(await this.repository.subscriptionExists(owner, id))) throw this.notFound(id);
     return (await this.repository.recentAttempts(id, RECENT_ATTEMPTS)).map((attempt) => ({
       eventId: webhookId(attempt.deliveryId),
@@ -131,12 +131,12 @@ export class WebhooksService {
     return new NotFoundException(`Webhook subscription ${id} not found`);
   }
 
-  private sealer(): SecretBox {
-    if (!this.box) {
+  /** Without a key to seal their secrets, webhooks are off: every route answers 503. */
+  private requireKey(): void {
+    if (!this.secrets.configured) {
       throw new ServiceUnavailableException(
         'Webhooks are not configured on this server: its operator must set WEBHOOK_SECRET_KEY',
       );
     }
-    return this.box;
   }
 }

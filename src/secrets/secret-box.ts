@@ -1,10 +1,11 @@
 import { createCipheriv, createDecipheriv, createHash, randomBytes } from 'node:crypto';
 
 /**
- * Subscription signing secrets are needed in clear to sign, so they cannot be hashed like access
- * tokens; they are sealed with AES-256-GCM under WEBHOOK_SECRET_KEY instead, and a copy of the
- * database alone does not let anyone forge deliveries. The sealed form names its key (the first 8
- * hex digits of the key's SHA-256), so keys can be rotated: the first key seals, every key opens.
+ * What the service stores but needs again in clear (webhook signing secrets, and stored answers that
+ * carry one) cannot be hashed like access tokens; it is sealed with AES-256-GCM under
+ * WEBHOOK_SECRET_KEY instead, so a copy of the database alone does not let anyone forge deliveries.
+ * The sealed form names its key (the first 8 hex digits of the key's SHA-256), so keys can be
+ * rotated: the first key seals, every key opens.
  */
 const VERSION = 'v1';
 const IV_BYTES = 12;
@@ -52,9 +53,4 @@ export class SecretBox {
     decipher.setAuthTag(tagBytes);
     return Buffer.concat([decipher.update(Buffer.from(sealed, 'base64url')), decipher.final()]).toString('utf8');
   }
-}
-
-/** A Standard Webhooks signing secret: `whsec_` and 32 random bytes in base64. */
-export function newSigningSecret(): string {
-  return `whsec_${randomBytes(32).toString('base64')}`;
 }

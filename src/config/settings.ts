@@ -36,23 +36,17 @@ export interface Setting<T> {
 }
 
 export interface SettingDoc {
-  /** The docs table's default column, in markdown. */
-  default: string;
-  /** The docs table's meaning column, in markdown. */
+  /** What the variable does, in markdown: the docs table's meaning column. */
   description: string;
-  /** The value `.env.example` shows. */
-  example: string;
+  /** The docs' default column when the default is not one value (unset, or derived from another setting). */
+  defaultText?: string;
+  /** The value `.env.example` shows, when not the default. */
+  example?: string;
   /** A line `.env.example` adds under the variable. */
   note?: string;
 }
 
-interface Documented {
-  description: string;
-  /** The value `.env.example` shows, when not the default. */
-  example?: string;
-  note?: string;
-  /** The docs' default column when the default is not one value (unset, or derived from another setting). */
-  defaultText?: string;
+interface Documented extends SettingDoc {
   secret?: boolean;
 }
 
@@ -81,9 +75,9 @@ function define<T>(
     read: (value) => (value === undefined ? defaultValue : parse(String(value))),
     secret: options.secret ?? false,
     doc: {
-      default: options.defaultText ?? (text === undefined ? 'unset' : `\`${text}\``),
       description: options.description,
-      example: options.example ?? text ?? '',
+      defaultText: options.defaultText,
+      example: options.example,
       note: options.note,
     },
   };

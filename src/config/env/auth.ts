@@ -22,7 +22,7 @@ export const authSettings = {
     max: 300_000,
     default: 5000,
     description:
-      'How long an instance remembers a token lookup: a token revoked with the CLI or through another instance stops working within this time. The rate limit counts a token against its user only while its lookup is remembered (see "Rate limits"). `0`: no cache (each request with a token then reads it once, in authentication, and spends its address\'s budget as well as its user\'s).',
+      "How long an instance remembers a token lookup: a token revoked with the CLI or through another instance stops working within this time. The rate limit counts a token against its user only while its lookup is remembered (see [Rate limits](api.md#rate-limits)). `0`: no cache (each request with a token then reads it once, in authentication, and spends its address's budget as well as its user's).",
   }),
   OIDC_ISSUER: parsed(issuerUrl, {
     example: 'https://id.example.com/realms/plants',

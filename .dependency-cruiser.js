@@ -39,9 +39,10 @@ module.exports = {
       name: 'common-knows-no-feature',
       severity: 'error',
       comment:
-        'common/ is cross-cutting: it may import only itself and packages, never a feature or another src folder.',
+        'common/ is cross-cutting: it may import only itself, packages, and the settings declared in ' +
+        'config/env/ (the defaults it documents), never a feature or another src folder.',
       from: { path: '^src/common/' },
-      to: { path: '^src/', pathNot: '^src/common/' },
+      to: { path: '^src/', pathNot: '^src/(common|config/env)/' },
     },
     {
       name: 'common-knows-no-orm',

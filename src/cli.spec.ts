@@ -11,7 +11,7 @@ import {
   UsageError,
   execute,
   parseCommand,
-  parseDuration,
+  parseExpiresIn,
   runCli,
 } from './cli';
 
@@ -173,7 +173,7 @@ describe(parseCommand.name, () => {
   });
 });
 
-describe(parseDuration.name, () => {
+describe(parseExpiresIn.name, () => {
   it.each([
     ['1m', MINUTE],
     ['90m', 90 * MINUTE],
@@ -183,7 +183,7 @@ describe(parseDuration.name, () => {
     ['87600h', 3650 * DAY],
     ['5256000m', 3650 * DAY],
   ])('reads %p as %p ms', (text, ms) => {
-    expect(parseDuration(text)).toBe(ms);
+    expect(parseExpiresIn(text)).toBe(ms);
   });
 
   it.each([
@@ -208,7 +208,7 @@ describe(parseDuration.name, () => {
     '30',
     '',
   ])('refuses %p', (text) => {
-    const error = usageError(() => parseDuration(text));
+    const error = usageError(() => parseExpiresIn(text));
     expect(error.name).toBe('UsageError');
     expect(error.message).toBe(
       `--expires-in takes a number of minutes, hours or days, e.g. 90m, 12h, 30d (at most 3650d); got "${text}"`,

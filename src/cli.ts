@@ -8,6 +8,7 @@ import { TokensModule } from './auth/tokens.module';
 import { SCOPES, Scope, isScope } from './auth/principal';
 import { TokenInputError, TokensService, tokenStatus } from './auth/tokens.service';
 import { AppConfigModule } from './config/config.module';
+import { parseDuration } from './config/duration';
 import { DatabaseModule } from './database/database.module';
 
 /** The admin command line: same configuration, database and token service as the API. */
@@ -35,16 +36,14 @@ export class UsageError extends Error {
   override name = 'UsageError';
 }
 
-const UNIT_MS = { m: 60_000, h: 3_600_000, d: 86_400_000 } as const;
-const MAX_EXPIRY_MS = 3650 * UNIT_MS.d;
+const MAX_EXPIRY = '3650d';
 
 /** "30d", "12h", "90m" to milliseconds; at most ten years. */
-export function parseDuration(text: string): number {
-  const match = /^([1-9]\d{0,6})([mhd])$/.exec(text);
-  const ms = match ? Number(match[1]) * UNIT_MS[match[2] as keyof typeof UNIT_MS] : NaN;
-  if (!(ms > 0 && ms <= MAX_EXPIRY_MS)) {
+export function parseExpiresIn(text: string): number {
+  const ms = parseDuration(text, { units: ['m', 'h', 'd'], min: 1, max: parseDuration(MAX_EXPIRY) });
+  if (ms === undefined) {
     throw new UsageError(
-      `--expires-in takes a number of minutes, hours or days, e.g. 90m, 12h, 30d (at most 3650d); got "${text}"`,
+      `--expires-in takes a number of minutes, hours or days, e.g. 90m, 12h, 30d (at most ${MAX_EXPIRY}); got "${text}"`,
     );
   }
   return ms;
@@ -91,7 +90,7 @@ export function parseCommand(argv: string[]): CliCommand {
         kind: 'create',
         subject: values.user,
         scopes: scopes as Scope[],
-        expiresInMs: typeof expiresIn === 'string' ? parseDuration(expiresIn) : undefined,
+        expiresInMs: typeof expiresIn === 'string' ? parseExpiresIn(expiresIn) : undefined,
         name: typeof values.name === 'string' ? values.name : undefined,
       };
     }

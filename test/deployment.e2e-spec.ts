@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { parse } from 'yaml';
 import { mysqlConnection, testDatabases } from './utils/databases';
 import { AppConfig, CONFIG_VARIABLES, loadConfig } from '../src/config/configuration';
+import { CONFIGURATION_DOC, settingsTableOf } from '../src/config/settings-docs';
 
 /**
  * The container files and the configuration docs, checked against the service's own configuration
@@ -355,12 +356,12 @@ describe('Dockerfile', () => {
   });
 });
 
-// ---- README.md and .env.example ----
+// ---- docs/configuration.md and .env.example ----
 
 describe('configuration documentation', () => {
-  const readmeVariables = (): string[] => {
-    const section = /^## Configuration\n([\s\S]*?)(?=^## |(?![\s\S]))/m.exec(read('README.md'))?.[1] ?? '';
-    return [...section.matchAll(/^\|\s*`([A-Za-z_][A-Za-z0-9_]*)`\s*\|/gm)].map((match) => match[1]);
+  const documentedVariables = (): string[] => {
+    const table = settingsTableOf(read(CONFIGURATION_DOC));
+    return [...table.matchAll(/^\|\s*`([A-Za-z_][A-Za-z0-9_]*)`\s*\|/gm)].map((match) => match[1]);
   };
   const envExample = (): [string, string][] =>
     [...read('.env.example').matchAll(/^#?\s*([A-Za-z_][A-Za-z0-9_]*)=(.*)$/gm)].map((match) => [
@@ -373,14 +374,14 @@ describe('configuration documentation', () => {
     expect(CONFIG_VARIABLES).toContain('NODE_ENV');
   });
 
-  it('lists exactly the variables the service reads in the README configuration table', () => {
-    expect(sorted(readmeVariables())).toEqual(sorted(CONFIG_VARIABLES));
+  it(`lists exactly the variables the service reads in ${CONFIGURATION_DOC}'s settings table`, () => {
+    expect(sorted(documentedVariables())).toEqual(sorted(CONFIG_VARIABLES));
   });
 
-  it('mentions exactly those variables in .env.example, in the order of the README table', () => {
+  it(`mentions exactly those variables in .env.example, in the order of ${CONFIGURATION_DOC}'s table`, () => {
     const names = envExample().map(([name]) => name);
     expect(sorted(names)).toEqual(sorted(CONFIG_VARIABLES));
-    expect(names).toEqual(readmeVariables());
+    expect(names).toEqual(documentedVariables());
   });
 
   it('gives example values in .env.example that the service accepts', () => {

@@ -1,11 +1,11 @@
-import { AppConfig, ConfigValidationError, loadConfig } from './configuration';
+import { AppConfig, ConfigValidationError, SETTINGS, loadConfig } from './configuration';
 
 const DEFAULTS: AppConfig = {
   env: 'development',
   host: undefined,
   port: 3000,
   database: { type: 'sqlite', path: 'data/plant-store.sqlite' },
-  plants: { maxPage: 1000 },
+  plants: { maxPage: 1000, defaultPage: 1000 },
   auth: { tokenCacheTtlMs: 5000 },
   oidc: null,
   log: { level: 'info', pretty: true },
@@ -56,6 +56,7 @@ describe(loadConfig.name, () => {
         DB_CONNECT_TIMEOUT_MS: '2500',
         DB_QUERY_TIMEOUT_MS: '4000',
         PLANTS_MAX_PAGE: '50',
+        PLANTS_DEFAULT_PAGE: '20',
         TOKEN_CACHE_TTL_MS: '0',
         OIDC_ISSUER: 'https://id.example.com/realms/plants',
         OIDC_AUDIENCE: 'https://plants.example.com',
@@ -83,7 +84,7 @@ describe(loadConfig.name, () => {
         connectTimeoutMs: 2500,
         queryTimeoutMs: 4000,
       },
-      plants: { maxPage: 50 },
+      plants: { maxPage: 50, defaultPage: 20 },
       auth: { tokenCacheTtlMs: 0 },
       oidc: {
         issuer: 'https://id.example.com/realms/plants',
@@ -152,6 +153,18 @@ describe(loadConfig.name, () => {
     );
   });
 
+  it('gives a list page PLANTS_MAX_PAGE plants by default, unless PLANTS_DEFAULT_PAGE says otherwise', () => {
+    expect(loadConfig({ PLANTS_MAX_PAGE: '30' }).plants).toEqual({ maxPage: 30, defaultPage: 30 });
+    expect(loadConfig({ PLANTS_DEFAULT_PAGE: '50' }).plants).toEqual({ maxPage: 1000, defaultPage: 50 });
+  });
+
+  it.each(Object.entries(SETTINGS).filter(([, setting]) => setting.default !== undefined))(
+    'reads %s set to its default, written as text, as the default',
+    (name, setting) => {
+      expect(loadConfig({ [name]: setting.default })).toEqual(DEFAULTS);
+    },
+  );
+
   it('trims integers written with surrounding spaces', () => {
     expect(loadConfig({ PORT: ' 8080 ' }).port).toBe(8080);
   });
@@ -203,6 +216,8 @@ describe(loadConfig.name, () => {
     ['PLANTS_MAX_PAGE', '0'],
     ['PLANTS_MAX_PAGE', '10001'],
     ['PLANTS_MAX_PAGE', 'many'],
+    ['PLANTS_DEFAULT_PAGE', '0'],
+    ['PLANTS_DEFAULT_PAGE', '10001'],
     ['TOKEN_CACHE_TTL_MS', '-1'],
     ['LOG_LEVEL', 'verbose'],
     ['LOG_FORMAT', 'xml'],

@@ -7,6 +7,8 @@ import { PlantsRepository } from './plants.repository';
 import { PlantsService } from './plants.service';
 
 const MAX_PAGE = 3;
+const DEFAULT_PAGE = 2;
+const PAGES: Record<string, number> = { 'plants.maxPage': MAX_PAGE, 'plants.defaultPage': DEFAULT_PAGE };
 
 function dto(fields: Partial<CreatePlantDto>): CreatePlantDto {
   return Object.assign(new CreatePlantDto(), fields);
@@ -25,7 +27,7 @@ describe(PlantsService.name, () => {
       page: jest.fn().mockResolvedValue([]),
       delete: jest.fn().mockResolvedValue(true),
     };
-    config = { get: jest.fn((key: string) => (key === 'plants.maxPage' ? MAX_PAGE : undefined)) };
+    config = { get: jest.fn((key: string) => PAGES[key]) };
     const moduleRef = await Test.createTestingModule({
       providers: [
         PlantsService,
@@ -36,8 +38,9 @@ describe(PlantsService.name, () => {
     service = moduleRef.get(PlantsService);
   });
 
-  it('reads its page cap from plants.maxPage', () => {
+  it('reads its page cap and default page size from plants.maxPage and plants.defaultPage', () => {
     expect(config.get).toHaveBeenCalledWith('plants.maxPage', expect.anything());
+    expect(config.get).toHaveBeenCalledWith('plants.defaultPage', expect.anything());
   });
 
   describe('create', () => {
@@ -95,7 +98,7 @@ describe(PlantsService.name, () => {
     });
 
     it.each([
-      ['absent', undefined, MAX_PAGE],
+      ['absent', undefined, DEFAULT_PAGE],
       ['over the cap', 1000, MAX_PAGE],
       ['at the cap', MAX_PAGE, MAX_PAGE],
       ['under the cap', 1, 1],
@@ -103,6 +106,12 @@ describe(PlantsService.name, () => {
       const page = await service.list('alice', { limit });
       expect(page.limit).toBe(applied);
       expect(repository.page).toHaveBeenCalledWith('alice', applied + 1, undefined);
+    });
+
+    it('caps a default page size set above the cap', async () => {
+      const pages: Record<string, number> = { 'plants.maxPage': MAX_PAGE, 'plants.defaultPage': MAX_PAGE + 5 };
+      const capped = new PlantsService(repository as never, { get: (key: string) => pages[key] } as never);
+      await expect(capped.list('alice', {})).resolves.toMatchObject({ limit: MAX_PAGE });
     });
 
     it('sets nextAfter to the last id on the page when more rows exist', async () => {

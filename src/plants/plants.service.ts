@@ -9,7 +9,7 @@ import { PlantsRepository, toPlantDto } from './plants.repository';
 
 export interface PlantPage {
   plants: PlantDto[];
-  /** The page size actually applied: the requested limit, capped by PLANTS_MAX_PAGE. */
+  /** The page size actually applied: the requested limit (else PLANTS_DEFAULT_PAGE), capped by PLANTS_MAX_PAGE. */
   limit: number;
   /** Set when more plants follow: the cursor for the next page. */
   nextAfter?: bigint;
@@ -18,12 +18,14 @@ export interface PlantPage {
 @Injectable()
 export class PlantsService {
   private readonly maxPage: number;
+  private readonly defaultPage: number;
 
   constructor(
     private readonly plants: PlantsRepository,
     config: ConfigService<AppConfig, true>,
   ) {
     this.maxPage = config.get('plants.maxPage', { infer: true });
+    this.defaultPage = config.get('plants.defaultPage', { infer: true });
   }
 
   /**
@@ -46,7 +48,7 @@ export class PlantsService {
 
   /** Keyset paging on (owner, id): each page is an index range scan, however deep the client reads. */
   async list(owner: string, query: { limit?: number; after?: bigint }): Promise<PlantPage> {
-    const limit = Math.min(query.limit ?? this.maxPage, this.maxPage);
+    const limit = Math.min(query.limit ?? this.defaultPage, this.maxPage);
     // One row more than the page was asked for: its presence says another page follows.
     const rows = await this.plants.page(owner, limit + 1, query.after);
     const plants = rows.length > limit ? rows.slice(0, limit) : rows;

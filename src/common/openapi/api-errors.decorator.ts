@@ -1,5 +1,6 @@
 import { applyDecorators } from '@nestjs/common';
 import { ApiExtraModels, ApiResponse } from '@nestjs/swagger';
+import { rateLimitSettings } from '../../config/env/rate-limit';
 import { ErrorDto } from './error.dto';
 
 const DESCRIPTIONS: Record<number, string> = {
@@ -24,7 +25,7 @@ const EXAMPLE_MESSAGES: Record<number, string> = {
   409: 'A plant with id 42 already exists',
   413: 'Request body exceeds 16384 bytes',
   415: 'Request body must be JSON (Content-Type: application/json)',
-  429: 'Too many requests: at most 600 per minute; retry in 42 s',
+  429: `Too many requests: at most ${rateLimitSettings.RATE_LIMIT_PER_MINUTE.defaultValue} per minute; retry in 42 s`,
   500: 'Internal server error',
   503: 'The database is unavailable; try again shortly',
 };
@@ -43,7 +44,7 @@ export const RATE_LIMIT_FIELDS = {
     schema: { type: 'string' },
   },
   'RateLimit-Policy': {
-    description: 'The limit: requests per window and the window in seconds, e.g. `"default";q=600;w=60`',
+    description: `The limit: requests per window and the window in seconds, e.g. \`"default";q=${rateLimitSettings.RATE_LIMIT_PER_MINUTE.defaultValue};w=60\``,
     schema: { type: 'string' },
   },
 };

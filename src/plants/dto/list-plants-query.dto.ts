@@ -3,6 +3,7 @@ import { Transform } from 'class-transformer';
 import { IsInt, IsOptional, Max, Min } from 'class-validator';
 import { parseInt64 } from '../../common/int64';
 import { IsInt64 } from '../../common/validation/validators';
+import { plantsSettings } from '../../config/env/plants';
 
 export const INT32_MAX = 2147483647;
 const LIMIT_MESSAGE = `limit must be an integer from 1 to ${INT32_MAX}`;
@@ -20,7 +21,7 @@ export class ListPlantsQueryDto {
     maximum: INT32_MAX,
     description:
       'The maximum number of results to return in one page. A page never holds more than the ' +
-      'server cap (PLANTS_MAX_PAGE, 1000 by default), also when limit is absent.',
+      `server cap (PLANTS_MAX_PAGE, ${plantsSettings.PLANTS_MAX_PAGE.defaultValue} by default), also when limit is absent.`,
   })
   @IsOptional()
   @Transform(decimalToNumber)

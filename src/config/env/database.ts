@@ -1,0 +1,47 @@
+import { SettingValues, integer, text } from '../settings';
+
+/** Where the plants are kept: a MySQL or MariaDB server, or the embedded SQLite file. */
+export const databaseSettings = {
+  DATABASE_URL: text({
+    pattern: /^(mysql|mariadb):\/\/[^\s]+$/,
+    example: 'mysql://plantstore:plantstore@127.0.0.1:3306/plantstore',
+    message:
+      '$property must be a URL of the form mysql://user:password@host:3306/database (mariadb:// for a MariaDB server)',
+    description:
+      '`mysql://user:password@host:3306/database` runs on MySQL; use `mariadb://...` for a MariaDB server. Unset: the embedded SQLite file.',
+  }),
+  SQLITE_PATH: text({
+    default: 'data/plant-store.sqlite',
+    description: 'The embedded database file (created with its folder).',
+  }),
+  DB_POOL_SIZE: integer({ min: 1, max: 1000, default: 10, description: 'MySQL connections per instance.' }),
+  DB_CONNECT_TIMEOUT_MS: integer({
+    min: 100,
+    max: 60_000,
+    default: 5000,
+    description: 'How long to wait for a MySQL connection before answering 503.',
+  }),
+  DB_QUERY_TIMEOUT_MS: integer({
+    min: 100,
+    max: 600_000,
+    default: 5000,
+    description:
+      'How long a MySQL statement may go unanswered before the request gets 503 and the connection is replaced, so a silent network never holds requests.',
+  }),
+};
+
+export function databaseConfig(env: SettingValues<typeof databaseSettings>) {
+  const url = env.DATABASE_URL;
+  return {
+    database: url
+      ? {
+          // Both go through mysql2; the flavour only tells TypeORM how to read the server's schema.
+          type: url.startsWith('mariadb:') ? ('mariadb' as const) : ('mysql' as const),
+          url: url.replace(/^mariadb:/, 'mysql:'),
+          poolSize: env.DB_POOL_SIZE,
+          connectTimeoutMs: env.DB_CONNECT_TIMEOUT_MS,
+          queryTimeoutMs: env.DB_QUERY_TIMEOUT_MS,
+        }
+      : { type: 'sqlite' as const, path: env.SQLITE_PATH },
+  };
+}

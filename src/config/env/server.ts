@@ -1,0 +1,75 @@
+import { SettingValues, integer, oneOf, parsed, text } from '../settings';
+
+const CORS_ORIGINS = /^(\*|https?:\/\/[^\s,/]+(\s*,\s*https?:\/\/[^\s,/]+)*)$/;
+const TRUST_PROXY = /^(true|false|\d{1,2}|[\w.:/]+(\s*,\s*[\w.:/]+)*)$/;
+
+/** How the service listens, whom it believes, and how it stops. */
+export const serverSettings = {
+  NODE_ENV: oneOf(['development', 'production', 'test'], {
+    default: 'development',
+    description:
+      '`development`, `production` or `test`. Outside production, an empty embedded database gets a development token.',
+  }),
+  HOST: text({
+    defaultText: 'all interfaces',
+    example: '127.0.0.1',
+    description: 'Address to listen on, e.g. `127.0.0.1`.',
+  }),
+  PORT: integer({ min: 0, max: 65535, default: 3000, description: 'HTTP port.' }),
+  CORS_ORIGINS: parsed(
+    (value) => {
+      if (!CORS_ORIGINS.test(value)) return undefined;
+      return value === '*' ? ('*' as const) : value.split(',').map((origin) => origin.trim());
+    },
+    {
+      example: 'http://localhost:5173',
+      message:
+        '$property must be * or a comma-separated list of origins such as https://app.example.com,http://localhost:5173',
+      description:
+        'Browser origins allowed to call the API: `*`, or a comma-separated list such as `https://app.example.com,http://localhost:5173`. Unset: no CORS headers.',
+    },
+  ),
+  TRUST_PROXY: parsed(
+    (value) => {
+      if (!TRUST_PROXY.test(value)) return undefined;
+      if (value === 'true' || value === 'false') return value === 'true';
+      if (/^\d+$/.test(value)) return Number(value);
+      return value
+        .split(',')
+        .map((part) => part.trim())
+        .join(',');
+    },
+    {
+      default: 'false',
+      example: 'loopback',
+      message:
+        '$property must be true, false, a number of proxy hops, or a comma-separated list of proxy addresses, subnets or the names loopback, linklocal, uniquelocal',
+      description:
+        "Which proxies' `X-Forwarded-For` is believed, which decides the client address used for rate limits and logs: `false` (none), `true` (any), a number of proxy hops, or a comma-separated list of proxy addresses, subnets or `loopback`, `linklocal`, `uniquelocal`.",
+    },
+  ),
+  SHUTDOWN_TIMEOUT_MS: integer({
+    min: 0,
+    max: 600_000,
+    default: 10_000,
+    description:
+      'How long in-flight requests get to finish after SIGTERM (and after `SHUTDOWN_DELAY_MS`). Give the container a stop grace period longer than both together.',
+  }),
+  SHUTDOWN_DELAY_MS: integer({
+    min: 0,
+    max: 600_000,
+    default: 0,
+    description:
+      'After SIGTERM, how long the instance keeps serving while `/health/ready` answers 503, so a load balancer that learns from readiness probes stops sending it traffic first.',
+  }),
+};
+
+export function serverConfig(env: SettingValues<typeof serverSettings>) {
+  return {
+    env: env.NODE_ENV,
+    host: env.HOST,
+    port: env.PORT,
+    http: { corsOrigins: env.CORS_ORIGINS ?? null, trustProxy: env.TRUST_PROXY },
+    shutdown: { delayMs: env.SHUTDOWN_DELAY_MS, timeoutMs: env.SHUTDOWN_TIMEOUT_MS },
+  };
+}

@@ -1,0 +1,94 @@
+import { DURATION_UNIT_MS, parseDuration } from '../duration';
+import { SettingValues, duration, flag, integer, parsed } from '../settings';
+
+/** A comma-separated list of 1 to 20 durations of at most 7 days, each at least 1 ms. */
+function parseRetrySchedule(value: string): number[] | undefined {
+  const delays = value
+    .split(',')
+    .map((part) => parseDuration(part, { min: 1, max: 7 * DURATION_UNIT_MS.d, lenient: true }));
+  if (delays.length > 20 || delays.some((delay) => delay === undefined)) return undefined;
+  return delays as number[];
+}
+
+/** One or more comma-separated base64 keys of 32 bytes each. */
+function parseSecretKeys(value: string): Buffer[] | undefined {
+  const keys = value.split(',').map((part) => part.trim());
+  if (keys.some((key) => !/^[A-Za-z0-9+/_-]{43}=?$/.test(key))) return undefined;
+  const decoded = keys.map((key) => Buffer.from(key.replace(/-/g, '+').replace(/_/g, '/'), 'base64'));
+  return decoded.every((key) => key.length === 32) ? decoded : undefined;
+}
+
+/** Signed HTTP callbacks to subscribers: docs/webhooks.md. */
+export const webhooksSettings = {
+  WEBHOOK_SECRET_KEY: parsed(parseSecretKeys, {
+    secret: true,
+    example: '',
+    note: 'the output of `openssl rand -base64 32`, the same on every instance; unset: no webhooks (docs/webhooks.md)',
+    message:
+      '$property must be one or more comma-separated keys of 32 random bytes in base64, such as the output of `openssl rand -base64 32`',
+    description:
+      'Key that seals the webhook signing secrets: 32 random bytes in base64 (`openssl rand -base64 32`), the same on every instance; a comma-separated list to rotate (the first seals, all open). Unset: `/webhooks` answers 503 and the instance delivers nothing. Never echoed in an error. See [docs/webhooks.md](webhooks.md#signing-secrets).',
+  }),
+  WEBHOOK_RETRY_SCHEDULE: parsed(parseRetrySchedule, {
+    // After the Standard Webhooks guidance.
+    default: '5s,5m,30m,2h,5h,10h,10h',
+    message:
+      '$property must be 1 to 20 comma-separated durations of at most 7 days, such as 5s,5m,30m,2h,5h,10h,10h (units ms, s, m, h, d)',
+    description:
+      'Waits before the 2nd, 3rd, ... attempt of an event, each give or take 10%; after the last, the event is failed. 1 to 20 durations of at most 7 days (units `ms`, `s`, `m`, `h`, `d`). The default is 8 attempts over about 27½ hours.',
+  }),
+  WEBHOOK_DISABLE_AFTER: duration({
+    default: '5d',
+    message: '$property must be a duration such as 5d, 12h or 30m (units ms, s, m, h, d)',
+    description:
+      'A subscription whose deliveries have failed this long without a success is disabled (a duration, units as above).',
+  }),
+  WEBHOOK_TIMEOUT_MS: integer({
+    min: 100,
+    max: 10_000,
+    default: 10_000,
+    description:
+      "Bound on one delivery attempt's connection and answer, 100 to 10000; resolving the host has the same bound of its own.",
+  }),
+  WEBHOOK_ALLOW_HTTP: flag({
+    default: false,
+    description: '`true` accepts `http` webhook URLs. For development and tests.',
+  }),
+  WEBHOOK_ALLOW_PRIVATE: flag({
+    default: false,
+    description:
+      '`true` accepts webhook URLs that resolve to loopback, private, link-local, metadata and other non-public addresses. For development and tests.',
+  }),
+  WEBHOOK_POLL_INTERVAL_MS: integer({
+    min: 10,
+    max: 60_000,
+    default: 1000,
+    description:
+      "How often an instance looks for due deliveries, 10 to 60000: about the delay before an event's first attempt.",
+  }),
+  WEBHOOK_CONCURRENCY: integer({
+    min: 1,
+    max: 1000,
+    default: 16,
+    description: 'Delivery attempts one instance runs at once, 1 to 1000.',
+  }),
+};
+
+export function webhooksConfig(env: SettingValues<typeof webhooksSettings>) {
+  return {
+    /** Keys that seal stored secrets (src/secrets): the first seals, all open (rotation). Empty: webhooks are off. */
+    secrets: { keys: env.WEBHOOK_SECRET_KEY ?? [] },
+    webhooks: {
+      /** Waits before the 2nd, 3rd, ... attempt; after the last the event is marked failed. */
+      retryScheduleMs: env.WEBHOOK_RETRY_SCHEDULE,
+      /** A subscription failing without a success for this long is disabled. */
+      disableAfterMs: env.WEBHOOK_DISABLE_AFTER,
+      /** One attempt (resolve, connect, response) is cut after this long. */
+      timeoutMs: env.WEBHOOK_TIMEOUT_MS,
+      allowHttp: env.WEBHOOK_ALLOW_HTTP,
+      allowPrivate: env.WEBHOOK_ALLOW_PRIVATE,
+      pollIntervalMs: env.WEBHOOK_POLL_INTERVAL_MS,
+      concurrency: env.WEBHOOK_CONCURRENCY,
+    },
+  };
+}

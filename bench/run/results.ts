@@ -115,17 +115,22 @@ function keepRecordedSections(file: string, report: string): string {
   return kept.length === 0 ? report : `${report.trimEnd()}\n\n${kept.join('\n\n')}\n`;
 }
 
+/** RESULTS.md (its recorded sections kept) and results.svg in `dir`. */
+export function writeReport(results: BenchResults, dir: string): void {
+  mkdirSync(dir, { recursive: true });
+  const resultsFile = join(dir, 'RESULTS.md');
+  writeFileSync(resultsFile, keepRecordedSections(resultsFile, renderMarkdown(results)));
+  writeFileSync(join(dir, 'results.svg'), renderSvg(results));
+  log(`wrote ${resultsFile} and results.svg beside it`);
+}
+
 /** results.json in bench/.out; RESULTS.md and results.svg in the report folder; the ratios to the log. */
 export function writeResults(results: BenchResults): void {
   writeFileSync(
     join(OUT, 'results.json'),
     JSON.stringify(results, (_k, v: unknown) => (typeof v === 'bigint' ? String(v) : v), 2),
   );
-  mkdirSync(S.reportDir, { recursive: true });
-  const resultsFile = join(S.reportDir, 'RESULTS.md');
-  writeFileSync(resultsFile, keepRecordedSections(resultsFile, renderMarkdown(results)));
-  writeFileSync(join(S.reportDir, 'results.svg'), renderSvg(results));
-  log(`wrote ${resultsFile} and results.svg beside it`);
+  writeReport(results, S.reportDir);
   for (const s of results.scenarios) {
     const ratio = spread(
       s.rounds

@@ -16,36 +16,39 @@
  * stdout of each instance is a pipe read by this process, as a container runtime reads it; the lines
  * are counted, so a run where the info instance did not write one line per request is refused.
  */
-import { createReadStream, mkdirSync, writeFileSync } from 'node:fs';
+import { createReadStream } from 'node:fs';
 import { join } from 'node:path';
-import { listLoad, log, median, range, serviceEnvironment, startProdArgv } from './lib/standalone';
-import { connectServer, parseDbUrl, recreateDatabase, seedRange } from './lib/db';
+import { seedRange } from './lib/db';
 import {
-  canPin,
-  cpuSeconds,
-  initClockTicks,
-  run,
-  setAffinity,
-  sleep,
-  startProcess,
-  stopProcess,
-  waitForHttp,
-} from './lib/sys';
+  Measured,
+  OUT,
+  ROOT,
+  Standalone,
+  finishStandalone,
+  issueToken,
+  listLoad,
+  log,
+  measureLoad,
+  prepareStandalone,
+  runMain,
+  serviceEnvironment,
+  standaloneSettings,
+  startProdArgv,
+} from './lib/harness';
+import { Round, median, ratioPerRound, ratioSummary, runSideBySide } from './lib/side-by-side';
+import { Spawned, sleep, startProcess, stopProcess, waitForHttp } from './lib/sys';
 
-const env = process.env;
-const S = {
-  databaseUrl: env.BENCH_DATABASE_URL || 'mysql://root@127.0.0.1:3306/plantstore_bench_log',
-  rounds: Number(env.BENCH_LOG_ROUNDS || 9),
-  durationSec: parseFloat(env.BENCH_DURATION || '10'),
-  warmupSec: parseFloat(env.BENCH_WARMUP || '3'),
-  connections: Number(env.BENCH_CONNECTIONS || 32),
-  portBase: Number(env.BENCH_PORT_BASE || 3201),
-  skipBuild: env.BENCH_SKIP_BUILD === '1',
-};
-const ROOT = process.cwd();
-const OUT = join(ROOT, 'bench', '.out');
+const S = standaloneSettings({
+  roundsVariable: 'BENCH_LOG_ROUNDS',
+  rounds: 9,
+  databaseUrl: 'mysql://root@127.0.0.1:3306/plantstore_bench_log',
+  portBase: 3201,
+});
 const USER = 'bench-log';
 const REQUEST_LINE = '"msg":"GET /plants 200"';
+/** The reference last: the ratios are info ÷ warn. */
+const LEVELS = ['info', 'warn'] as const;
+type Level = (typeof LEVELS)[number];
 
 async function countLines(path: string, msg: string): Promise<number> {
   let count = 0;
@@ -58,120 +61,101 @@ async function countLines(path: string, msg: string): Promise<number> {
   return count;
 }
 
-interface Round {
-  info: { rps: number; cpuUsPerRequest: number; requests: number; lines: number };
-  warn: { rps: number; cpuUsPerRequest: number; requests: number };
-  /** Requests per CPU-second at info ÷ at warn. */
-  ratio: number;
-  /** Requests served at info ÷ at warn. */
-  served: number;
+interface LevelRun extends Measured {
+  /** Request lines the instance wrote during the run. */
+  lines: number;
 }
 
-async function main(): Promise<void> {
-  mkdirSync(OUT, { recursive: true });
-  await initClockTicks();
-  if (!S.skipBuild) {
-    log('building the service (npm run build)');
-    await run('npm', ['run', 'build'], { cwd: ROOT });
-  }
-  const db = parseDbUrl(S.databaseUrl);
-  if (!db.database.includes('bench')) throw new Error('BENCH_DATABASE_URL must name a database containing "bench"');
-  const conn = await connectServer(db);
-  const [[{ version }]] = (await conn.query('SELECT VERSION() AS version')) as unknown as [[{ version: string }]];
-  await recreateDatabase(conn, db.database);
-  const pin = await canPin();
-  if (pin) await setAffinity(process.pid, '1');
-  const serviceEnv = serviceEnvironment(db, version);
+/**
+ * Every round starts a fresh pair, warms both up at once and loads both at once; odd rounds swap
+ * the ports and which instance starts first.
+ */
+function compareLevels(bench: Standalone, serviceEnv: NodeJS.ProcessEnv, token: string) {
   const command = startProdArgv(ROOT);
-
-  // Migrations, the token and 1,000 plants for the listing user, once.
-  const { stdout } = await run(process.execPath, ['dist/cli.js', 'token', 'create', '--user', USER], {
-    cwd: ROOT,
-    env: { ...serviceEnv, LOG_LEVEL: 'error' },
-  });
-  const token = stdout.trim().split('\n').pop()!.trim();
-  if (!token.startsWith('pst_')) throw new Error(`token create printed no token:\n${stdout}`);
-  await seedRange(conn, USER, 1n, 1000);
-
-  const rounds: Round[] = [];
-  for (let round = 0; round < S.rounds; round++) {
-    // Odd rounds swap the ports and which instance starts first.
-    const levels = round % 2 === 0 ? (['info', 'warn'] as const) : (['warn', 'info'] as const);
-    const procs = levels.map((level, i) =>
-      startProcess(`service (${level})`, command, {
-        env: { ...serviceEnv, LOG_LEVEL: level, PORT: String(S.portBase + i) },
-        cwd: ROOT,
-        cpus: pin ? '0' : undefined,
-        logPath: join(OUT, `log-line-${level}.log`),
-      }),
+  const running = {} as Record<Level, { proc: Spawned; port: number }>;
+  const linesBefore = {} as Record<Level, number>;
+  const measure = async (level: Level): Promise<LevelRun> => {
+    const { proc, port } = running[level];
+    // The last lines reach the pipe (LOG_FLUSH_INTERVAL_MS) and the log file before the CPU is read.
+    const run = await measureLoad(
+      proc.pid,
+      () => listLoad(port, token, S.durationSec, S.connections),
+      () => sleep(300),
     );
-    try {
-      await Promise.all(procs.map((p, i) => waitForHttp(`http://127.0.0.1:${S.portBase + i}/health/live`, p)));
-      await Promise.all(procs.map((_, i) => listLoad(S.portBase + i, token, S.warmupSec, S.connections)));
-      const snapshot = () =>
-        Promise.all(
-          procs.map(async (p) => ({ cpu: cpuSeconds(p.pid), lines: await countLines(p.logPath, REQUEST_LINE) })),
-        );
-      const before = await snapshot();
-      const results = await Promise.all(
-        procs.map((_, i) => listLoad(S.portBase + i, token, S.durationSec, S.connections)),
+    return { ...run, lines: (await countLines(proc.logPath, REQUEST_LINE)) - linesBefore[level] };
+  };
+  return runSideBySide<'list', LevelRun>({
+    sides: LEVELS.map((level) => ({ name: level, measure: () => measure(level) })),
+    workloads: ['list'],
+    rounds: S.rounds,
+    together: true,
+    beforeRound: async (round) => {
+      const order = round % 2 === 0 ? LEVELS : ([...LEVELS].reverse() as Level[]);
+      for (const [i, level] of order.entries()) {
+        const proc = startProcess(`service (${level})`, command, {
+          env: { ...serviceEnv, LOG_LEVEL: level, PORT: String(S.portBase + i) },
+          cwd: ROOT,
+          cpus: bench.serviceCpus,
+          logPath: join(OUT, `log-line-${level}.log`),
+        });
+        running[level] = { proc, port: S.portBase + i };
+      }
+      await Promise.all(
+        LEVELS.map((l) => waitForHttp(`http://127.0.0.1:${running[l].port}/health/live`, running[l].proc)),
       );
-      await sleep(300); // the last lines reach the pipe (LOG_FLUSH_INTERVAL_MS) and the log file
-      const after = await snapshot();
-      const of = (level: 'info' | 'warn') => {
-        const i = levels.indexOf(level);
-        const requests = results[i].requests.total;
-        if (results[i].non2xx > 0 || results[i].errors > 0)
-          throw new Error(`${level}: ${results[i].non2xx} non-2xx answers, ${results[i].errors} errors`);
-        return {
-          rps: results[i].requests.average,
-          requests,
-          cpuUsPerRequest: ((after[i].cpu - before[i].cpu) * 1e6) / requests,
-          lines: after[i].lines - before[i].lines,
-        };
-      };
-      const info = of('info');
-      const warn = of('warn');
+      await Promise.all(LEVELS.map((l) => listLoad(running[l].port, token, S.warmupSec, S.connections)));
+    },
+    // Counted for both before either load starts, so that the two loads start at the same moment.
+    beforeRun: async () => {
+      for (const level of LEVELS) linesBefore[level] = await countLines(running[level].proc.logPath, REQUEST_LINE);
+    },
+    afterRound: async () => {
+      await Promise.all(Object.values(running).map(({ proc }) => stopProcess(proc)));
+    },
+    onRound: (round, { list: [info, warn] }) => {
       if (warn.lines !== 0) throw new Error(`the warn instance wrote ${warn.lines} request lines`);
       // autocannon counts the responses it read in time; a line is written per answered request.
       if (info.lines < info.requests) throw new Error(`${info.lines} lines for ${info.requests} requests at info`);
-      const ratio = warn.cpuUsPerRequest / info.cpuUsPerRequest;
-      const served = info.requests / warn.requests;
-      rounds.push({ info, warn, ratio, served });
       log(
-        `round ${round + 1}/${S.rounds}: info ${info.rps.toFixed(0)} req/s (${info.cpuUsPerRequest.toFixed(1)} µs CPU/req, ${info.lines} lines), warn ${warn.rps.toFixed(0)} req/s (${warn.cpuUsPerRequest.toFixed(1)} µs/req): info/warn per CPU-second ${ratio.toFixed(3)}, served ${served.toFixed(3)}`,
+        `round ${round + 1}/${S.rounds}: info ${info.rps.toFixed(0)} req/s (${info.cpuUsPerRequest.toFixed(1)} µs CPU/req, ${info.lines} lines), warn ${warn.rps.toFixed(0)} req/s (${warn.cpuUsPerRequest.toFixed(1)} µs/req): info/warn per CPU-second ${(warn.cpuUsPerRequest / info.cpuUsPerRequest).toFixed(3)}, served ${(info.requests / warn.requests).toFixed(3)}`,
       );
-    } finally {
-      await Promise.all(procs.map((p) => stopProcess(p)));
-    }
-  }
-  await conn.query(`DROP DATABASE IF EXISTS \`${db.database}\``);
-  await conn.end();
+    },
+  });
+}
 
-  const ratios = rounds.map((r) => r.ratio);
+function report(rounds: Round<'list', LevelRun>[], version: string, pin: boolean): string {
+  const runs = rounds.map((r) => r.list);
+  const [info, warn] = [0, 1];
+  const ratios = ratioPerRound(runs, info, (m) => 1 / m.cpuUsPerRequest, warn);
+  const served = ratioPerRound(runs, info, (m) => m.requests, warn);
   const cost = 1 - median(ratios);
-  const lines = [
+  const command = startProdArgv(ROOT);
+  return [
     `| round | info req/s | info CPU µs/req | warn req/s | warn CPU µs/req | info ÷ warn, requests per CPU-second | info ÷ warn, requests served |`,
     `|---:|---:|---:|---:|---:|---:|---:|`,
-    ...rounds.map(
-      (r, i) =>
-        `| ${i + 1} | ${r.info.rps.toFixed(0)} | ${r.info.cpuUsPerRequest.toFixed(1)} | ${r.warn.rps.toFixed(0)} | ${r.warn.cpuUsPerRequest.toFixed(1)} | ${r.ratio.toFixed(3)} | ${r.served.toFixed(3)} |`,
+    ...runs.map(
+      ([i, w], n) =>
+        `| ${n + 1} | ${i.rps.toFixed(0)} | ${i.cpuUsPerRequest.toFixed(1)} | ${w.rps.toFixed(0)} | ${w.cpuUsPerRequest.toFixed(1)} | ${ratios[n].toFixed(3)} | ${served[n].toFixed(3)} |`,
     ),
     '',
-    `info ÷ warn in requests per CPU-second, median of ${rounds.length} rounds: **${median(ratios).toFixed(3)}** ${range(ratios)}; ` +
+    `info ÷ warn in requests per CPU-second, median of ${rounds.length} rounds: ${ratioSummary(ratios, true)}; ` +
       `the line costs **${(cost * 100).toFixed(1)}%** of list throughput (target: at most 3%); ` +
-      `requests served, info ÷ warn: ${median(rounds.map((r) => r.served)).toFixed(3)}. ` +
-      `CPU per request, medians: info ${median(rounds.map((r) => r.info.cpuUsPerRequest)).toFixed(1)} µs, warn ${median(rounds.map((r) => r.warn.cpuUsPerRequest)).toFixed(1)} µs.`,
+      `requests served, info ÷ warn: ${median(served).toFixed(3)}. ` +
+      `CPU per request, medians: info ${median(runs.map((r) => r[info].cpuUsPerRequest)).toFixed(1)} µs, warn ${median(runs.map((r) => r[warn].cpuUsPerRequest)).toFixed(1)} µs.`,
     '',
     `Settings: ${S.rounds} rounds of ${S.durationSec} s after ${S.warmupSec} s of warm-up, ${S.connections} connections per instance, ` +
       `\`${command.slice(1).join(' ')}\`, Node.js ${process.version}, ${version}, ${pin ? 'both instances on CPU 0, load and database on CPU 1' : 'not pinned'}.`,
-  ];
-  const report = lines.join('\n');
-  writeFileSync(join(OUT, 'log-line.md'), `${report}\n`);
-  process.stdout.write(`${report}\n`);
+  ].join('\n');
 }
 
-main().catch((error: unknown) => {
-  process.stderr.write(`${(error as Error).stack ?? String(error)}\n`);
-  process.exit(1);
-});
+async function main(): Promise<void> {
+  const bench = await prepareStandalone(S);
+  const serviceEnv = serviceEnvironment(bench.db, bench.version);
+  // Migrations, the token and 1,000 plants for the listing user, once.
+  const token = await issueToken(ROOT, serviceEnv, USER);
+  await seedRange(bench.conn, USER, 1n, 1000);
+  const rounds = await compareLevels(bench, serviceEnv, token);
+  await finishStandalone(bench, join(OUT, 'log-line.md'), report(rounds, bench.version, bench.pin));
+}
+
+runMain(main);

@@ -11,45 +11,44 @@
  *
  *   npm run bench:tracing      # BENCH_TRACING_ROUNDS (7), BENCH_DURATION (10s), BENCH_WARMUP (3s)
  */
-import { mkdirSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { join } from 'node:path';
-import { connectServer, parseDbUrl, recreateDatabase, seedRange } from './lib/db';
-import { listLoad, log, median, range, serviceEnvironment, startProdArgv } from './lib/standalone';
+import { seedRange } from './lib/db';
 import {
-  Spawned,
-  canPin,
-  cpuSeconds,
-  initClockTicks,
-  run,
-  setAffinity,
-  startProcess,
-  stopProcess,
-  waitForHttp,
-} from './lib/sys';
+  Measured,
+  OUT,
+  ROOT,
+  Standalone,
+  finishStandalone,
+  issueToken,
+  listLoad,
+  log,
+  measureLoad,
+  prepareStandalone,
+  runMain,
+  serviceEnvironment,
+  standaloneSettings,
+  startProdArgv,
+} from './lib/harness';
+import { Round, ratioPerRound, ratioSummary, runSideBySide } from './lib/side-by-side';
+import { Spawned, startProcess, stopProcess, waitForHttp } from './lib/sys';
 
-const env = process.env;
-const S = {
-  databaseUrl: env.BENCH_DATABASE_URL || 'mysql://root@127.0.0.1:3306/plantstore_bench_tracing',
-  rounds: Number(env.BENCH_TRACING_ROUNDS || 7),
-  durationSec: parseFloat(env.BENCH_DURATION || '10'),
-  warmupSec: parseFloat(env.BENCH_WARMUP || '3'),
-  connections: Number(env.BENCH_CONNECTIONS || 32),
-  port: Number(env.BENCH_PORT_BASE || 3321),
-  skipBuild: env.BENCH_SKIP_BUILD === '1',
-};
-const ROOT = process.cwd();
-const OUT = join(ROOT, 'bench', '.out');
+const S = standaloneSettings({
+  roundsVariable: 'BENCH_TRACING_ROUNDS',
+  rounds: 7,
+  databaseUrl: 'mysql://root@127.0.0.1:3306/plantstore_bench_tracing',
+  portBase: 3321,
+});
 const USER = 'bench-tracing';
-/** Off; on with every request sampled; on with a tenth of them sampled, as a busy deployment would run. */
+/** Off (the reference); on with every request sampled; on with a tenth of them sampled, as a busy deployment would run. */
 const MODES = ['off', 'on', 'sampled'] as const;
 type Mode = (typeof MODES)[number];
-const TRACED: Mode[] = ['on', 'sampled'];
+const TRACED = ['on', 'sampled'] as const;
 const SAMPLED_RATIO = '0.1';
+const PORTS: Record<Mode, number> = { off: S.portBase, on: S.portBase + 1, sampled: S.portBase + 3 };
+const COLLECTOR_PORT = S.portBase + 2;
 
-interface Measured {
-  rps: number;
-  cpuUsPerRequest: number;
+interface ModeRun extends Measured {
   /**
    * Export requests the collector took during the run, and their bytes: the traced instance's, as the
    * other has no endpoint, including what it still held from the run before.
@@ -58,8 +57,13 @@ interface Measured {
   exportBytes: number;
 }
 
+interface Collector {
+  counts: { exports: number; bytes: number };
+  close: () => void;
+}
+
 /** The collector: takes every OTLP export (any path) and answers 200 with an empty body. */
-function startCollector(port: number): Promise<{ counts: { exports: number; bytes: number }; close: () => void }> {
+function startCollector(port: number): Promise<Collector> {
   const counts = { exports: 0, bytes: 0 };
   const server = createServer((req, res) => {
     req.on('data', (chunk: Buffer) => (counts.bytes += chunk.length));
@@ -73,38 +77,12 @@ function startCollector(port: number): Promise<{ counts: { exports: number; byte
   );
 }
 
-async function main(): Promise<void> {
-  mkdirSync(OUT, { recursive: true });
-  await initClockTicks();
-  if (!S.skipBuild) {
-    log('building the service (npm run build)');
-    await run('npm', ['run', 'build'], { cwd: ROOT });
-  }
-  const db = parseDbUrl(S.databaseUrl);
-  if (!db.database.includes('bench')) throw new Error('BENCH_DATABASE_URL must name a database containing "bench"');
-  const conn = await connectServer(db);
-  const [[{ version }]] = (await conn.query('SELECT VERSION() AS version')) as unknown as [[{ version: string }]];
-  await recreateDatabase(conn, db.database);
-  const pin = await canPin();
-  if (pin) await setAffinity(process.pid, '1');
-
-  const collectorPort = S.port + 2;
-  const collector = await startCollector(collectorPort);
-  const baseEnv: NodeJS.ProcessEnv = { ...serviceEnvironment(db, version), LOG_LEVEL: 'warn' };
+/** The three instances, side by side on CPU 0. */
+function startModes(bench: Standalone, baseEnv: NodeJS.ProcessEnv): Record<Mode, Spawned> {
   const tracingEnv = {
-    OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${collectorPort}`,
+    OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${COLLECTOR_PORT}`,
     OTEL_SERVICE_NAME: 'plant-store-bench',
   };
-  const command = startProdArgv(ROOT);
-  const { stdout } = await run(process.execPath, ['dist/cli.js', 'token', 'create', '--user', USER], {
-    cwd: ROOT,
-    env: { ...baseEnv, LOG_LEVEL: 'error' },
-  });
-  const token = stdout.trim().split('\n').pop()!.trim();
-  if (!token.startsWith('pst_')) throw new Error(`token create printed no token:\n${stdout}`);
-  await seedRange(conn, USER, 1n, 1000);
-
-  const ports: Record<Mode, number> = { off: S.port, on: S.port + 1, sampled: S.port + 3 };
   const modeEnv: Record<Mode, NodeJS.ProcessEnv> = {
     off: {},
     on: tracingEnv,
@@ -112,94 +90,91 @@ async function main(): Promise<void> {
   };
   const services = {} as Record<Mode, Spawned>;
   for (const mode of MODES) {
-    services[mode] = startProcess(`service (tracing ${mode})`, command, {
-      env: { ...baseEnv, PORT: String(ports[mode]), ...modeEnv[mode] },
+    services[mode] = startProcess(`service (tracing ${mode})`, startProdArgv(ROOT), {
+      env: { ...baseEnv, PORT: String(PORTS[mode]), ...modeEnv[mode] },
       cwd: ROOT,
-      cpus: pin ? '0' : undefined,
+      cpus: bench.serviceCpus,
       logPath: join(OUT, `tracing-${mode}-service.log`),
     });
   }
-  const rounds: Record<Mode, Measured>[] = [];
-  try {
-    for (const mode of MODES) await waitForHttp(`http://127.0.0.1:${ports[mode]}/health/live`, services[mode]);
+  return services;
+}
 
-    const measure = async (mode: Mode): Promise<Measured> => {
-      const cpu0 = cpuSeconds(services[mode].pid);
-      const exports0 = { ...collector.counts };
-      const result = await listLoad(ports[mode], token, S.durationSec, S.connections);
-      const cpu = cpuSeconds(services[mode].pid) - cpu0;
-      if (result.non2xx > 0 || result.errors > 0) {
-        throw new Error(`tracing ${mode}: ${result.non2xx} non-2xx answers, ${result.errors} errors`);
-      }
-      const exports = collector.counts.exports - exports0.exports;
-      if (mode === 'on' && exports === 0) throw new Error('tracing on, yet the collector received no export');
-      return {
-        rps: result.requests.average,
-        cpuUsPerRequest: (cpu * 1e6) / result.requests.total,
-        exports,
-        exportBytes: collector.counts.bytes - exports0.bytes,
-      };
-    };
-
-    log(`warm-up: ${S.warmupSec} s per instance`);
-    for (const mode of MODES) {
-      const warm = await listLoad(ports[mode], token, S.warmupSec, S.connections);
-      if (warm.non2xx > 0) throw new Error(`tracing ${mode}: ${warm.non2xx} non-2xx answers in the warm-up`);
-    }
-    for (let round = 0; round < S.rounds; round++) {
-      const order = round % 2 === 0 ? MODES : ([...MODES].reverse() as Mode[]);
-      const measured: Partial<Record<Mode, Measured>> = {};
-      for (const mode of order) measured[mode] = await measure(mode);
-      const all = measured as Record<Mode, Measured>;
-      rounds.push(all);
+function compareModes(services: Record<Mode, Spawned>, collector: Collector, token: string) {
+  const measure = async (mode: Mode): Promise<ModeRun> => {
+    const exports0 = { ...collector.counts };
+    const run = await measureLoad(services[mode].pid, () => listLoad(PORTS[mode], token, S.durationSec, S.connections));
+    const exports = collector.counts.exports - exports0.exports;
+    if (mode === 'on' && exports === 0) throw new Error('tracing on, yet the collector received no export');
+    return { ...run, exports, exportBytes: collector.counts.bytes - exports0.bytes };
+  };
+  log(`warm-up: ${S.warmupSec} s per instance`);
+  return runSideBySide<'list', ModeRun>({
+    sides: MODES.map((mode) => ({
+      name: mode,
+      warm: async () => void (await listLoad(PORTS[mode], token, S.warmupSec, S.connections)),
+      measure: () => measure(mode),
+    })),
+    workloads: ['list'],
+    rounds: S.rounds,
+    onRound: (round, { list }) =>
       log(
         `round ${round + 1}/${S.rounds}: ` +
           MODES.map(
-            (mode) =>
-              `${mode} ${all[mode].rps.toFixed(0)} req/s (${all[mode].cpuUsPerRequest.toFixed(1)} µs CPU/req, ${all[mode].exports} exports)`,
+            (mode, i) =>
+              `${mode} ${list[i].rps.toFixed(0)} req/s (${list[i].cpuUsPerRequest.toFixed(1)} µs CPU/req, ${list[i].exports} exports)`,
           ).join(', '),
-      );
-    }
-  } finally {
-    for (const mode of MODES) await stopProcess(services[mode]);
-    collector.close();
-  }
-  await conn.query(`DROP DATABASE IF EXISTS \`${db.database}\``);
-  await conn.end();
-
-  const kib = (m: Measured) => ((m.exportBytes / 1024) * (1000 / (m.rps * S.durationSec))).toFixed(0);
-  const ratio = (mode: Mode) => ({
-    rps: rounds.map((r) => r[mode].rps / r.off.rps),
-    cpu: rounds.map((r) => r.off.cpuUsPerRequest / r[mode].cpuUsPerRequest),
+      ),
   });
-  const report = [
+}
+
+function report(rounds: Round<'list', ModeRun>[], version: string, pin: boolean): string {
+  const runs = rounds.map((r) => r.list);
+  const [off, on, sampled] = [0, 1, 2];
+  const kib = (m: ModeRun) => ((m.exportBytes / 1024) * (1000 / (m.rps * S.durationSec))).toFixed(0);
+  return [
     '| round | off req/s | off CPU µs/req | on req/s | on CPU µs/req | on: exports, KiB per 1,000 requests | sampled req/s | sampled CPU µs/req | sampled: exports, KiB per 1,000 requests |',
     '|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
-    ...rounds.map(
+    ...runs.map(
       (r, i) =>
-        `| ${i + 1} | ${r.off.rps.toFixed(0)} | ${r.off.cpuUsPerRequest.toFixed(1)} | ${r.on.rps.toFixed(0)} | ${r.on.cpuUsPerRequest.toFixed(1)} | ${r.on.exports}, ${kib(r.on)} | ${r.sampled.rps.toFixed(0)} | ${r.sampled.cpuUsPerRequest.toFixed(1)} | ${r.sampled.exports}, ${kib(r.sampled)} |`,
+        `| ${i + 1} | ${r[off].rps.toFixed(0)} | ${r[off].cpuUsPerRequest.toFixed(1)} | ${r[on].rps.toFixed(0)} | ${r[on].cpuUsPerRequest.toFixed(1)} | ${r[on].exports}, ${kib(r[on])} | ${r[sampled].rps.toFixed(0)} | ${r[sampled].cpuUsPerRequest.toFixed(1)} | ${r[sampled].exports}, ${kib(r[sampled])} |`,
     ),
     '',
     ...TRACED.map((mode) => {
-      const { rps, cpu } = ratio(mode);
+      const side = MODES.indexOf(mode);
+      const rps = ratioPerRound(runs, side, (m) => m.rps);
+      const cpu = ratioPerRound(runs, side, (m) => 1 / m.cpuUsPerRequest);
       return (
         `Tracing ${mode === 'on' ? 'on, every request sampled' : `on, ${SAMPLED_RATIO} of requests sampled`} ÷ off, list throughput, median of ${rounds.length} rounds: ` +
-        `**${median(rps).toFixed(3)}** ${range(rps)}; in requests per CPU-second: ${median(cpu).toFixed(3)} ${range(cpu)}.`
+        `${ratioSummary(rps, true)}; in requests per CPU-second: ${ratioSummary(cpu)}.`
       );
     }),
     '',
     `Settings: ${S.rounds} rounds of ${S.durationSec} s per instance after ${S.warmupSec} s of warm-up each, ${S.connections} connections, ` +
-      `\`GET /plants?limit=20\` of an owner of 1,000 plants, \`${command.slice(1).join(' ')}\`, LOG_LEVEL=warn, no Redis, ` +
+      `\`GET /plants?limit=20\` of an owner of 1,000 plants, \`${startProdArgv(ROOT).slice(1).join(' ')}\`, LOG_LEVEL=warn, no Redis, ` +
       `tracing on = OTEL_EXPORTER_OTLP_ENDPOINT to a collector in the load process (OTLP/HTTP protobuf, SDK batch defaults), ` +
       `sampled = the same with OTEL_TRACES_SAMPLER=parentbased_traceidratio and OTEL_TRACES_SAMPLER_ARG=${SAMPLED_RATIO}, ` +
       `Node.js ${process.version}, ${version}, ` +
       `${pin ? 'the three instances on CPU 0, load, collector and database on CPU 1' : 'not pinned'}.`,
   ].join('\n');
-  writeFileSync(join(OUT, 'tracing.md'), `${report}\n`);
-  process.stdout.write(`${report}\n`);
 }
 
-main().catch((error: unknown) => {
-  process.stderr.write(`${(error as Error).stack ?? String(error)}\n`);
-  process.exit(1);
-});
+async function main(): Promise<void> {
+  const bench = await prepareStandalone(S);
+  const collector = await startCollector(COLLECTOR_PORT);
+  const baseEnv: NodeJS.ProcessEnv = { ...serviceEnvironment(bench.db, bench.version), LOG_LEVEL: 'warn' };
+  const token = await issueToken(ROOT, baseEnv, USER);
+  await seedRange(bench.conn, USER, 1n, 1000);
+  const services = startModes(bench, baseEnv);
+  let rounds: Round<'list', ModeRun>[];
+  try {
+    for (const mode of MODES) await waitForHttp(`http://127.0.0.1:${PORTS[mode]}/health/live`, services[mode]);
+    rounds = await compareModes(services, collector, token);
+  } finally {
+    for (const proc of Object.values(services)) await stopProcess(proc);
+    collector.close();
+  }
+  await finishStandalone(bench, join(OUT, 'tracing.md'), report(rounds, bench.version, bench.pin));
+}
+
+runMain(main);

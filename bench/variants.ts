@@ -1,7 +1,7 @@
 /**
  * Variants of the service against each other: the same list and create loads on each, rounds
  * alternating their order, and every figure taken as a ratio to the first variant within its round
- * (a two-core machine swings by a fifth between rounds; within one round the variants share it).
+ * (lib/side-by-side.ts).
  *
  * A variant is a built tree (`dist/`, `node_modules/`, `package.json`) started as `npm run
  * start:prod` starts it, on a Node.js binary of its own if given, with environment of its own: an
@@ -20,24 +20,27 @@
  * BENCH_WORKLOADS (list,create), BENCH_DATABASE_URL, BENCH_PORT_BASE (3341), BENCH_REPORT
  * (bench/.out/variants.md).
  */
-import autocannon from 'autocannon';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { seedRange } from './lib/db';
-import { LIST_PATH, freshBenchDatabase, log, median, range, serviceEnvironment } from './lib/standalone';
+import { integer, seconds } from './lib/env';
 import {
-  Spawned,
-  canPin,
-  cpuSeconds,
-  initClockTicks,
-  run,
-  sampleRss,
-  setAffinity,
-  sleep,
-  startProcess,
-  stopProcess,
-  waitForHttp,
-} from './lib/sys';
+  LIST_PATH,
+  Measured,
+  OUT,
+  createLoad,
+  finishStandalone,
+  issueToken,
+  listLoad,
+  log,
+  measureLoad,
+  prepareStandalone,
+  runMain,
+  serviceEnvironment,
+  startProd,
+} from './lib/harness';
+import { Round, median, ratioPerRound, ratioSummary, runSideBySide } from './lib/side-by-side';
+import { Spawned, cpuSeconds, sleep, startProcess, stopProcess, waitForHttp } from './lib/sys';
 
 interface Variant {
   name: string;
@@ -49,24 +52,17 @@ interface Variant {
 
 type Workload = 'list' | 'create';
 
-interface Measured {
-  rps: number;
-  p99Ms: number;
-  cpuUsPerRequest: number;
-  maxRssMb: number;
-}
-
 const env = process.env;
 const S = {
   spec: env.BENCH_VARIANTS ?? '',
-  rounds: Number(env.BENCH_ROUNDS || 5),
-  durationSec: parseFloat(env.BENCH_DURATION || '8'),
-  warmupSec: parseFloat(env.BENCH_WARMUP || '3'),
-  connections: Number(env.BENCH_CONNECTIONS || 32),
+  rounds: integer(env.BENCH_ROUNDS, 5),
+  durationSec: seconds(env.BENCH_DURATION, 8),
+  warmupSec: seconds(env.BENCH_WARMUP, 3),
+  connections: integer(env.BENCH_CONNECTIONS, 32),
   workloads: (env.BENCH_WORKLOADS || 'list,create').split(',').map((w) => w.trim()) as Workload[],
   databaseUrl: env.BENCH_DATABASE_URL || 'mysql://root@127.0.0.1:3306/plantstore_bench_variants',
-  portBase: Number(env.BENCH_PORT_BASE || 3341),
-  report: env.BENCH_REPORT || join(process.cwd(), 'bench', '.out', 'variants.md'),
+  portBase: integer(env.BENCH_PORT_BASE, 3341),
+  report: env.BENCH_REPORT || join(OUT, 'variants.md'),
   together: env.BENCH_TOGETHER === '1',
 };
 const USER = 'bench-variants';
@@ -83,47 +79,8 @@ function readVariants(): Variant[] {
 
 /** `node <flags> dist/main.js` as the tree's `start:prod` says, on the variant's Node.js. */
 function commandOf(variant: Variant): string[] {
-  const script = (
-    JSON.parse(readFileSync(join(variant.root, 'package.json'), 'utf8')) as { scripts: Record<string, string> }
-  ).scripts['start:prod'];
-  const [node, ...rest] = script.trim().split(/\s+/);
-  if (node !== 'node') throw new Error(`${variant.name}: start:prod is not "node [flags] <script>": ${script}`);
-  const flags = variant.nodeFlags ?? rest.slice(0, -1);
-  return [variant.node ?? process.execPath, ...flags, rest[rest.length - 1]];
-}
-
-/** The load of one run: the list of a 1,000-plant owner, or creates of fresh ids from `next`. */
-async function load(
-  port: number,
-  token: string,
-  workload: Workload,
-  seconds: number,
-  next: { id: bigint },
-  connections = S.connections,
-) {
-  const authorization = `Bearer ${token}`;
-  const result = await autocannon({
-    url: `http://127.0.0.1:${port}`,
-    connections,
-    duration: seconds,
-    requests:
-      workload === 'list'
-        ? [{ method: 'GET', path: LIST_PATH, headers: { authorization } }]
-        : [
-            {
-              method: 'POST',
-              path: '/plants',
-              setupRequest: (req) => ({
-                ...req,
-                headers: { authorization, 'content-type': 'application/json' },
-                body: `{"id":${next.id++},"name":"bench plant","tag":"bench"}`,
-              }),
-            },
-          ],
-  });
-  if (result.non2xx > 0 || result.errors > 0)
-    throw new Error(`${workload} on :${port}: ${result.non2xx} non-2xx answers, ${result.errors} errors`);
-  return result;
+  const { nodeFlags, script } = startProd(variant.root, variant.nodeFlags);
+  return [variant.node ?? process.execPath, ...nodeFlags, script];
 }
 
 /**
@@ -139,34 +96,18 @@ async function settle(procs: Spawned[]): Promise<void> {
   }
 }
 
-async function measure(
-  proc: Spawned,
-  port: number,
-  token: string,
-  workload: Workload,
-  next: { id: bigint },
-  connections = S.connections,
-) {
-  const cpu0 = cpuSeconds(proc.pid);
-  const rss = sampleRss(proc.pid);
-  const result = await load(port, token, workload, S.durationSec, next, connections);
-  const measured: Measured = {
-    rps: result.requests.average,
-    p99Ms: result.latency.p99,
-    cpuUsPerRequest: ((cpuSeconds(proc.pid) - cpu0) * 1e6) / result.requests.total,
-    maxRssMb: rss.stop(),
-  };
-  return measured;
-}
-
 /** Starts every variant (the first runs the migrations alone), pinned to CPU 0 when possible. */
-async function startVariants(variants: Variant[], serviceEnv: NodeJS.ProcessEnv, pin: boolean): Promise<Spawned[]> {
+async function startVariants(
+  variants: Variant[],
+  serviceEnv: NodeJS.ProcessEnv,
+  cpus: string | undefined,
+): Promise<Spawned[]> {
   const procs: Spawned[] = [];
   for (const [i, variant] of variants.entries()) {
     const proc = startProcess(`${variant.name}`, commandOf(variant), {
       env: { ...serviceEnv, ...variant.env, PORT: String(S.portBase + i) },
       cwd: variant.root,
-      cpus: pin ? '0' : undefined,
+      cpus,
       logPath: join(dirname(S.report), `variant-${i}.log`),
     });
     procs.push(proc);
@@ -175,59 +116,54 @@ async function startVariants(variants: Variant[], serviceEnv: NodeJS.ProcessEnv,
   return procs;
 }
 
-type Round = Record<Workload, Measured[]>;
-
-async function runRounds(variants: Variant[], procs: Spawned[], token: string): Promise<Round[]> {
-  const next = variants.map((_, i) => ({ id: createBase(i) }));
+/** Each variant under the list of a 1,000-plant owner, or creates of fresh ids of its own. */
+function compareVariants(variants: Variant[], procs: Spawned[], token: string): Promise<Round<Workload, Measured>[]> {
+  // Loaded together, the variants split the connections among them.
+  const connections = S.together ? Math.max(1, Math.round(S.connections / variants.length)) : S.connections;
+  const load = (i: number, workload: Workload, sec: number, conns: number) =>
+    workload === 'list'
+      ? listLoad(S.portBase + i, token, sec, conns)
+      : createLoad(S.portBase + i, token, sec, conns, next[i]);
+  const next = variants.map((_, i) => ({ next: createBase(i) }));
   log(`warm-up: ${S.warmupSec} s per variant and workload`);
-  for (const workload of S.workloads)
-    for (const i of variants.keys()) await load(S.portBase + i, token, workload, S.warmupSec, next[i]);
-  const rounds: Round[] = [];
-  for (let round = 0; round < S.rounds; round++) {
-    const order = [...variants.keys()];
-    if (round % 2 === 1) order.reverse();
-    const measured = Object.fromEntries(S.workloads.map((w) => [w, [] as Measured[]])) as Round;
-    const share = Math.max(1, Math.round(S.connections / variants.length));
-    for (const workload of S.workloads) {
-      if (S.together) {
-        await settle(procs);
-        measured[workload] = await Promise.all(
-          variants.map((_, i) => measure(procs[i], S.portBase + i, token, workload, next[i], share)),
+  return runSideBySide<Workload, Measured>({
+    sides: variants.map((variant, i) => ({
+      name: variant.name,
+      warm: async (workload) => void (await load(i, workload, S.warmupSec, S.connections)),
+      measure: (workload) => measureLoad(procs[i].pid, () => load(i, workload, S.durationSec, connections)),
+    })),
+    workloads: S.workloads,
+    rounds: S.rounds,
+    together: S.together,
+    beforeRun: () => settle(procs),
+    onRound: (round, measured) => {
+      for (const workload of S.workloads)
+        log(
+          `round ${round + 1}/${S.rounds} ${workload}: ` +
+            variants.map((v, i) => `${v.name} ${measured[workload][i].rps.toFixed(0)} req/s`).join(', '),
         );
-        continue;
-      }
-      for (const i of order) {
-        await settle(procs);
-        measured[workload][i] = await measure(procs[i], S.portBase + i, token, workload, next[i]);
-      }
-    }
-    rounds.push(measured);
-    for (const workload of S.workloads)
-      log(
-        `round ${round + 1}/${S.rounds} ${workload}: ` +
-          variants.map((v, i) => `${v.name} ${measured[workload][i].rps.toFixed(0)} req/s`).join(', '),
-      );
-  }
-  return rounds;
+    },
+  });
 }
 
-function report(variants: Variant[], rounds: Round[], settings: string): string {
+function report(variants: Variant[], rounds: Round<Workload, Measured>[], settings: string): string {
   const lines: string[] = [];
+  const first = variants[0].name;
   for (const workload of S.workloads) {
+    const runs = rounds.map((r) => r[workload]);
     lines.push(
       `### ${workload}`,
       '',
-      `| variant | req/s | p99 ms | CPU µs/request | max RSS MB | req/s ÷ ${variants[0].name}, per round | requests per CPU-second ÷ ${variants[0].name} | p99 ÷ ${variants[0].name} |`,
+      `| variant | req/s | p99 ms | CPU µs/request | max RSS MB | req/s ÷ ${first}, per round | requests per CPU-second ÷ ${first} | p99 ÷ ${first} |`,
       '|---|---:|---:|---:|---:|---:|---:|---:|',
     );
     for (const [i, variant] of variants.entries()) {
-      const of = (pick: (m: Measured) => number) => rounds.map((r) => pick(r[workload][i]));
-      const ratio = (pick: (m: Measured) => number) => rounds.map((r) => pick(r[workload][i]) / pick(r[workload][0]));
+      const of = (pick: (m: Measured) => number) => runs.map((r) => pick(r[i]));
+      const ratio = (pick: (m: Measured) => number) => ratioPerRound(runs, i, pick);
       lines.push(
         `| ${variant.name} | ${median(of((m) => m.rps)).toFixed(0)} | ${median(of((m) => m.p99Ms)).toFixed(1)} | ` +
           `${median(of((m) => m.cpuUsPerRequest)).toFixed(0)} | ${Math.max(...of((m) => m.maxRssMb)).toFixed(0)} | ` +
-          `${median(ratio((m) => m.rps)).toFixed(3)} ${range(ratio((m) => m.rps))} | ` +
-          `${median(ratio((m) => 1 / m.cpuUsPerRequest)).toFixed(3)} ${range(ratio((m) => 1 / m.cpuUsPerRequest))} | ` +
+          `${ratioSummary(ratio((m) => m.rps))} | ${ratioSummary(ratio((m) => 1 / m.cpuUsPerRequest))} | ` +
           `${median(ratio((m) => m.p99Ms)).toFixed(2)} |`,
       );
     }
@@ -237,42 +173,32 @@ function report(variants: Variant[], rounds: Round[], settings: string): string 
   return lines.join('\n');
 }
 
-async function main(): Promise<void> {
-  const variants = readVariants();
-  mkdirSync(dirname(S.report), { recursive: true });
-  await initClockTicks();
-  const { db, conn, version } = await freshBenchDatabase(S.databaseUrl);
-  const pin = await canPin();
-  if (pin) await setAffinity(process.pid, '1');
-  const serviceEnv: NodeJS.ProcessEnv = { ...serviceEnvironment(db, version), LOG_LEVEL: 'warn' };
-  let procs: Spawned[] = [];
-  let rounds: Round[];
-  try {
-    procs = await startVariants(variants, serviceEnv, pin);
-    const first = commandOf(variants[0]);
-    const { stdout } = await run(first[0], ['dist/cli.js', 'token', 'create', '--user', USER], {
-      cwd: variants[0].root,
-      env: { ...serviceEnv, LOG_LEVEL: 'error' },
-    });
-    const token = stdout.trim().split('\n').pop()!.trim();
-    await seedRange(conn, USER, 1n, 1000);
-    rounds = await runRounds(variants, procs, token);
-  } finally {
-    for (const proc of procs) await stopProcess(proc);
-  }
-  await conn.query(`DROP DATABASE IF EXISTS \`${db.database}\``);
-  await conn.end();
-  const settings =
+function settingsLine(variants: Variant[], version: string, pin: boolean): string {
+  return (
     `Settings: ${S.rounds} rounds of ${S.durationSec} s per variant and workload after ${S.warmupSec} s of warm-up, ` +
     `${S.together ? `the variants loaded at once, ${S.connections} connections split among them` : `one variant at a time, ${S.connections} connections`}, list = \`GET ${LIST_PATH}\` of an owner of 1,000 plants, create = \`POST /plants\` of fresh ids, ` +
     `LOG_LEVEL=warn unless a variant sets it, ${version}, ${pin ? 'the variants on CPU 0, load and database on CPU 1' : 'not pinned'}. ` +
-    `Variants: ${variants.map((v) => `${v.name} = \`${commandOf(v).join(' ')}\` in ${v.root}${v.env ? ` with ${JSON.stringify(v.env)}` : ''}`).join('; ')}.`;
-  const text = report(variants, rounds, settings);
-  writeFileSync(S.report, `${text}\n`);
-  process.stdout.write(`${text}\n`);
+    `Variants: ${variants.map((v) => `${v.name} = \`${commandOf(v).join(' ')}\` in ${v.root}${v.env ? ` with ${JSON.stringify(v.env)}` : ''}`).join('; ')}.`
+  );
 }
 
-main().catch((error: unknown) => {
-  process.stderr.write(`${(error as Error).stack ?? String(error)}\n`);
-  process.exit(1);
-});
+async function main(): Promise<void> {
+  const variants = readVariants();
+  mkdirSync(dirname(S.report), { recursive: true });
+  // The variants are built trees: nothing to build here.
+  const bench = await prepareStandalone({ databaseUrl: S.databaseUrl, skipBuild: true });
+  const serviceEnv: NodeJS.ProcessEnv = { ...serviceEnvironment(bench.db, bench.version), LOG_LEVEL: 'warn' };
+  let procs: Spawned[] = [];
+  let rounds: Round<Workload, Measured>[];
+  try {
+    procs = await startVariants(variants, serviceEnv, bench.serviceCpus);
+    const token = await issueToken(variants[0].root, serviceEnv, USER, commandOf(variants[0])[0]);
+    await seedRange(bench.conn, USER, 1n, 1000);
+    rounds = await compareVariants(variants, procs, token);
+  } finally {
+    for (const proc of procs) await stopProcess(proc);
+  }
+  await finishStandalone(bench, S.report, report(variants, rounds, settingsLine(variants, bench.version, bench.pin)));
+}
+
+runMain(main);

@@ -96,6 +96,36 @@ function scenario(results: BenchResults, name: string): ScenarioResult | undefin
   return results.scenarios.find((s) => s.name === name);
 }
 
+/** The list's latency on the large table against the small one. */
+function scaleVerdicts(results: BenchResults): TargetVerdict[] {
+  const out: TargetVerdict[] = [];
+  const small = results.scale[0];
+  const big = results.scale[results.scale.length - 1];
+  if (!small || !big || small === big) return out;
+  for (const [label, pick] of [
+    ['p50', p50],
+    ['p99', p99],
+  ] as const) {
+    const a = spread(roundsOf(small.loaded, 'service').map(pick)).median;
+    const b = spread(roundsOf(big.loaded, 'service').map(pick)).median;
+    out.push({
+      target: `list ${label} with ${num(big.rowsInTable)} rows within 1.2x of ${num(small.rowsInTable)} rows (service, ${results.scenarios[0]?.connections ?? ''} connections)`,
+      figure: `${ms(b)} ms vs ${ms(a)} ms = ${ratio(b / a)}`,
+      pass: b / a <= 1.2,
+    });
+  }
+  const a1 = spread(roundsOf(small.single, 'service').map(p50)).median;
+  const b1 = spread(roundsOf(big.single, 'service').map(p50)).median;
+  if (Number.isFinite(a1) && Number.isFinite(b1)) {
+    out.push({
+      target: `list p50 with ${num(big.rowsInTable)} rows within 1.2x of ${num(small.rowsInTable)} rows (service, 1 connection)`,
+      figure: `${ms(b1)} ms vs ${ms(a1)} ms = ${ratio(b1 / a1)}`,
+      pass: b1 / a1 <= 1.2,
+    });
+  }
+  return out;
+}
+
 export function evaluateTargets(results: BenchResults): TargetVerdict[] {
   const out: TargetVerdict[] = [];
   for (const name of ['list', 'create']) {
@@ -125,31 +155,7 @@ export function evaluateTargets(results: BenchResults): TargetVerdict[] {
       pass: Math.abs(q - 1) <= 0.01,
     });
   }
-  const small = results.scale[0];
-  const big = results.scale[results.scale.length - 1];
-  if (small && big && small !== big) {
-    for (const [label, pick] of [
-      ['p50', p50],
-      ['p99', p99],
-    ] as const) {
-      const a = spread(roundsOf(small.loaded, 'service').map(pick)).median;
-      const b = spread(roundsOf(big.loaded, 'service').map(pick)).median;
-      out.push({
-        target: `list ${label} with ${num(big.rowsInTable)} rows within 1.2x of ${num(small.rowsInTable)} rows (service, ${results.scenarios[0]?.connections ?? ''} connections)`,
-        figure: `${ms(b)} ms vs ${ms(a)} ms = ${ratio(b / a)}`,
-        pass: b / a <= 1.2,
-      });
-    }
-    const a1 = spread(roundsOf(small.single, 'service').map(p50)).median;
-    const b1 = spread(roundsOf(big.single, 'service').map(p50)).median;
-    if (Number.isFinite(a1) && Number.isFinite(b1)) {
-      out.push({
-        target: `list p50 with ${num(big.rowsInTable)} rows within 1.2x of ${num(small.rowsInTable)} rows (service, 1 connection)`,
-        figure: `${ms(b1)} ms vs ${ms(a1)} ms = ${ratio(b1 / a1)}`,
-        pass: b1 / a1 <= 1.2,
-      });
-    }
-  }
+  out.push(...scaleVerdicts(results));
   const plans = results.explain.filter((e) => e.label.startsWith('service'));
   if (plans.length > 0) {
     const ok = plans.every((e) =>
@@ -267,7 +273,8 @@ function table(rows: Record<string, unknown>[]): string {
   ].join('\n');
 }
 
-export function renderMarkdown(results: BenchResults): string {
+/** The title, the targets (each PASS or FAIL) and the notes on this run. */
+function headline(results: BenchResults): string[] {
   const out: string[] = [];
   const verdicts = evaluateTargets(results);
   out.push(
@@ -287,12 +294,21 @@ export function renderMarkdown(results: BenchResults): string {
     '',
   );
   if (results.notes.length > 0) out.push('## Notes on this run', '', ...results.notes.map((n) => `- ${n}`), '');
+  return out;
+}
 
+function machineSection(results: BenchResults): string[] {
+  const out: string[] = [];
   out.push('## Machine and settings', '', '| | |', '|---|---|');
   for (const [k, v] of Object.entries(results.machine)) out.push(`| ${k} | ${v} |`);
   for (const [k, v] of Object.entries(results.settings)) out.push(`| ${k} | ${v} |`);
   out.push('');
+  return out;
+}
 
+/** How the SQL statements were counted, and the noise of other clients. */
+function countingSection(results: BenchResults): string[] {
+  const out: string[] = [];
   const b = results.counterBaseline;
   out.push(
     '## SQL statement counting',
@@ -304,7 +320,12 @@ export function renderMarkdown(results: BenchResults): string {
       ' (against thousands of requests per second under load).',
     '',
   );
+  return out;
+}
 
+/** Per scenario: the three targets, the per-round ratios and every round. */
+function scenarioSections(results: BenchResults): string[] {
+  const out: string[] = [];
   for (const s of results.scenarios) {
     const outliers = sqlOutliers(s.rounds);
     out.push(`## ${s.title}`, '', s.description, '', ...scenarioTable(s.rounds), '');
@@ -318,9 +339,12 @@ export function renderMarkdown(results: BenchResults): string {
     }
     out.push(...ratioTable(s.rounds), '', ...roundsDetail(s.rounds), '');
   }
+  return out;
+}
 
-  if (results.cluster) out.push(...clusterSection(results.cluster));
-
+/** The list's figures with the small and the large table, and their ratios. */
+function scaleSection(results: BenchResults): string[] {
+  const out: string[] = [];
   if (results.scale.length > 0) {
     out.push(
       '## Scale: list latency with a small and a large table',
@@ -367,7 +391,11 @@ export function renderMarkdown(results: BenchResults): string {
     }
     out.push('');
   }
+  return out;
+}
 
+function explainSection(results: BenchResults): string[] {
+  const out: string[] = [];
   if (results.explain.length > 0) {
     out.push('## EXPLAIN of the list query at scale', '');
     for (const e of results.explain) {
@@ -381,7 +409,11 @@ export function renderMarkdown(results: BenchResults): string {
         );
     }
   }
+  return out;
+}
 
+function traceSection(results: BenchResults): string[] {
+  const out: string[] = [];
   if (results.trace) {
     out.push(
       '## SQL sent per request (general query log)',
@@ -400,7 +432,11 @@ export function renderMarkdown(results: BenchResults): string {
       out.push('');
     }
   }
+  return out;
+}
 
+function paritySection(results: BenchResults): string[] {
+  const out: string[] = [];
   if (results.parity.length > 0) {
     const bad = results.parity.filter((p) => !p.same);
     out.push(
@@ -412,7 +448,11 @@ export function renderMarkdown(results: BenchResults): string {
       '',
     );
   }
+  return out;
+}
 
+function profileSections(results: BenchResults): string[] {
+  const out: string[] = [];
   for (const p of results.profiles) {
     out.push(
       `## Where the service spends its CPU: ${p.scenario}`,
@@ -442,7 +482,11 @@ export function renderMarkdown(results: BenchResults): string {
       '',
     );
   }
+  return out;
+}
 
+function memorySection(results: BenchResults): string[] {
+  const out: string[] = [];
   out.push(
     '## Memory',
     '',
@@ -450,7 +494,23 @@ export function renderMarkdown(results: BenchResults): string {
       'The per-scenario tables give the maximum VmRSS sampled every 200 ms under load.',
     '',
   );
-  return out.join('\n');
+  return out;
+}
+
+export function renderMarkdown(results: BenchResults): string {
+  return [
+    ...headline(results),
+    ...machineSection(results),
+    ...countingSection(results),
+    ...scenarioSections(results),
+    ...(results.cluster ? clusterSection(results.cluster) : []),
+    ...scaleSection(results),
+    ...explainSection(results),
+    ...traceSection(results),
+    ...paritySection(results),
+    ...profileSections(results),
+    ...memorySection(results),
+  ].join('\n');
 }
 
 const SETUP_LABEL = { single: '1 instance, single server', cluster: '2 instances, 2 Galera nodes' } as const;

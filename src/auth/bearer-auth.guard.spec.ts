@@ -1,6 +1,7 @@
 import { BadRequestException, ExecutionContext, ForbiddenException, UnauthorizedException } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import { Test } from '@nestjs/testing';
+import { ApiOperation } from '@nestjs/swagger';
 import { BearerAuthGuard, JWT_REFUSED } from './bearer-auth.guard';
 import { BearerStrategy } from './bearer.strategy';
 import { Public } from './decorators/public.decorator';
@@ -18,9 +19,11 @@ class RoutesController {
   open(): void {}
 
   @RequireScopes('plants:write')
+  @ApiOperation({ summary: 'Write' })
   write(): void {}
 
   @RequireScopes('plants:read', 'plants:write')
+  @ApiOperation({ summary: 'Read and write' })
   readWrite(): void {}
 
   plain(): void {}
@@ -34,6 +37,7 @@ class PublicController {
 @RequireScopes('plants:read')
 class ReadController {
   @RequireScopes('plants:write')
+  @ApiOperation({ summary: 'Write' })
   write(): void {}
 
   inherited(): void {}

@@ -2,7 +2,8 @@ import { applyDecorators, CanActivate, ExecutionContext, Injectable, UseGuards }
 import { ApiConsumes } from '@nestjs/swagger';
 import { IncomingMessage, ServerResponse } from 'node:http';
 import { ApiErrors } from '../openapi/api-errors.decorator';
-import { BodyNotJson, BodyTooLarge, readJsonBody } from './json-body';
+import { readJsonBody } from './json-body';
+import { BodyNotJson, BodyTooLarge } from './json-body.errors';
 
 /**
  * Reads the JSON body of the routes that take one, once the global guards have let the request

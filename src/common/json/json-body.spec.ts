@@ -2,7 +2,8 @@ import { BadRequestException, HttpException } from '@nestjs/common';
 import { IncomingMessage, ServerResponse } from 'node:http';
 import { brotliCompressSync, deflateSync, gzipSync } from 'node:zlib';
 import request from 'supertest';
-import { BODY_LIMIT_BYTES, MAX_JSON_DEPTH, parseJsonBody, readJsonBody } from './json-body';
+import { MAX_JSON_DEPTH, parseJsonBody, readJsonBody } from './json-body';
+import { BODY_LIMIT_BYTES } from './json-body.errors';
 
 function parseError(body: string): BadRequestException {
   try {

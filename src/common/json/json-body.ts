@@ -1,35 +1,16 @@
-import { BadRequestException, PayloadTooLargeException, UnsupportedMediaTypeException } from '@nestjs/common';
+import { BadRequestException, UnsupportedMediaTypeException } from '@nestjs/common';
 import { IncomingMessage, ServerResponse } from 'node:http';
 import { brotliDecompressSync, gunzipSync, inflateSync, InputType, ZlibOptions } from 'node:zlib';
 import { isInteger, parse } from 'lossless-json';
 import getRawBody from 'raw-body';
 import { hasBody as hasBodyHeaders, TypeIs } from 'type-is';
-import { errorDoc } from '../openapi/error-doc';
+import { BODY_LIMIT_BYTES, BodyNotJson, BodyTooLarge } from './json-body.errors';
 
-export const BODY_LIMIT_BYTES = 16 * 1024;
 // type-is 3 compiles the accepted types once; it matches as `typeis(req, types)` did in 2.
 const JSON_TYPES = new TypeIs(['application/json', 'application/*+json']);
 
 /** Far deeper than any plant (depth 1); deep enough for any honest client. */
 export const MAX_JSON_DEPTH = 32;
-
-/** A body over BODY_LIMIT_BYTES, on the wire or once decoded. */
-export class BodyTooLarge extends PayloadTooLargeException {
-  static readonly doc = errorDoc(new BodyTooLarge(), `Request body over ${BODY_LIMIT_BYTES / 1024} KiB`);
-
-  constructor() {
-    super(`Request body exceeds ${BODY_LIMIT_BYTES} bytes`);
-  }
-}
-
-/** A body whose Content-Type is not JSON. */
-export class BodyNotJson extends UnsupportedMediaTypeException {
-  static readonly doc = errorDoc(new BodyNotJson(), 'Request body is not JSON');
-
-  constructor() {
-    super('Request body must be JSON (Content-Type: application/json)');
-  }
-}
 
 const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 

@@ -5,7 +5,7 @@ import { NestFactory } from '@nestjs/core';
 import { ParseArgsConfig, parseArgs } from 'node:util';
 import { ApiToken } from './auth/api-token.entity';
 import { TokensModule } from './auth/tokens.module';
-import { SCOPES, Scope, isScope } from './auth/principal';
+import { SCOPE_NAMES, Scope, isScope } from './auth/scopes';
 import { TokenInputError, TokensService, tokenStatus } from './auth/tokens.service';
 import { AppConfigModule } from './config/config.module';
 import { parseDuration } from './config/duration';
@@ -20,7 +20,7 @@ export const USAGE = `Usage:
   plantstore token list [--user <id>]
   plantstore token revoke <token-or-id>
 
-Scopes: ${SCOPES.join(', ')} (all of them when none is given).
+Scopes: ${SCOPE_NAMES.join(', ')} (all of them when none is given).
 The database is the one the service uses: DATABASE_URL, or the embedded SQLite file.`;
 
 export interface CliIo {
@@ -83,7 +83,7 @@ export function parseCommand(argv: string[]): CliCommand {
       const scopes = (values.scope ?? []) as string[];
       const unknown = scopes.find((scope) => !isScope(scope));
       if (unknown !== undefined) {
-        throw new UsageError(`Unknown scope "${unknown}"; known scopes: ${SCOPES.join(', ')}`);
+        throw new UsageError(`Unknown scope "${unknown}"; known scopes: ${SCOPE_NAMES.join(', ')}`);
       }
       const expiresIn = values['expires-in'];
       return {

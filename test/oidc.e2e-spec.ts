@@ -2,7 +2,7 @@ import { createHmac } from 'node:crypto';
 import { JWTPayload, base64url, decodeJwt } from 'jose';
 import request from 'supertest';
 import { JWT_REFUSED } from '../src/auth/bearer-auth.guard';
-import { KEYS_UNAVAILABLE_MESSAGE } from '../src/auth/oidc/jwt-verifier';
+import { SigningKeysUnavailable } from '../src/auth/auth.errors';
 import {
   SigningKey,
   TEST_AUDIENCE,
@@ -294,7 +294,7 @@ describe('The provider stopped', () => {
       { timeoutMs: 10_000, intervalMs: 100, what: 'a 503 once the keys are stale' },
     );
     expectErrorBody(res!, 503);
-    expect(res!.body.message).toBe(KEYS_UNAVAILABLE_MESSAGE);
+    expect(res!.body.message).toBe(new SigningKeysUnavailable().message);
     expect(res!.headers['www-authenticate']).toBeUndefined();
     expect((await t.http().get('/plants').set(bearer(pst))).status).toBe(200);
 
@@ -330,6 +330,6 @@ describe('A provider unreachable from the start', () => {
       .get('/plants')
       .set(bearer(await signedToken(await signingKey('any'), issuer)));
     expectErrorBody(res, 503);
-    expect(res.body.message).toBe(KEYS_UNAVAILABLE_MESSAGE);
+    expect(res.body.message).toBe(new SigningKeysUnavailable().message);
   });
 });

@@ -1,6 +1,8 @@
 import { BadRequestException, ExecutionContext, ForbiddenException, UnauthorizedException } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import { Test } from '@nestjs/testing';
+import { ApiOperation } from '@nestjs/swagger';
+import { AuthenticationRequired, DuplicateAuthorization, InvalidToken, MissingScope } from './auth.errors';
 import { BearerAuthGuard, JWT_REFUSED } from './bearer-auth.guard';
 import { BearerStrategy } from './bearer.strategy';
 import { Public } from './decorators/public.decorator';
@@ -18,9 +20,11 @@ class RoutesController {
   open(): void {}
 
   @RequireScopes('plants:write')
+  @ApiOperation({ summary: 'Write' })
   write(): void {}
 
   @RequireScopes('plants:read', 'plants:write')
+  @ApiOperation({ summary: 'Read and write' })
   readWrite(): void {}
 
   plain(): void {}
@@ -34,6 +38,7 @@ class PublicController {
 @RequireScopes('plants:read')
 class ReadController {
   @RequireScopes('plants:write')
+  @ApiOperation({ summary: 'Write' })
   write(): void {}
 
   inherited(): void {}
@@ -141,7 +146,7 @@ describe(BearerAuthGuard.name, () => {
       const { context, http } = contextFor(RoutesController, 'plain');
       const attempt = guard.canActivate(context);
       await expect(attempt).rejects.toBeInstanceOf(UnauthorizedException);
-      await expect(attempt).rejects.toThrow('Authentication required: send Authorization: Bearer <token>');
+      await expect(attempt).rejects.toThrow(new AuthenticationRequired().message);
       expect(http.response.setHeader).toHaveBeenCalledWith('WWW-Authenticate', 'Bearer realm="plant-store"');
       expect(tokens.authenticate).not.toHaveBeenCalled();
     });
@@ -152,7 +157,7 @@ describe(BearerAuthGuard.name, () => {
       });
       const attempt = guard.canActivate(context);
       await expect(attempt).rejects.toBeInstanceOf(UnauthorizedException);
-      await expect(attempt).rejects.toThrow('The access token is invalid, expired or revoked');
+      await expect(attempt).rejects.toThrow(new InvalidToken().message);
       expect(http.response.setHeader).toHaveBeenCalledWith(
         'WWW-Authenticate',
         'Bearer realm="plant-store", error="invalid_token"',
@@ -189,7 +194,7 @@ describe(BearerAuthGuard.name, () => {
         http.request.rawHeaders = ['Host', 'x', 'Authorization', order[0], 'AUTHORIZATION', order[1]];
         const attempt = guard.canActivate(context);
         await expect(attempt).rejects.toBeInstanceOf(BadRequestException);
-        await expect(attempt).rejects.toThrow('Send at most one Authorization header');
+        await expect(attempt).rejects.toThrow(new DuplicateAuthorization().message);
       }
       expect(tokens.authenticate).not.toHaveBeenCalled();
     });
@@ -222,7 +227,7 @@ describe(BearerAuthGuard.name, () => {
       const { context, http } = contextFor(RoutesController, 'write', { authorization: `Bearer ${SECRET}` });
       const attempt = guard.canActivate(context);
       await expect(attempt).rejects.toBeInstanceOf(ForbiddenException);
-      await expect(attempt).rejects.toThrow('This token lacks the scope plants:write');
+      await expect(attempt).rejects.toThrow(new MissingScope(['plants:write']).message);
       expect(http.response.setHeader).toHaveBeenCalledWith(
         'WWW-Authenticate',
         'Bearer realm="plant-store", error="insufficient_scope", scope="plants:write"',
@@ -232,7 +237,7 @@ describe(BearerAuthGuard.name, () => {
     it('names every required scope in the challenge and only the missing ones in the message', async () => {
       tokens.authenticate.mockResolvedValue(READER);
       const { context, http } = contextFor(RoutesController, 'readWrite', { authorization: `Bearer ${SECRET}` });
-      await expect(guard.canActivate(context)).rejects.toThrow('This token lacks the scope plants:write');
+      await expect(guard.canActivate(context)).rejects.toThrow(new MissingScope(['plants:write']).message);
       expect(http.response.setHeader).toHaveBeenCalledWith(
         'WWW-Authenticate',
         'Bearer realm="plant-store", error="insufficient_scope", scope="plants:read plants:write"',
@@ -242,7 +247,9 @@ describe(BearerAuthGuard.name, () => {
     it('lists several missing scopes', async () => {
       tokens.authenticate.mockResolvedValue({ ...READER, scopes: [] });
       const { context } = contextFor(RoutesController, 'readWrite', { authorization: `Bearer ${SECRET}` });
-      await expect(guard.canActivate(context)).rejects.toThrow('This token lacks the scope plants:read, plants:write');
+      await expect(guard.canActivate(context)).rejects.toThrow(
+        new MissingScope(['plants:read', 'plants:write']).message,
+      );
     });
 
     it('takes the scopes of the handler over those of its class', async () => {
@@ -257,7 +264,7 @@ describe(BearerAuthGuard.name, () => {
     it('applies the scopes of the class to its handlers', async () => {
       tokens.authenticate.mockResolvedValue({ ...WRITER, scopes: ['plants:write'] });
       const { context, http } = contextFor(ReadController, 'inherited', { authorization: `Bearer ${SECRET}` });
-      await expect(guard.canActivate(context)).rejects.toThrow('This token lacks the scope plants:read');
+      await expect(guard.canActivate(context)).rejects.toThrow(new MissingScope(['plants:read']).message);
       expect(http.response.setHeader).toHaveBeenCalledWith(
         'WWW-Authenticate',
         'Bearer realm="plant-store", error="insufficient_scope", scope="plants:read"',
@@ -285,7 +292,7 @@ describe(BearerAuthGuard.name, () => {
         const { context, http } = contextFor(RoutesController, 'plain', { authorization });
         const error = thrownBy(() => guard.handleRequest(null, false, undefined, context));
         expect(error).toBeInstanceOf(UnauthorizedException);
-        expect((error as Error).message).toBe('The access token is invalid, expired or revoked');
+        expect((error as Error).message).toBe(new InvalidToken().message);
         expect(http.response.setHeader).toHaveBeenCalledWith(
           'WWW-Authenticate',
           'Bearer realm="plant-store", error="invalid_token"',
@@ -297,7 +304,7 @@ describe(BearerAuthGuard.name, () => {
       const { context, http } = contextFor(RoutesController, 'plain', { authorization: 'Bearer aaa.bbb.ccc' });
       const error = thrownBy(() => guard.handleRequest(null, false, undefined, context));
       expect(error).toBeInstanceOf(UnauthorizedException);
-      expect((error as Error).message).toBe('The access token is invalid, expired or revoked');
+      expect((error as Error).message).toBe(new InvalidToken().message);
       expect(http.response.setHeader).toHaveBeenCalledWith(
         'WWW-Authenticate',
         `Bearer realm="plant-store", error="invalid_token", error_description="${JWT_REFUSED}"`,
@@ -310,7 +317,7 @@ describe(BearerAuthGuard.name, () => {
         const { context, http } = contextFor(RoutesController, 'plain', { authorization });
         const error = thrownBy(() => guard.handleRequest(null, null, undefined, context));
         expect(error).toBeInstanceOf(UnauthorizedException);
-        expect((error as Error).message).toBe('Authentication required: send Authorization: Bearer <token>');
+        expect((error as Error).message).toBe(new AuthenticationRequired().message);
         expect(http.response.setHeader).toHaveBeenCalledWith('WWW-Authenticate', 'Bearer realm="plant-store"');
       },
     );

@@ -1,18 +1,14 @@
-import {
-  BadRequestException,
-  ExecutionContext,
-  ForbiddenException,
-  Injectable,
-  UnauthorizedException,
-} from '@nestjs/common';
+import { ExecutionContext, Injectable } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import { AuthGuard } from '@nestjs/passport';
 import { Request, Response } from 'express';
+import { AuthenticationRequired, DuplicateAuthorization, InvalidToken, MissingScope } from './auth.errors';
 import { readAuthorization } from './authorization';
 import { JwtVerifier } from './oidc/jwt-verifier';
 import { IS_PUBLIC_KEY } from './decorators/public.decorator';
 import { REQUIRED_SCOPES_KEY } from './decorators/require-scopes.decorator';
-import { Principal, REALM, Scope } from './principal';
+import { Principal, REALM } from './principal';
+import { Scope } from './scopes';
 
 /** The `error_description` of a refused JWT (RFC 6750 section 3). */
 export const JWT_REFUSED = 'The access token is invalid or expired';
@@ -35,7 +31,7 @@ export class BearerAuthGuard extends AuthGuard('bearer') {
     if (this.reflector.getAllAndOverride<boolean>(IS_PUBLIC_KEY, targets)) return true;
     // Which of two credentials counts is not a guess the service makes (Node would keep the first).
     if (readAuthorization(context.switchToHttp().getRequest<Request>()).kind === 'duplicate') {
-      throw new BadRequestException('Send at most one Authorization header');
+      throw new DuplicateAuthorization();
     }
 
     await super.canActivate(context);
@@ -45,7 +41,7 @@ export class BearerAuthGuard extends AuthGuard('bearer') {
     const missing = required.filter((scope) => !principal.scopes.includes(scope));
     if (missing.length > 0) {
       this.challenge(context, `error="insufficient_scope", scope="${required.join(' ')}"`);
-      throw new ForbiddenException(`This token lacks the scope ${missing.join(', ')}`);
+      throw new MissingScope(missing);
     }
     return true;
   }
@@ -69,10 +65,10 @@ export class BearerAuthGuard extends AuthGuard('bearer') {
         context,
         isJwt ? `error="invalid_token", error_description="${JWT_REFUSED}"` : 'error="invalid_token"',
       );
-      throw new UnauthorizedException('The access token is invalid, expired or revoked');
+      throw new InvalidToken();
     }
     this.challenge(context);
-    throw new UnauthorizedException('Authentication required: send Authorization: Bearer <token>');
+    throw new AuthenticationRequired();
   }
 
   private challenge(context: ExecutionContext, params?: string): void {

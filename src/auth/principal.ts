@@ -9,11 +9,4 @@ export interface Principal {
   tokenId: string;
 }
 
-export const SCOPES = ['plants:read', 'plants:write', 'webhooks:manage'] as const;
-export type Scope = (typeof SCOPES)[number];
-
-export function isScope(value: string): value is Scope {
-  return (SCOPES as readonly string[]).includes(value);
-}
-
 export const REALM = 'plant-store';

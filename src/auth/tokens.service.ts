@@ -3,7 +3,8 @@ import { ConfigService } from '@nestjs/config';
 import { randomUUID } from 'node:crypto';
 import { AppConfig } from '../config/configuration';
 import { ApiToken } from './api-token.entity';
-import { Principal, SCOPES, Scope } from './principal';
+import { Principal } from './principal';
+import { SCOPE_NAMES, Scope } from './scopes';
 import { generateTokenSecret, hashTokenSecret, looksLikeTokenSecret, TOKEN_PREFIX } from './token-secret';
 import { TokensRepository } from './tokens.repository';
 
@@ -80,7 +81,7 @@ export class TokensService {
         'A user id is 1 to 128 characters: letters, digits and . _ @ : + | - (starting with a letter or digit)',
       );
     }
-    const scopes = input.scopes && input.scopes.length > 0 ? [...new Set(input.scopes)] : [...SCOPES];
+    const scopes = input.scopes && input.scopes.length > 0 ? [...new Set(input.scopes)] : [...SCOPE_NAMES];
     if (input.name !== undefined && (input.name.length < 1 || input.name.length > 100)) {
       throw new TokenInputError('A token name is 1 to 100 characters');
     }

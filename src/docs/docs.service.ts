@@ -1,6 +1,7 @@
 import { Injectable, Optional } from '@nestjs/common';
 import { OpenAPIObject } from '@nestjs/swagger';
 import { JwtVerifier } from '../auth/oidc/jwt-verifier';
+import { SCOPES } from '../auth/scopes';
 import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 
@@ -82,11 +83,7 @@ export function withClientCredentials(document: OpenAPIObject, tokenUrl: string)
         flows: {
           clientCredentials: {
             tokenUrl,
-            scopes: {
-              'plants:read': 'List plants',
-              'plants:write': 'Create and delete plants',
-              'webhooks:manage': 'Subscribe to plant events and read their deliveries',
-            },
+            scopes: { ...SCOPES },
           },
         },
       },

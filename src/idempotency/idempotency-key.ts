@@ -1,6 +1,6 @@
-import { BadRequestException } from '@nestjs/common';
 import { createHash } from 'node:crypto';
 import { toExactJson } from '../common/json/exact-json';
+import { InvalidIdempotencyKey } from './idempotency.errors';
 
 export const IDEMPOTENCY_KEY_HEADER = 'Idempotency-Key';
 export const REPLAYED_HEADER = 'Idempotent-Replayed';
@@ -13,9 +13,7 @@ const KEY = /^[\x21-\x7e]{1,255}$/;
  */
 export function parseIdempotencyKey(value: string | string[]): string {
   if (typeof value !== 'string' || !KEY.test(value)) {
-    throw new BadRequestException(
-      `${IDEMPOTENCY_KEY_HEADER} must be one value of 1 to 255 visible ASCII characters (0x21 to 0x7E)`,
-    );
+    throw new InvalidIdempotencyKey();
   }
   return value;
 }

@@ -1,24 +1,12 @@
-import {
-  BadRequestException,
-  ConflictException,
-  ServiceUnavailableException,
-  UnprocessableEntityException,
-} from '@nestjs/common';
+import { BadRequestException, ConflictException, ServiceUnavailableException } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import { Test } from '@nestjs/testing';
 import { EntityManager } from 'typeorm';
 import { SecretBox } from '../secrets/secret-box';
 import { SecretsService } from '../secrets/secrets.service';
+import { IdempotencyKeyInFlight, IdempotencyKeyReused } from './idempotency.errors';
 import { IdempotencyRepository, KeyRow } from './idempotency.repository';
-import {
-  HeldKey,
-  IN_FLIGHT_LEASE_MS,
-  IN_FLIGHT_MESSAGE,
-  IdempotencyService,
-  MISMATCH_MESSAGE,
-  PURGE_BATCH,
-  PURGE_INTERVAL_MS,
-} from './idempotency.service';
+import { HeldKey, IN_FLIGHT_LEASE_MS, IdempotencyService, PURGE_BATCH, PURGE_INTERVAL_MS } from './idempotency.service';
 
 const KEY = Buffer.alloc(32, 7);
 const TTL = 3_600_000;
@@ -94,18 +82,14 @@ describe(IdempotencyService.name, () => {
       const s = await service();
       for (const fields of [{ statusCode: 200, response: '{}' }, {}]) {
         repository.find.mockResolvedValueOnce(row({ ...fields, fingerprint: 'other' }));
-        await expect(s.begin(ref, 'f1', plainRoute)).rejects.toEqual(
-          new UnprocessableEntityException(MISMATCH_MESSAGE),
-        );
+        await expect(s.begin(ref, 'f1', plainRoute)).rejects.toEqual(new IdempotencyKeyReused());
       }
     });
 
     it('answers 409 while the first request still holds its lease', async () => {
       repository.insert.mockResolvedValue(false);
       repository.find.mockResolvedValue(row({}));
-      await expect((await service()).begin(ref, 'f1', plainRoute)).rejects.toEqual(
-        new ConflictException(IN_FLIGHT_MESSAGE),
-      );
+      await expect((await service()).begin(ref, 'f1', plainRoute)).rejects.toEqual(new IdempotencyKeyInFlight());
       expect(repository.takeOver).not.toHaveBeenCalled();
     });
 
@@ -161,7 +145,7 @@ describe(IdempotencyService.name, () => {
       repository.insert.mockResolvedValue(true);
       repository.complete.mockResolvedValue(false);
       const held = await proceed(await service());
-      await expect(held.storeWithin({ id: 1 })(manager)).rejects.toEqual(new ConflictException(IN_FLIGHT_MESSAGE));
+      await expect(held.storeWithin({ id: 1 })(manager)).rejects.toEqual(new IdempotencyKeyInFlight());
       expect(held.stored).toBe(false);
     });
 

@@ -1,4 +1,4 @@
-import { ConflictException, HttpException, Injectable, Logger, UnprocessableEntityException } from '@nestjs/common';
+import { HttpException, Injectable, Logger } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import { isInteger, parse } from 'lossless-json';
 import { randomUUID } from 'node:crypto';
@@ -6,6 +6,7 @@ import { toExactJson } from '../common/json/exact-json';
 import { httpExceptionMessage } from '../common/filters/all-exceptions.filter';
 import { AppConfig } from '../config/configuration';
 import { SecretsService } from '../secrets/secrets.service';
+import { IdempotencyKeyInFlight, IdempotencyKeyReused } from './idempotency.errors';
 import { IdempotencyRepository, KeyRef, TransactionWrite } from './idempotency.repository';
 
 /**
@@ -18,11 +19,6 @@ export const IN_FLIGHT_LEASE_MS = 30_000;
 export const PURGE_INTERVAL_MS = 60_000;
 export const PURGE_BATCH = 1000;
 export const PURGE_MAX_BATCHES = 10;
-
-export const IN_FLIGHT_MESSAGE =
-  'A request with this Idempotency-Key is still in progress; retry once it has been answered';
-export const MISMATCH_MESSAGE =
-  'This Idempotency-Key was already used for a different request (method, path or body); use a new key';
 
 /** Stored answers that carry a secret (a webhook signing secret) are sealed; the marker tells them apart. */
 const SEALED = 'sealed:';
@@ -95,17 +91,17 @@ export class IdempotencyService {
       const row = await this.repository.find(ref);
       if (row === undefined) continue;
       if (!row.expired) {
-        if (row.fingerprint !== fingerprint) throw new UnprocessableEntityException(MISMATCH_MESSAGE);
+        if (row.fingerprint !== fingerprint) throw new IdempotencyKeyReused();
         if (row.statusCode !== null) {
           return { kind: 'replay', statusCode: row.statusCode, body: this.open(row.response ?? '') };
         }
-        if (!row.leaseExpired) throw new ConflictException(IN_FLIGHT_MESSAGE);
+        if (!row.leaseExpired) throw new IdempotencyKeyInFlight();
       }
       if (await this.repository.takeOver(ref, fingerprint, claim, IN_FLIGHT_LEASE_MS, this.ttlMs)) {
         return { kind: 'proceed', held: this.held(ref, claim, route) };
       }
     }
-    throw new ConflictException(IN_FLIGHT_MESSAGE);
+    throw new IdempotencyKeyInFlight();
   }
 
   /**
@@ -149,7 +145,7 @@ export class IdempotencyService {
         const answer = this.successAnswer(held, body);
         if (!(await this.repository.complete(ref, claim, answer, this.ttlMs, manager))) {
           // Taken over after this request's lease ran out: the other request's write is the one that counts.
-          throw new ConflictException(IN_FLIGHT_MESSAGE);
+          throw new IdempotencyKeyInFlight();
         }
         held.stored = true;
       },

@@ -1,8 +1,9 @@
 import { applyDecorators } from '@nestjs/common';
 import { ApiHeader } from '@nestjs/swagger';
-import { ApiErrorResponse } from '../common/openapi/api-errors.decorator';
+import { ApiErrors } from '../common/openapi/api-errors.decorator';
+import { ErrorDoc } from '../common/openapi/error-doc';
+import { IdempotencyKeyInFlight, IdempotencyKeyReused } from './idempotency.errors';
 import { IDEMPOTENCY_KEY_HEADER, REPLAYED_HEADER } from './idempotency-key';
-import { MISMATCH_MESSAGE } from './idempotency.service';
 
 /** The header of a replayed answer, for the route's success response in the OpenAPI document. */
 export const REPLAYED_RESPONSE_HEADERS = {
@@ -20,7 +21,7 @@ export const REPLAYED_RESPONSE_HEADERS = {
  * first answer again instead of creating twice. `conflict` is the route's own reason for 409, which
  * shares the status with "a request with this key is still in progress".
  */
-export function Idempotent(conflict: { description: string; example: string }): MethodDecorator {
+export function Idempotent(conflict: ErrorDoc): MethodDecorator {
   return applyDecorators(
     ApiHeader({
       name: IDEMPOTENCY_KEY_HEADER,
@@ -34,15 +35,9 @@ export function Idempotent(conflict: { description: string; example: string }): 
         'kept. See docs/api.md.',
       schema: { type: 'string', minLength: 1, maxLength: 255, pattern: '^[\\x21-\\x7E]+$' },
     }),
-    ApiErrorResponse(
-      409,
-      `${conflict.description}; or a request with the same Idempotency-Key is still in progress (retry later)`,
-      conflict.example,
-    ),
-    ApiErrorResponse(
-      422,
-      'The Idempotency-Key was already used for a different request by this user',
-      MISMATCH_MESSAGE,
+    ApiErrors(
+      { ...conflict, description: `${conflict.description}; or ${IdempotencyKeyInFlight.doc.description}` },
+      IdempotencyKeyReused.doc,
     ),
   );
 }

@@ -1,11 +1,4 @@
-import {
-  ConflictException,
-  INestApplication,
-  Logger,
-  Module,
-  NotFoundException,
-  UnprocessableEntityException,
-} from '@nestjs/common';
+import { INestApplication, Logger, Module, NotFoundException, UnprocessableEntityException } from '@nestjs/common';
 import { PassportModule } from '@nestjs/passport';
 import { Test } from '@nestjs/testing';
 import { gzipSync } from 'node:zlib';
@@ -21,6 +14,11 @@ import { IdempotencyService } from '../idempotency/idempotency.service';
 import { CreatePlantDto } from './dto/create-plant.dto';
 import { PlantsController } from './plants.controller';
 import { PlantsService } from './plants.service';
+import { AuthenticationRequired, MissingScope } from '../auth/auth.errors';
+import { Scope } from '../auth/scopes';
+import { DatabaseUnavailable, InternalError } from '../common/filters/server.errors';
+import { BodyNotJson, BodyTooLarge } from '../common/json/json-body.errors';
+import { PlantAlreadyExists, PlantNotFound } from './plants.errors';
 
 const WRITER_TOKEN = `pst_${'W'.repeat(43)}`;
 const READER_TOKEN = `pst_${'R'.repeat(43)}`;
@@ -243,13 +241,13 @@ describe(PlantsController.name, () => {
         .set(bearer(WRITER_TOKEN))
         .set('Content-Type', 'text/plain')
         .send('{"id":1,"name":"a"}');
-      expectError(res, 415, 'Request body must be JSON (Content-Type: application/json)');
+      expectError(res, 415, new BodyNotJson().message);
       expect(plantsService.create).not.toHaveBeenCalled();
     });
 
     it('answers a form body with 415', async () => {
       const res = await http().post('/plants').set(bearer(WRITER_TOKEN)).type('form').send('id=1&name=a');
-      expectError(res, 415, 'Request body must be JSON (Content-Type: application/json)');
+      expectError(res, 415, new BodyNotJson().message);
     });
 
     it('answers a charset other than UTF-8 it cannot read with 415', async () => {
@@ -276,20 +274,20 @@ describe(PlantsController.name, () => {
 
     it('answers a body over 16 KiB with 413', async () => {
       const res = await postJson(JSON.stringify({ id: 1, name: 'a', pad: 'x'.repeat(16 * 1024) }));
-      expectError(res, 413, 'Request body exceeds 16384 bytes');
+      expectError(res, 413, new BodyTooLarge().message);
       expect(plantsService.create).not.toHaveBeenCalled();
     });
 
     it('answers a duplicate id with 409', async () => {
-      plantsService.create.mockRejectedValue(new ConflictException('A plant with id 7 already exists'));
+      plantsService.create.mockRejectedValue(new PlantAlreadyExists(7n));
       const res = await postJson('{"id":7,"name":"Fern"}');
-      expectError(res, 409, 'A plant with id 7 already exists');
+      expectError(res, 409, new PlantAlreadyExists(7n).message);
     });
 
     it('answers an unexpected failure with 500 and no detail', async () => {
       plantsService.create.mockRejectedValue(new Error('INSERT INTO plants failed: secret detail'));
       const res = await postJson('{"id":7,"name":"Fern"}');
-      expectError(res, 500, 'Internal server error');
+      expectError(res, 500, new InternalError().message);
       expect(res.text).not.toContain('secret detail');
       expect(logError).toHaveBeenCalledTimes(1);
     });
@@ -297,7 +295,7 @@ describe(PlantsController.name, () => {
     it('answers a database outage with 503', async () => {
       plantsService.create.mockRejectedValue({ driverError: { code: 'PROTOCOL_CONNECTION_LOST' } });
       const res = await postJson('{"id":7,"name":"Fern"}');
-      expectError(res, 503, 'The database is unavailable; try again shortly');
+      expectError(res, 503, new DatabaseUnavailable().message);
     });
   });
 
@@ -353,10 +351,10 @@ describe(PlantsController.name, () => {
 
     it('hands a failure to the key (stored or released there) and answers it as usual', async () => {
       idempotencyService.begin.mockResolvedValue({ kind: 'proceed', held });
-      const conflict = new ConflictException('A plant with id 7 already exists');
+      const conflict = new PlantAlreadyExists(7n);
       plantsService.create.mockRejectedValue(conflict);
       const res = await postKeyed('k');
-      expectError(res, 409, 'A plant with id 7 already exists');
+      expectError(res, 409, new PlantAlreadyExists(7n).message);
       expect(idempotencyService.failed).toHaveBeenCalledWith(held, conflict);
     });
 
@@ -386,10 +384,10 @@ describe(PlantsController.name, () => {
       idempotencyService.begin.mockResolvedValue({
         kind: 'replay',
         statusCode: 409,
-        body: '{"error":409,"message":"A plant with id 7 already exists"}',
+        body: JSON.stringify({ error: 409, message: new PlantAlreadyExists(7n).message }),
       });
       const res = await postKeyed('k');
-      expectError(res, 409, 'A plant with id 7 already exists');
+      expectError(res, 409, new PlantAlreadyExists(7n).message);
       expect(res.headers['idempotent-replayed']).toBe('true');
       expect(idempotencyService.failed).not.toHaveBeenCalled();
     });
@@ -410,7 +408,7 @@ describe(PlantsController.name, () => {
   describe('authentication', () => {
     it('answers a request without a token with 401 and a bare challenge', async () => {
       const res = await http().get('/plants');
-      expectError(res, 401, 'Authentication required: send Authorization: Bearer <token>');
+      expectError(res, 401, new AuthenticationRequired().message);
       expect(res.headers['www-authenticate']).toBe('Bearer realm="plant-store"');
       expect(tokensService.authenticate).not.toHaveBeenCalled();
       expect(plantsService.list).not.toHaveBeenCalled();
@@ -421,7 +419,7 @@ describe(PlantsController.name, () => {
         Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' }),
       );
       const res = await http().get('/plants').set(bearer(WRITER_TOKEN));
-      expectError(res, 503, 'The database is unavailable; try again shortly');
+      expectError(res, 503, new DatabaseUnavailable().message);
       expect(res.headers['www-authenticate']).toBeUndefined();
     });
 
@@ -435,7 +433,7 @@ describe(PlantsController.name, () => {
         .set(bearer(token))
         .set('Content-Type', 'application/json')
         .send(method === 'POST' ? '{"id":1,"name":"a"}' : '');
-      expectError(res, 403, `This token lacks the scope ${scope}`);
+      expectError(res, 403, new MissingScope([scope as Scope]).message);
       expect(res.headers['www-authenticate']).toBe(
         `Bearer realm="plant-store", error="insufficient_scope", scope="${scope}"`,
       );
@@ -539,9 +537,9 @@ describe(PlantsController.name, () => {
     );
 
     it('answers a plant that is not there with 404', async () => {
-      plantsService.remove.mockRejectedValue(new NotFoundException('Plant 5 not found'));
+      plantsService.remove.mockRejectedValue(new NotFoundException(new PlantNotFound(5n).message));
       const res = await http().delete('/plants/5').set(bearer(WRITER_TOKEN));
-      expectError(res, 404, 'Plant 5 not found');
+      expectError(res, 404, new PlantNotFound(5n).message);
     });
   });
 

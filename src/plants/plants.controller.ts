@@ -3,21 +3,26 @@ import { ApiBearerAuth, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiPa
 import type { Request, Response } from 'express';
 import { CurrentPrincipal } from '../auth/decorators/current-principal.decorator';
 import { RequireScopes } from '../auth/decorators/require-scopes.decorator';
+import { InvalidToken, MissingScope } from '../auth/auth.errors';
 import { Principal } from '../auth/principal';
+import { DatabaseUnavailable, InternalError } from '../common/filters/server.errors';
 import { TakesJsonBody } from '../common/json/json-body.guard';
 import { ApiErrors } from '../common/openapi/api-errors.decorator';
 import { ParseInt64Pipe } from '../common/validation/parse-int64.pipe';
+import { InvalidRequest } from '../common/validation/validation.errors';
 import { runIdempotent } from '../idempotency/idempotent-call';
 import { IdempotencyService } from '../idempotency/idempotency.service';
 import { Idempotent, REPLAYED_RESPONSE_HEADERS } from '../idempotency/idempotent.decorator';
+import { TooManyRequests } from '../rate-limit/rate-limit.errors';
 import { CreatePlantDto } from './dto/create-plant.dto';
 import { ListPlantsQueryDto } from './dto/list-plants-query.dto';
 import { PlantDto } from './dto/plant.dto';
+import { PlantAlreadyExists, PlantNotFound } from './plants.errors';
 import { PlantsService } from './plants.service';
 
 @ApiTags('plants')
 @ApiBearerAuth('bearer')
-@ApiErrors(401, 403, 429, 500, 503)
+@ApiErrors(InvalidToken.doc, MissingScope.doc, TooManyRequests.doc, InternalError.doc, DatabaseUnavailable.doc)
 @Controller('plants')
 export class PlantsController {
   constructor(
@@ -31,15 +36,11 @@ export class PlantsController {
   @ApiOperation({
     operationId: 'createPlant',
     summary: 'Create a plant',
-    description:
-      'Creates a new plant in the store. Safe to retry with an `Idempotency-Key`. Needs the scope plants:write.',
+    description: 'Creates a new plant in the store. Safe to retry with an `Idempotency-Key`.',
   })
   @ApiOkResponse({ type: PlantDto, description: 'The plant as stored', headers: REPLAYED_RESPONSE_HEADERS })
-  @ApiErrors(400)
-  @Idempotent({
-    description: 'This user already has a plant with this id; the existing plant is unchanged',
-    example: 'A plant with id 42 already exists',
-  })
+  @ApiErrors(InvalidRequest.doc)
+  @Idempotent(PlantAlreadyExists.doc)
   @TakesJsonBody()
   create(@CurrentPrincipal() caller: Principal, @Body() dto: CreatePlantDto, @Req() req: Request): Promise<PlantDto> {
     return runIdempotent(this.idempotency, req, { successStatus: 200 }, (store) =>
@@ -54,7 +55,7 @@ export class PlantsController {
     summary: 'List plants',
     description:
       'Returns the plants of the calling user, ordered by id ascending, one page at a time. ' +
-      'When more remain, the `Link` header carries the next page. Needs the scope plants:read.',
+      'When more remain, the `Link` header carries the next page.',
   })
   @ApiOkResponse({
     type: PlantDto,
@@ -67,7 +68,7 @@ export class PlantsController {
       },
     },
   })
-  @ApiErrors(400)
+  @ApiErrors(InvalidRequest.doc)
   async list(
     @CurrentPrincipal() caller: Principal,
     @Query() query: ListPlantsQueryDto,
@@ -86,11 +87,11 @@ export class PlantsController {
   @ApiOperation({
     operationId: 'deletePlant',
     summary: 'Delete a plant',
-    description: 'Deletes a single plant of the calling user by id. Needs the scope plants:write.',
+    description: 'Deletes a single plant of the calling user by id.',
   })
   @ApiParam({ name: 'id', type: 'integer', format: 'int64', description: 'ID of the plant to delete' })
   @ApiNoContentResponse({ description: 'Plant deleted' })
-  @ApiErrors(400, 404)
+  @ApiErrors(InvalidRequest.doc, PlantNotFound.doc)
   remove(@CurrentPrincipal() caller: Principal, @Param('id', ParseInt64Pipe) id: bigint): Promise<void> {
     return this.plants.remove(caller.subject, id);
   }

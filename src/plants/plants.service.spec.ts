@@ -5,6 +5,7 @@ import { CreatePlantDto } from './dto/create-plant.dto';
 import { PlantDto } from './dto/plant.dto';
 import { PlantsRepository } from './plants.repository';
 import { PlantsService } from './plants.service';
+import { PlantAlreadyExists, PlantNotFound } from './plants.errors';
 
 const MAX_PAGE = 3;
 const DEFAULT_PAGE = 2;
@@ -72,7 +73,7 @@ describe(PlantsService.name, () => {
       repository.insert.mockRejectedValue(error);
       const attempt = service.create('alice', dto({ id: 7n, name: 'Fern' }));
       await expect(attempt).rejects.toBeInstanceOf(ConflictException);
-      await expect(attempt).rejects.toThrow('A plant with id 7 already exists');
+      await expect(attempt).rejects.toThrow(new PlantAlreadyExists(7n).message);
     });
 
     it('rethrows any other error unchanged', async () => {
@@ -158,7 +159,7 @@ describe(PlantsService.name, () => {
       repository.delete.mockResolvedValue(false);
       const attempt = service.remove('alice', 5n);
       await expect(attempt).rejects.toBeInstanceOf(NotFoundException);
-      await expect(attempt).rejects.toThrow('Plant 5 not found');
+      await expect(attempt).rejects.toThrow(new PlantNotFound(5n).message);
     });
 
     it('rethrows database errors', async () => {

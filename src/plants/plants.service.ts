@@ -1,10 +1,11 @@
-import { ConflictException, Injectable, NotFoundException } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import { isUniqueViolation } from '../common/database-errors';
 import { AppConfig } from '../config/configuration';
 import type { StoreAnswerWithin } from '../idempotency/idempotency.service';
 import { CreatePlantDto } from './dto/create-plant.dto';
 import { PlantDto } from './dto/plant.dto';
+import { PlantAlreadyExists, PlantNotFound } from './plants.errors';
 import { PlantsRepository, toPlantDto } from './plants.repository';
 
 export interface PlantPage {
@@ -40,7 +41,7 @@ export class PlantsService {
         : this.plants.insert(plant));
     } catch (error) {
       if (isUniqueViolation(error)) {
-        throw new ConflictException(`A plant with id ${dto.id} already exists`);
+        throw new PlantAlreadyExists(dto.id);
       }
       throw error;
     }
@@ -58,6 +59,6 @@ export class PlantsService {
 
   /** Scoped to the owner: another user's plant is as absent as a missing one. */
   async remove(owner: string, id: bigint): Promise<void> {
-    if (!(await this.plants.delete(owner, id))) throw new NotFoundException(`Plant ${id} not found`);
+    if (!(await this.plants.delete(owner, id))) throw new PlantNotFound(id);
   }
 }

@@ -1,4 +1,4 @@
-import { HttpException, HttpStatus, Injectable, NestMiddleware } from '@nestjs/common';
+import { Injectable, NestMiddleware } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import { normalizeIp } from '@nestjs/throttler';
 import { NextFunction, Request, Response } from 'express';
@@ -6,6 +6,7 @@ import { readAuthorization } from '../auth/authorization';
 import { JwtVerifier } from '../auth/oidc/jwt-verifier';
 import { TokensService } from '../auth/tokens.service';
 import { AppConfig } from '../config/configuration';
+import { TooManyRequests } from './rate-limit.errors';
 import { RateLimitStorage } from './rate-limit.storage';
 
 export const RATE_LIMIT_WINDOW_MS = 60_000;
@@ -94,9 +95,6 @@ export class RateLimitMiddleware implements NestMiddleware {
 
     const retryAfter = Math.max(1, timeToBlockExpire);
     res.setHeader('Retry-After', String(retryAfter));
-    throw new HttpException(
-      `Too many requests: at most ${this.limit} per minute; retry in ${retryAfter} s`,
-      HttpStatus.TOO_MANY_REQUESTS,
-    );
+    throw new TooManyRequests(this.limit, retryAfter);
   }
 }

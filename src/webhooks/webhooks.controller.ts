@@ -11,32 +11,32 @@ import {
 import type { Request } from 'express';
 import { CurrentPrincipal } from '../auth/decorators/current-principal.decorator';
 import { RequireScopes } from '../auth/decorators/require-scopes.decorator';
+import { InvalidToken, MissingScope } from '../auth/auth.errors';
 import { Principal } from '../auth/principal';
+import { InternalError } from '../common/filters/server.errors';
 import { TakesJsonBody } from '../common/json/json-body.guard';
-import { ApiErrorResponse, ApiErrors } from '../common/openapi/api-errors.decorator';
+import { ApiErrors } from '../common/openapi/api-errors.decorator';
 import { ParseInt64Pipe } from '../common/validation/parse-int64.pipe';
+import { InvalidRequest } from '../common/validation/validation.errors';
 import { runIdempotent } from '../idempotency/idempotent-call';
 import { IdempotencyService } from '../idempotency/idempotency.service';
 import { Idempotent, REPLAYED_RESPONSE_HEADERS } from '../idempotency/idempotent.decorator';
+import { TooManyRequests } from '../rate-limit/rate-limit.errors';
 import { CreateWebhookDto } from './dto/create-webhook.dto';
 import { CreatedWebhookDto, WebhookAttemptDto, WebhookDto } from './dto/webhook.dto';
-import { MAX_SUBSCRIPTIONS_PER_OWNER, RECENT_ATTEMPTS, WebhooksService } from './webhooks.service';
+import {
+  MAX_SUBSCRIPTIONS_PER_OWNER,
+  TooManySubscriptions,
+  WebhookNotFound,
+  WebhooksNotConfigured,
+} from './webhooks.errors';
+import { RECENT_ATTEMPTS, WebhooksService } from './webhooks.service';
 
 const ID_PARAM = { name: 'id', type: 'integer', format: 'int64', description: 'ID of the subscription' } as const;
-const NOT_FOUND = ApiErrorResponse(
-  404,
-  'No such subscription for this user (one of another user is not told apart from a missing one)',
-  'Webhook subscription 42 not found',
-);
 
 @ApiTags('webhooks')
 @ApiBearerAuth('bearer')
-@ApiErrors(401, 403, 429, 500)
-@ApiErrorResponse(
-  503,
-  'The database is unavailable (retry later), or webhooks are not configured on this server (WEBHOOK_SECRET_KEY unset)',
-  'Webhooks are not configured on this server: its operator must set WEBHOOK_SECRET_KEY',
-)
+@ApiErrors(InvalidToken.doc, MissingScope.doc, TooManyRequests.doc, InternalError.doc, WebhooksNotConfigured.doc)
 @Controller('webhooks')
 export class WebhooksController {
   constructor(
@@ -54,19 +54,15 @@ export class WebhooksController {
       'Every plant.created / plant.deleted of the calling user committed after this answer is delivered to `url`, ' +
       'signed per Standard Webhooks with the `secret` of this answer (shown only here). See the `webhooks` tag for ' +
       `the deliveries. At most ${MAX_SUBSCRIPTIONS_PER_OWNER} subscriptions per user. Safe to retry with an ` +
-      '`Idempotency-Key`: a repeat by the same user gets the same subscription and secret. Needs the scope ' +
-      'webhooks:manage.',
+      '`Idempotency-Key`: a repeat by the same user gets the same subscription and secret.',
   })
   @ApiCreatedResponse({
     type: CreatedWebhookDto,
     description: 'The subscription, with its signing secret',
     headers: REPLAYED_RESPONSE_HEADERS,
   })
-  @ApiErrors(400)
-  @Idempotent({
-    description: `The user already has ${MAX_SUBSCRIPTIONS_PER_OWNER} subscriptions`,
-    example: `At most ${MAX_SUBSCRIPTIONS_PER_OWNER} webhook subscriptions per user; delete one before adding another`,
-  })
+  @ApiErrors(InvalidRequest.doc)
+  @Idempotent(TooManySubscriptions.doc)
   @TakesJsonBody()
   create(
     @CurrentPrincipal() caller: Principal,
@@ -85,8 +81,7 @@ export class WebhooksController {
     operationId: 'listWebhooks',
     summary: 'List webhook subscriptions',
     description:
-      "The calling user's subscriptions in id order, with whether each is still enabled; never their secrets. " +
-      'Needs the scope webhooks:manage.',
+      "The calling user's subscriptions in id order, with whether each is still enabled; never their secrets.",
   })
   @ApiOkResponse({ type: WebhookDto, isArray: true, description: 'Every subscription of the user' })
   list(@CurrentPrincipal() caller: Principal): Promise<WebhookDto[]> {
@@ -99,14 +94,11 @@ export class WebhooksController {
   @ApiOperation({
     operationId: 'deleteWebhook',
     summary: 'Unsubscribe',
-    description:
-      'Deletes the subscription with its pending deliveries and their history; nothing more is sent to it. ' +
-      'Needs the scope webhooks:manage.',
+    description: 'Deletes the subscription with its pending deliveries and their history; nothing more is sent to it.',
   })
   @ApiParam(ID_PARAM)
   @ApiNoContentResponse({ description: 'Subscription deleted' })
-  @ApiErrors(400)
-  @NOT_FOUND
+  @ApiErrors(InvalidRequest.doc, WebhookNotFound.doc)
   remove(@CurrentPrincipal() caller: Principal, @Param('id', ParseInt64Pipe) id: bigint): Promise<void> {
     return this.webhooks.remove(caller.subject, id);
   }
@@ -116,14 +108,11 @@ export class WebhooksController {
   @ApiOperation({
     operationId: 'listWebhookDeliveries',
     summary: 'Recent delivery attempts',
-    description:
-      `The last ${RECENT_ATTEMPTS} attempts to deliver events to this subscription, newest first, kept for 7 days. ` +
-      'Needs the scope webhooks:manage.',
+    description: `The last ${RECENT_ATTEMPTS} attempts to deliver events to this subscription, newest first, kept for 7 days.`,
   })
   @ApiParam(ID_PARAM)
   @ApiOkResponse({ type: WebhookAttemptDto, isArray: true, description: 'Recent attempts, newest first' })
-  @ApiErrors(400)
-  @NOT_FOUND
+  @ApiErrors(InvalidRequest.doc, WebhookNotFound.doc)
   deliveries(
     @CurrentPrincipal() caller: Principal,
     @Param('id', ParseInt64Pipe) id: bigint,

@@ -7,7 +7,8 @@ import { SecretBox } from '../secrets/secret-box';
 import { SecretsService } from '../secrets/secrets.service';
 import { CreateWebhookDto } from './dto/create-webhook.dto';
 import { AttemptRow, NewSubscription, SubscriptionRow, WebhooksRepository } from './webhooks.repository';
-import { MAX_SUBSCRIPTIONS_PER_OWNER, RECENT_ATTEMPTS, WebhooksService } from './webhooks.service';
+import { MAX_SUBSCRIPTIONS_PER_OWNER, TooManySubscriptions, WebhookNotFound } from './webhooks.errors';
+import { RECENT_ATTEMPTS, WebhooksService } from './webhooks.service';
 
 const KEY = randomBytes(32);
 const WITH_KEY = { WEBHOOK_SECRET_KEY: KEY.toString('base64') };
@@ -73,7 +74,7 @@ describe(WebhooksService.name, () => {
       repository.insertSubscription.mockResolvedValue(false);
       const created = service.create('alice', dto());
       await expect(created).rejects.toBeInstanceOf(ConflictException);
-      await expect(created).rejects.toThrow(`At most ${MAX_SUBSCRIPTIONS_PER_OWNER} webhook subscriptions per user`);
+      await expect(created).rejects.toThrow(new TooManySubscriptions().message);
       expect(repository.insertSubscription).toHaveBeenCalledWith(
         expect.objectContaining({ owner: 'alice' }),
         MAX_SUBSCRIPTIONS_PER_OWNER,
@@ -236,7 +237,7 @@ describe(WebhooksService.name, () => {
       repository.deleteSubscription.mockResolvedValue(false);
       const removed = service.remove('alice', 42n);
       await expect(removed).rejects.toBeInstanceOf(NotFoundException);
-      await expect(removed).rejects.toThrow('Webhook subscription 42 not found');
+      await expect(removed).rejects.toThrow(new WebhookNotFound(42n).message);
     });
   });
 
@@ -246,7 +247,7 @@ describe(WebhooksService.name, () => {
       repository.subscriptionExists.mockResolvedValue(false);
       const deliveries = service.deliveries('alice', 42n);
       await expect(deliveries).rejects.toBeInstanceOf(NotFoundException);
-      await expect(deliveries).rejects.toThrow('Webhook subscription 42 not found');
+      await expect(deliveries).rejects.toThrow(new WebhookNotFound(42n).message);
       expect(repository.subscriptionExists).toHaveBeenCalledWith('alice', 42n);
       expect(repository.recentAttempts).not.toHaveBeenCalled();
     });

@@ -1,10 +1,4 @@
-import {
-  ConflictException,
-  Injectable,
-  NotFoundException,
-  ServiceUnavailableException,
-  BadRequestException,
-} from '@nestjs/common';
+import { BadRequestException, Injectable } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import { randomBytes } from 'node:crypto';
 import { isUniqueViolation } from '../common/database-errors';
@@ -16,10 +10,14 @@ import { CreateWebhookDto } from './dto/create-webhook.dto';
 import { CreatedWebhookDto, WebhookAttemptDto, WebhookDto } from './dto/webhook.dto';
 import { newSigningSecret } from './signing-secret';
 import { webhookId } from './webhook-dispatcher';
+import {
+  MAX_SUBSCRIPTIONS_PER_OWNER,
+  TooManySubscriptions,
+  WebhookNotFound,
+  WebhooksNotConfigured,
+} from './webhooks.errors';
 import { SubscriptionRow, WebhooksRepository } from './webhooks.repository';
 
-/** Each event of a plant change is recorded once per subscription: the bound keeps that fan-out small. */
-export const MAX_SUBSCRIPTIONS_PER_OWNER = 10;
 /** Attempts shown by GET /webhooks/{id}/deliveries, newest first. */
 export const RECENT_ATTEMPTS = 100;
 
@@ -95,9 +93,7 @@ export class WebhooksService {
       inserted = await insert();
     }
     if (!inserted) {
-      throw new ConflictException(
-        `At most ${MAX_SUBSCRIPTIONS_PER_OWNER} webhook subscriptions per user; delete one before adding another`,
-      );
+      throw new TooManySubscriptions();
     }
     return created();
   }
@@ -110,12 +106,12 @@ export class WebhooksService {
   /** Another user's subscription is as absent as a missing one. */
   async remove(owner: string, id: bigint): Promise<void> {
     this.requireKey();
-    if (!(await this.repository.deleteSubscription(owner, id))) throw this.notFound(id);
+    if (!(await this.repository.deleteSubscription(owner, id))) throw new WebhookNotFound(id);
   }
 
   async deliveries(owner: string, id: bigint): Promise<WebhookAttemptDto[]> {
     this.requireKey();
-    if (!(await this.repository.subscriptionExists(owner, id))) throw this.notFound(id);
+    if (!(await this.repository.subscriptionExists(owner, id))) throw new WebhookNotFound(id);
     return (await this.repository.recentAttempts(id, RECENT_ATTEMPTS)).map((attempt) => ({
       eventId: webhookId(attempt.deliveryId),
       type: attempt.type,
@@ -127,16 +123,10 @@ export class WebhooksService {
     }));
   }
 
-  private notFound(id: bigint): NotFoundException {
-    return new NotFoundException(`Webhook subscription ${id} not found`);
-  }
-
   /** Without a key to seal their secrets, webhooks are off: every route answers 503. */
   private requireKey(): void {
     if (!this.secrets.configured) {
-      throw new ServiceUnavailableException(
-        'Webhooks are not configured on this server: its operator must set WEBHOOK_SECRET_KEY',
-      );
+      throw new WebhooksNotConfigured();
     }
   }
 }

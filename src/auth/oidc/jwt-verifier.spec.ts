@@ -3,7 +3,8 @@ import { ConfigService } from '@nestjs/config';
 import { Test } from '@nestjs/testing';
 import { exportJWK, generateKeyPair, JWTPayload, SignJWT } from 'jose';
 import { OidcConfig } from '../../config/configuration';
-import { JWT_CACHE_MARGIN_MS, JwtVerifier, KEYS_UNAVAILABLE_MESSAGE } from './jwt-verifier';
+import { SigningKeysUnavailable } from '../auth.errors';
+import { JWT_CACHE_MARGIN_MS, JwtVerifier } from './jwt-verifier';
 
 const ISSUER = 'https://id.example.com/realms/plants';
 const JWKS_URI = 'https://id.example.com/realms/plants/certs';
@@ -125,7 +126,7 @@ describe(JwtVerifier.name, () => {
       discovery = () => Promise.reject(new TypeError('fetch failed'));
       const failure = jwts.authenticate(await sign());
       await expect(failure).rejects.toBeInstanceOf(ServiceUnavailableException);
-      await expect(failure).rejects.toThrow(KEYS_UNAVAILABLE_MESSAGE);
+      await expect(failure).rejects.toThrow(new SigningKeysUnavailable().message);
 
       discovery = async () => Response.json({ issuer: ISSUER, jwks_uri: JWKS_URI });
       await expect(jwts.authenticate(await sign())).resolves.toMatchObject({ subject: 'alice' });

@@ -1,7 +1,8 @@
-import { Injectable, Logger, ServiceUnavailableException } from '@nestjs/common';
+import { Injectable, Logger } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import { createRemoteJWKSet, errors, JWTPayload, jwtVerify } from 'jose';
 import { AppConfig, OidcConfig } from '../../config/configuration';
+import { SigningKeysUnavailable } from '../auth.errors';
 import { Principal } from '../principal';
 import { SUBJECT_PATTERN } from '../tokens.service';
 
@@ -44,9 +45,6 @@ export const JWT_CACHE_MAX_ENTRIES = 10_000;
 /** Codes of jose errors that say the keys could not be had, not that the token is bad. */
 const UNAVAILABLE_CODES = new Set([errors.JOSEError.code, errors.JWKSTimeout.code, errors.JWKSInvalid.code]);
 
-export const KEYS_UNAVAILABLE_MESSAGE =
-  "The identity provider's signing keys cannot be fetched, so this access token cannot be checked; retry later";
-
 interface ProviderMetadata {
   issuer: string;
   jwks_uri: string;
@@ -86,7 +84,7 @@ export class JwtVerifier {
   }
 
   /**
-   * The caller behind a JWT, or null when it is not valid here. Throws ServiceUnavailableException
+   * The caller behind a JWT, or null when it is not valid here. Throws SigningKeysUnavailable (503)
    * when it cannot be checked because the provider's keys cannot be fetched.
    */
   authenticate(token: string): Promise<Principal | null> {
@@ -137,10 +135,10 @@ export class JwtVerifier {
       if (type === undefined || !ACCEPTED_TYPES.has(type)) return null;
       payload = result.payload;
     } catch (error) {
-      if (error instanceof ServiceUnavailableException) throw error;
+      if (error instanceof SigningKeysUnavailable) throw error;
       if (error instanceof errors.JOSEError && !UNAVAILABLE_CODES.has(error.code)) return null;
       this.logger.warn(`Signing keys of ${config.issuer} unavailable: ${describe(error)}`);
-      throw new ServiceUnavailableException(KEYS_UNAVAILABLE_MESSAGE);
+      throw new SigningKeysUnavailable();
     }
 
     const owner = payload[config.ownerClaim];
@@ -192,14 +190,14 @@ export class JwtVerifier {
       body = (await res.json()) as Partial<ProviderMetadata>;
     } catch (error) {
       this.logger.warn(`Discovery of ${issuer} failed: ${describe(error)}`);
-      throw new ServiceUnavailableException(KEYS_UNAVAILABLE_MESSAGE);
+      throw new SigningKeysUnavailable();
     }
     // OpenID Connect Discovery 1.0, section 4.3: the document must name the issuer it was fetched for.
     // Keys come over https whenever the issuer is https (plain http is allowed for loopback issuers only).
     const secure = new URL(issuer).protocol === 'http:' || URL.parse(body.jwks_uri ?? '')?.protocol === 'https:';
     if (body.issuer !== issuer || typeof body.jwks_uri !== 'string' || !URL.canParse(body.jwks_uri) || !secure) {
       this.logger.error(`Discovery of ${issuer}: the document names another issuer or no valid https jwks_uri`);
-      throw new ServiceUnavailableException(KEYS_UNAVAILABLE_MESSAGE);
+      throw new SigningKeysUnavailable();
     }
     return body as ProviderMetadata;
   }

@@ -11,6 +11,7 @@ import {
 import { Test } from '@nestjs/testing';
 import { CannotExecuteNotConnectedError, QueryFailedError } from 'typeorm';
 import { AllExceptionsFilter } from './all-exceptions.filter';
+import { DatabaseUnavailable, InternalError } from './server.errors';
 
 interface FakeResponse {
   headersSent: boolean;
@@ -143,7 +144,7 @@ describe(AllExceptionsFilter.name, () => {
     ])('answers %s with 503 and no driver detail', (_label, exception) => {
       expect(answer(exception)).toEqual({
         status: 503,
-        body: { error: 503, message: 'The database is unavailable; try again shortly' },
+        body: { error: 503, message: new DatabaseUnavailable().message },
       });
     });
 
@@ -160,14 +161,14 @@ describe(AllExceptionsFilter.name, () => {
     it('answers the error a repository raises on a closed data source with 503', () => {
       expect(answer(new CannotExecuteNotConnectedError())).toEqual({
         status: 503,
-        body: { error: 503, message: 'The database is unavailable; try again shortly' },
+        body: { error: 503, message: new DatabaseUnavailable().message },
       });
     });
 
     it('answers an unexpected error with 500, whatever the state of the database', () => {
       expect(answer(new TypeError("Cannot read properties of undefined (reading 'manager')"))).toEqual({
         status: 500,
-        body: { error: 500, message: 'Internal server error' },
+        body: { error: 500, message: new InternalError().message },
       });
     });
   });
@@ -197,7 +198,7 @@ describe(AllExceptionsFilter.name, () => {
     it.each([500, 503, 302, 200, '400', 99])('does not take the status %p from an unknown error', (status) => {
       expect(answer(Object.assign(new Error('boom'), { status }))).toEqual({
         status: 500,
-        body: { error: 500, message: 'Internal server error' },
+        body: { error: 500, message: new InternalError().message },
       });
     });
   });
@@ -208,7 +209,7 @@ describe(AllExceptionsFilter.name, () => {
       const { status, body } = answer(exception) as { status: number; body: unknown };
 
       expect(status).toBe(500);
-      expect(body).toEqual({ error: 500, message: 'Internal server error' });
+      expect(body).toEqual({ error: 500, message: new InternalError().message });
       expect(JSON.stringify(body)).not.toContain('SELECT');
       expect(JSON.stringify(body)).not.toContain('at ');
       expect(logError).toHaveBeenCalledTimes(1);
@@ -225,7 +226,7 @@ describe(AllExceptionsFilter.name, () => {
       ['undefined', undefined],
       ['a number', 42],
     ])('answers a thrown %s with 500', (_label, exception) => {
-      expect(answer(exception)).toEqual({ status: 500, body: { error: 500, message: 'Internal server error' } });
+      expect(answer(exception)).toEqual({ status: 500, body: { error: 500, message: new InternalError().message } });
       expect(logError).toHaveBeenCalledWith({ requestId: 'req-7', msg: `POST /plants -> 500: ${String(exception)}` });
     });
   });

@@ -1,15 +1,8 @@
-import {
-  ArgumentsHost,
-  Catch,
-  ExceptionFilter,
-  HttpException,
-  HttpStatus,
-  Logger,
-  NotFoundException,
-} from '@nestjs/common';
+import { ArgumentsHost, Catch, ExceptionFilter, HttpException, Logger, NotFoundException } from '@nestjs/common';
 import { Request, Response } from 'express';
 import { STATUS_CODES } from 'node:http';
 import { isDatabaseUnavailable } from '../database-errors';
+import { DatabaseUnavailable, InternalError } from './server.errors';
 
 export interface ErrorBody {
   error: number;
@@ -58,19 +51,14 @@ export class AllExceptionsFilter implements ExceptionFilter {
     }
     // A closed data source (the service is shutting down) is as unavailable as an unreachable server:
     // the repositories report it as TypeORM's not-connected error.
-    if (isDatabaseUnavailable(exception)) {
-      return {
-        error: HttpStatus.SERVICE_UNAVAILABLE,
-        message: 'The database is unavailable; try again shortly',
-      };
-    }
+    if (isDatabaseUnavailable(exception)) return bodyOf(new DatabaseUnavailable());
     // Errors raised by Express and its middleware carry their status (http-errors convention);
     // their own messages may quote the request, so only the standard reason phrase is used.
     const status = (exception as { status?: unknown } | null)?.status;
     if (typeof status === 'number' && status >= 400 && status < 500) {
       return { error: status, message: STATUS_CODES[status] ?? 'Bad request' };
     }
-    return { error: HttpStatus.INTERNAL_SERVER_ERROR, message: 'Internal server error' };
+    return bodyOf(new InternalError());
   }
 
   private messageOf(exception: HttpException, request: Request): string {
@@ -81,6 +69,10 @@ export class AllExceptionsFilter implements ExceptionFilter {
     }
     return httpExceptionMessage(exception);
   }
+}
+
+function bodyOf(exception: HttpException): ErrorBody {
+  return { error: exception.getStatus(), message: exception.message };
 }
 
 /** The message an HttpException is answered with: what the filter writes, and what a stored answer repeats. */

@@ -2,7 +2,8 @@ import { BadRequestException, HttpException } from '@nestjs/common';
 import { IncomingMessage, ServerResponse } from 'node:http';
 import { brotliCompressSync, deflateSync, gzipSync } from 'node:zlib';
 import request from 'supertest';
-import { BODY_LIMIT_BYTES, MAX_JSON_DEPTH, parseJsonBody, readJsonBody } from './json-body';
+import { MAX_JSON_DEPTH, parseJsonBody, readJsonBody } from './json-body';
+import { BODY_LIMIT_BYTES, BodyNotJson, BodyTooLarge } from './json-body.errors';
 
 function parseError(body: string): BadRequestException {
   try {
@@ -170,7 +171,7 @@ describe(readJsonBody.name, () => {
     async (type) => {
       const res = await request(handler).post('/').set('Content-Type', type).send('{"id":5}');
       expect(res.status).toBe(415);
-      expect(res.text).toBe('Request body must be JSON (Content-Type: application/json)');
+      expect(res.text).toBe(new BodyNotJson().message);
       expect(received).toBeUndefined();
     },
   );
@@ -206,7 +207,7 @@ describe(readJsonBody.name, () => {
     received = undefined;
     const res = await postJson().send(`${atLimit} `);
     expect(res.status).toBe(413);
-    expect(res.text).toBe('Request body exceeds 16384 bytes');
+    expect(res.text).toBe(new BodyTooLarge().message);
     expect(received).toBeUndefined();
   });
 

@@ -1,11 +1,11 @@
-import { BadRequestException, PayloadTooLargeException, UnsupportedMediaTypeException } from '@nestjs/common';
+import { BadRequestException, UnsupportedMediaTypeException } from '@nestjs/common';
 import { IncomingMessage, ServerResponse } from 'node:http';
 import { brotliDecompressSync, gunzipSync, inflateSync, InputType, ZlibOptions } from 'node:zlib';
 import { isInteger, parse } from 'lossless-json';
 import getRawBody from 'raw-body';
 import { hasBody as hasBodyHeaders, TypeIs } from 'type-is';
+import { BODY_LIMIT_BYTES, BodyNotJson, BodyTooLarge } from './json-body.errors';
 
-export const BODY_LIMIT_BYTES = 16 * 1024;
 // type-is 3 compiles the accepted types once; it matches as `typeis(req, types)` did in 2.
 const JSON_TYPES = new TypeIs(['application/json', 'application/*+json']);
 
@@ -92,22 +92,18 @@ const DECODERS: Record<string, Decoder | null> = {
 
 const UNSUPPORTED_ENCODING = 'Request body must be UTF-8 JSON, sent as is or gzip, deflate or br encoded';
 
-function tooLarge(): PayloadTooLargeException {
-  return new PayloadTooLargeException(`Request body exceeds ${BODY_LIMIT_BYTES} bytes`);
-}
-
 function decode(bytes: Buffer, decoder: Decoder | null): Buffer {
   if (decoder === null) return bytes;
   try {
     return decoder(bytes, { maxOutputLength: BODY_LIMIT_BYTES });
   } catch (error) {
-    if ((error as { code?: string }).code === 'ERR_BUFFER_TOO_LARGE') throw tooLarge();
+    if ((error as { code?: string }).code === 'ERR_BUFFER_TOO_LARGE') throw new BodyTooLarge();
     throw new BadRequestException('Request body could not be decoded with its Content-Encoding');
   }
 }
 
 function describeReadError(error: { type?: string }): Error {
-  if (error.type === 'entity.too.large') return tooLarge();
+  if (error.type === 'entity.too.large') return new BodyTooLarge();
   if (error.type === 'request.size.invalid') {
     return new BadRequestException('Request body length does not match its Content-Length');
   }
@@ -136,7 +132,7 @@ function hasBody(req: IncomingMessage): boolean {
 export async function readJsonBody(req: IncomingMessage, res: ServerResponse): Promise<unknown> {
   if (!hasBody(req)) return undefined;
   if (!JSON_TYPES.request(req)) {
-    throw new UnsupportedMediaTypeException('Request body must be JSON (Content-Type: application/json)');
+    throw new BodyNotJson();
   }
   const charset = /;\s*charset\s*=\s*"?([^";\s]+)/i.exec(req.headers['content-type'] ?? '')?.[1].toLowerCase();
   if (charset !== undefined && charset !== 'utf-8' && charset !== 'utf8') {
@@ -147,7 +143,7 @@ export async function readJsonBody(req: IncomingMessage, res: ServerResponse): P
   if (decoder === undefined) throw new UnsupportedMediaTypeException(UNSUPPORTED_ENCODING);
 
   const declared = req.headers['content-length'] === undefined ? null : Number(req.headers['content-length']);
-  if (declared !== null && declared > BODY_LIMIT_BYTES) throw tooLarge();
+  if (declared !== null && declared > BODY_LIMIT_BYTES) throw new BodyTooLarge();
   if (/^100-continue$/i.test(req.headers.expect ?? '') && !res.headersSent) res.writeContinue();
 
   let bytes: Buffer;

@@ -1,4 +1,5 @@
 import { ArgumentMetadata, BadRequestException, ValidationError, ValidationPipe } from '@nestjs/common';
+import { InvalidRequest } from './validation.errors';
 
 function messages(errors: ValidationError[], parent = ''): string[] {
   return errors.flatMap((error) => {
@@ -33,7 +34,7 @@ class AppValidationPipe extends ValidationPipe {
     if (isObject && (metadata.type === 'body' || metadata.type === 'query') && this.toValidate(metadata)) {
       const reserved = inheritedKeys(value, metadata.metatype);
       if (reserved.length > 0) {
-        throw new BadRequestException(reserved.map((key) => `property ${key} should not exist`).join('; '));
+        throw new InvalidRequest(reserved.map((key) => `property ${key} should not exist`));
       }
     }
     return super.transform(value, metadata);
@@ -55,7 +56,7 @@ export function createValidationPipe(): ValidationPipe {
     exceptionFactory: (errors) => {
       // Several constraints of one field may share a message (limit's integer and range checks).
       const list = [...new Set(messages(errors))];
-      return new BadRequestException(list.length > 0 ? list.join('; ') : 'Invalid request');
+      return new InvalidRequest(list);
     },
   });
 }

@@ -1,0 +1,23 @@
+import { PayloadTooLargeException, UnsupportedMediaTypeException } from '@nestjs/common';
+import { errorDoc } from '../openapi/error-doc';
+
+/** The most a request body may be, on the wire and once decoded alike. */
+export const BODY_LIMIT_BYTES = 16 * 1024;
+
+/** A body over BODY_LIMIT_BYTES, on the wire or once decoded. */
+export class BodyTooLarge extends PayloadTooLargeException {
+  static readonly doc = errorDoc(new BodyTooLarge(), `Request body over ${BODY_LIMIT_BYTES / 1024} KiB`);
+
+  constructor() {
+    super(`Request body exceeds ${BODY_LIMIT_BYTES} bytes`);
+  }
+}
+
+/** A body whose Content-Type is not JSON. */
+export class BodyNotJson extends UnsupportedMediaTypeException {
+  static readonly doc = errorDoc(new BodyNotJson(), 'Request body is not JSON');
+
+  constructor() {
+    super('Request body must be JSON (Content-Type: application/json)');
+  }
+}

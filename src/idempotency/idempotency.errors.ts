@@ -1,0 +1,34 @@
+import { BadRequestException, ConflictException, UnprocessableEntityException } from '@nestjs/common';
+import { errorDoc } from '../common/openapi/error-doc';
+
+export class InvalidIdempotencyKey extends BadRequestException {
+  constructor() {
+    super('Idempotency-Key must be one value of 1 to 255 visible ASCII characters (0x21 to 0x7E)');
+  }
+}
+
+/**
+ * The first request with this key is still running. It shares 409 with the route's own conflict,
+ * so its doc is the second half of that response's description.
+ */
+export class IdempotencyKeyInFlight extends ConflictException {
+  static readonly doc = errorDoc(
+    new IdempotencyKeyInFlight(),
+    'a request with the same Idempotency-Key is still in progress (retry later)',
+  );
+
+  constructor() {
+    super('A request with this Idempotency-Key is still in progress; retry once it has been answered');
+  }
+}
+
+export class IdempotencyKeyReused extends UnprocessableEntityException {
+  static readonly doc = errorDoc(
+    new IdempotencyKeyReused(),
+    'The Idempotency-Key was already used for a different request by this user',
+  );
+
+  constructor() {
+    super('This Idempotency-Key was already used for a different request (method, path or body); use a new key');
+  }
+}

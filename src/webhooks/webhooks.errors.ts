@@ -1,0 +1,43 @@
+import { ConflictException, NotFoundException, ServiceUnavailableException } from '@nestjs/common';
+import { errorDoc } from '../common/openapi/error-doc';
+
+/** Each event of a plant change is recorded once per subscription: the bound keeps that fan-out small. */
+export const MAX_SUBSCRIPTIONS_PER_OWNER = 10;
+
+export class TooManySubscriptions extends ConflictException {
+  static readonly doc = errorDoc(
+    new TooManySubscriptions(),
+    `The user already has ${MAX_SUBSCRIPTIONS_PER_OWNER} subscriptions`,
+  );
+
+  constructor() {
+    super(`At most ${MAX_SUBSCRIPTIONS_PER_OWNER} webhook subscriptions per user; delete one before adding another`);
+  }
+}
+
+/** Also the answer for another user's subscription. */
+export class WebhookNotFound extends NotFoundException {
+  static readonly doc = errorDoc(
+    new WebhookNotFound(42n),
+    'No such subscription for this user (one of another user is not told apart from a missing one)',
+  );
+
+  constructor(id: bigint) {
+    super(`Webhook subscription ${id} not found`);
+  }
+}
+
+/**
+ * The feature is off (WEBHOOK_SECRET_KEY unset), not the database down. Its doc is the 503 of every
+ * /webhooks route, which the database's unavailability shares.
+ */
+export class WebhooksNotConfigured extends ServiceUnavailableException {
+  static readonly doc = errorDoc(
+    new WebhooksNotConfigured(),
+    'The database is unavailable (retry later), or webhooks are not configured on this server (WEBHOOK_SECRET_KEY unset)',
+  );
+
+  constructor() {
+    super('Webhooks are not configured on this server: its operator must set WEBHOOK_SECRET_KEY');
+  }
+}

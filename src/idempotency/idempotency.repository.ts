@@ -1,8 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
-import { isUniqueViolation } from '../common/database-errors';
-import { withStatementRetry } from '../common/statement-retry';
+import { isUniqueViolation } from '../database';
+import { withStatementRetry } from '../database/statement-retry';
 
 /** Epoch milliseconds now on each database's clock, so every instance judges leases and expiry alike. */
 const DATABASE_NOW_MS = {

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { CannotExecuteNotConnectedError, DataSource, EntityManager, QueryResult } from 'typeorm';
 import { int64Transformer } from '../common/int64';
-import { withStatementRetry } from '../common/statement-retry';
+import { withStatementRetry } from '../database/statement-retry';
 import { PlantDto } from './dto/plant.dto';
 
 /**

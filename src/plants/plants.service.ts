@@ -1,6 +1,6 @@
 import { ConflictException, Injectable, NotFoundException } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
-import { isUniqueViolation } from '../common/database-errors';
+import { isUniqueViolation } from '../database';
 import { AppConfig } from '../config/configuration';
 import type { StoreAnswerWithin } from '../idempotency/idempotency.service';
 import { CreatePlantDto } from './dto/create-plant.dto';

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
 import { int64Transformer } from '../common/int64';
-import { withStatementRetry } from '../common/statement-retry';
+import { withStatementRetry } from '../database/statement-retry';
 
 /**
  * Epoch milliseconds now on each database's clock: the expression the triggers record events with

@@ -7,7 +7,7 @@ import {
 } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import { randomBytes } from 'node:crypto';
-import { isUniqueViolation } from '../common/database-errors';
+import { isUniqueViolation } from '../database';
 import { AppConfig, WebhooksConfig } from '../config/configuration';
 import type { StoreAnswerWithin } from '../idempotency/idempotency.service';
 import { RefusedUrlError, parseWebhookUrl, resolveWebhookAddress } from './address-policy';

@@ -1,0 +1,112 @@
+import { Database, isUniqueViolation } from '../database';
+import { testDatabases } from '../../test/utils/databases';
+import { RepositoryDatabase, failureOf, startRepositoryDatabase } from '../../test/utils/repository-database';
+import { PlantsRepository, toPlantDto } from './plants.repository';
+
+const MAX_INT64 = 9223372036854775807n;
+
+describe.each(testDatabases())(`${PlantsRepository.name} on %s`, (name) => {
+  let db: RepositoryDatabase;
+  let plants: PlantsRepository;
+
+  beforeAll(async () => {
+    db = await startRepositoryDatabase(name, [PlantsRepository]);
+    plants = db.get(PlantsRepository);
+  });
+  afterAll(() => db.close());
+  beforeEach(() => db.clear('plants'));
+
+  const seed = async (owner: string, ids: bigint[]) => {
+    for (const id of ids) await plants.insert({ owner, id, name: `Plant ${id}` });
+  };
+
+  describe('insert', () => {
+    it('stores the plant with its exact id and returns it as the API shows it', async () => {
+      await expect(plants.insert({ owner: 'alice', id: MAX_INT64, name: 'Fern', tag: 'green' })).resolves.toStrictEqual(
+        { id: MAX_INT64, name: 'Fern', tag: 'green' },
+      );
+      await expect(plants.insert({ owner: 'alice', id: 1n, name: 'Moss' })).resolves.toStrictEqual({
+        id: 1n,
+        name: 'Moss',
+      });
+      await expect(plants.page('alice', 10)).resolves.toStrictEqual([
+        { id: 1n, name: 'Moss' },
+        { id: MAX_INT64, name: 'Fern', tag: 'green' },
+      ]);
+    });
+
+    it("refuses a second plant with the owner's id as a unique violation, and leaves the first as it was", async () => {
+      await plants.insert({ owner: 'alice', id: 7n, name: 'Fern' });
+      const duplicate = await failureOf(plants.insert({ owner: 'alice', id: 7n, name: 'Other' }));
+      expect(isUniqueViolation(duplicate)).toBe(true);
+      await expect(plants.page('alice', 10)).resolves.toStrictEqual([{ id: 7n, name: 'Fern' }]);
+    });
+
+    it('lets another owner use the same id', async () => {
+      await plants.insert({ owner: 'alice', id: 7n, name: 'Fern' });
+      await expect(plants.insert({ owner: 'bob', id: 7n, name: 'Moss' })).resolves.toStrictEqual({
+        id: 7n,
+        name: 'Moss',
+      });
+    });
+
+    it('joins an open transaction: rolled back with it', async () => {
+      const database = db.get(Database);
+      const failed = database.transaction(async () => {
+        await plants.insert({ owner: 'alice', id: 1n, name: 'Fern' });
+        throw new Error('the work after the insert failed');
+      });
+      await expect(failed).rejects.toThrow('the work after the insert failed');
+      await expect(plants.page('alice', 10)).resolves.toEqual([]);
+    });
+  });
+
+  describe('page', () => {
+    it("reads up to `count` of the owner's plants in id order, none of another owner's", async () => {
+      await seed('alice', [5n, 1n, 3n, 2n, 4n]);
+      await seed('bob', [0n, 6n]);
+      await expect(plants.page('alice', 3)).resolves.toStrictEqual(
+        [1n, 2n, 3n].map((id) => ({ id, name: `Plant ${id}` })),
+      );
+    });
+
+    it('starts after the cursor, exactly, even next to the largest id', async () => {
+      await seed('alice', [1n, MAX_INT64 - 1n, MAX_INT64]);
+      await expect(plants.page('alice', 10, 1n)).resolves.toStrictEqual([
+        { id: MAX_INT64 - 1n, name: `Plant ${MAX_INT64 - 1n}` },
+        { id: MAX_INT64, name: `Plant ${MAX_INT64}` },
+      ]);
+      await expect(plants.page('alice', 10, MAX_INT64 - 1n)).resolves.toStrictEqual([
+        { id: MAX_INT64, name: `Plant ${MAX_INT64}` },
+      ]);
+      await expect(plants.page('alice', 10, MAX_INT64)).resolves.toEqual([]);
+    });
+
+    it('reads nothing for an owner without plants', async () => {
+      await expect(plants.page('nobody', 10)).resolves.toEqual([]);
+    });
+  });
+
+  describe('delete', () => {
+    it("deletes the owner's plant and says so; a missing one, or another owner's, is not found", async () => {
+      await seed('alice', [1n, 2n]);
+      await seed('bob', [3n]);
+      await expect(plants.delete('alice', 1n)).resolves.toBe(true);
+      await expect(plants.delete('alice', 1n)).resolves.toBe(false);
+      await expect(plants.delete('alice', 3n)).resolves.toBe(false);
+      await expect(plants.page('alice', 10)).resolves.toStrictEqual([{ id: 2n, name: 'Plant 2' }]);
+      await expect(plants.page('bob', 10)).resolves.toStrictEqual([{ id: 3n, name: 'Plant 3' }]);
+    });
+  });
+});
+
+describe(toPlantDto.name, () => {
+  it('leaves out a null or missing tag', () => {
+    expect(toPlantDto({ id: 1n, name: 'Fern', tag: null })).toStrictEqual({ id: 1n, name: 'Fern' });
+    expect(toPlantDto({ id: 1n, name: 'Fern' })).toStrictEqual({ id: 1n, name: 'Fern' });
+  });
+
+  it('keeps a tag', () => {
+    expect(toPlantDto({ id: 1n, name: 'Fern', tag: 'green' })).toStrictEqual({ id: 1n, name: 'Fern', tag: 'green' });
+  });
+});

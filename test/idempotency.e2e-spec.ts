@@ -95,11 +95,11 @@ describe.each(testDatabases())('Idempotency-Key on %s', (database) => {
   });
 
   it('replays, not 409s, the retry of a request whose connection was cut after the plant was committed', async () => {
-    const repository = t.app.get(PlantsRepository);
-    const insert = repository.insert.bind(repository);
-    const spy = jest.spyOn(repository, 'insert').mockImplementationOnce(async (...args) => {
-      const created = await insert(...args);
-      // The commit is done; the answer never reaches the client.
+    const idempotency = t.app.get(IdempotencyService);
+    const succeed = idempotency.succeed.bind(idempotency);
+    const spy = jest.spyOn(idempotency, 'succeed').mockImplementationOnce(async (...args) => {
+      const created = await succeed(...args);
+      // The plant and its answer are committed; the answer never reaches the client.
       (t.app.getHttpServer() as Server).closeAllConnections();
       return created;
     });

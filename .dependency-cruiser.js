@@ -6,7 +6,8 @@
 // - cross-cutting mechanisms, which every feature may use and which know no feature: common (the
 //   most basic, it imports nothing else of src/), config, secrets, idempotency, rate-limit,
 //   logging, metrics, tracing, lifecycle, and the service's own pages, docs and health.
-// - database/: the data source, migrations and driver tweaks, with rules of their own.
+// - database/: the data source, migrations and driver tweaks, with rules of their own; the rest of
+//   src/ reaches it through its one public entry (the data-access API and its error classes).
 // - the composition roots that wire them together: the files at the top of src/ and setup/.
 // What ships to production imports only packages that `npm prune --omit=dev` keeps.
 const SPEC = '\\.spec\\.ts$';
@@ -22,6 +23,8 @@ const FEATURE_PUBLIC = [
   '/(decorators|dto)/',
   '^src/auth/(principal|scopes|authorization|oidc/jwt-verifier)\\.ts$',
 ];
+/** The data-access API (Database) and the database's error classes: all that the rest of src/ may import. */
+const DATABASE_ENTRY = '^src/database/index\\.ts$';
 const ORM = '^node_modules/(typeorm|@nestjs/typeorm|mysql2|better-sqlite3)/';
 
 /** @type {import('dependency-cruiser').IConfiguration} */
@@ -39,10 +42,11 @@ module.exports = {
       name: 'common-knows-no-feature',
       severity: 'error',
       comment:
-        'common/ is cross-cutting: it may import only itself, packages, and the settings declared in ' +
-        'config/env/ (the defaults it documents), never a feature or another src folder.',
+        'common/ is cross-cutting: it may import itself, packages, the settings declared in config/env/ ' +
+        "(the defaults it documents) and, to tell a database outage from a bug, the database's public entry; " +
+        'never a feature or another src folder.',
       from: { path: '^src/common/' },
-      to: { path: '^src/', pathNot: '^src/(common|config/env)/' },
+      to: { path: '^src/', pathNot: `^src/(common|config/env)/|${DATABASE_ENTRY}` },
     },
     {
       name: 'common-knows-no-orm',
@@ -94,19 +98,21 @@ module.exports = {
       name: 'features-use-their-repository',
       severity: 'error',
       comment:
-        'In a feature, only the repository (and the entity it maps) touches TypeORM or a driver; services, ' +
-        'controllers and modules see the repository methods.',
-      from: { path: FEATURES, pathNot: '\\.(repository|entity)(\\.spec)?\\.ts$' },
+        'In a feature, only the entity touches TypeORM: the repository sends its statements through the ' +
+        'Database API (so none escapes its transaction, retry or error mapping), and services, controllers ' +
+        'and modules see the repository methods. Specs may build the real ORM objects they check.',
+      from: { path: FEATURES, pathNot: `\\.entity\\.ts$|${SPEC}` },
       to: { path: ORM },
     },
     {
       name: 'database-internals-stay-inside',
       severity: 'error',
       comment:
-        'database/ (data source options, migrations, driver tweaks) is wired in by the composition roots only; ' +
-        'features reach their tables through their repository.',
+        'Outside database/, only its public entry (index.ts: the Database API and the error classes) is imported; ' +
+        'its internals (data source options, migrations, retry, driver tweaks) are wired in by the composition ' +
+        'roots only, so every repository reaches its tables the same way.',
       from: { path: '^src/', pathNot: '^src/(database/|app\\.module\\.ts$|cli\\.ts$)' },
-      to: { path: '^src/database/' },
+      to: { path: '^src/database/', pathNot: DATABASE_ENTRY },
     },
     {
       name: 'database-knows-only-entities',

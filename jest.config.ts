@@ -15,10 +15,13 @@ const transform: Config['transform'] = {
 const transformIgnorePatterns = [`/node_modules/(?!(${ESM_ONLY})/)`];
 
 /**
- * `npm test` runs all three projects: unit specs beside the code (DI mocks, no database), the
- * TypeScript client's specs (clients/typescript, compiled with its own tsconfig), and e2e specs in
- * test/ against the real AppModule on SQLite and, when TEST_DATABASE_URL is set, on MySQL.
+ * `npm test` runs all four projects: unit specs beside the code (DI mocks, no database), repository
+ * specs beside each repository (its real statements on a migrated SQLite database and, when
+ * TEST_DATABASE_URL is set, on MySQL/MariaDB), the TypeScript client's specs (clients/typescript,
+ * compiled with its own tsconfig), and e2e specs in test/ against the real AppModule on the same
+ * databases.
  */
+const REPOSITORY_SPECS = '<rootDir>/src/**/*.repository.spec.ts';
 const config: Config = {
   projects: [
     {
@@ -26,6 +29,15 @@ const config: Config = {
       testEnvironment: 'node',
       rootDir: '.',
       testMatch: ['<rootDir>/src/**/*.spec.ts'],
+      testPathIgnorePatterns: ['/node_modules/', '\\.repository\\.spec\\.ts$'],
+      transform,
+      transformIgnorePatterns,
+    },
+    {
+      displayName: 'repository',
+      testEnvironment: 'node',
+      rootDir: '.',
+      testMatch: [REPOSITORY_SPECS],
       transform,
       transformIgnorePatterns,
     },

@@ -1,5 +1,6 @@
 import { Server } from 'node:http';
 import type { Response } from 'supertest';
+import { QueryFailedError } from 'typeorm';
 import { IdempotencyService } from '../src/idempotency/idempotency.service';
 import { requestFingerprint } from '../src/idempotency/idempotency-key';
 import { PlantsRepository } from '../src/plants/plants.repository';
@@ -94,11 +95,11 @@ describe.each(testDatabases())('Idempotency-Key on %s', (database) => {
   });
 
   it('replays, not 409s, the retry of a request whose connection was cut after the plant was committed', async () => {
-    const repository = t.app.get(PlantsRepository);
-    const insert = repository.insert.bind(repository);
-    const spy = jest.spyOn(repository, 'insert').mockImplementationOnce(async (...args) => {
-      const created = await insert(...args);
-      // The commit is done; the answer never reaches the client.
+    const idempotency = t.app.get(IdempotencyService);
+    const succeed = idempotency.succeed.bind(idempotency);
+    const spy = jest.spyOn(idempotency, 'succeed').mockImplementationOnce(async (...args) => {
+      const created = await succeed(...args);
+      // The plant and its answer are committed; the answer never reaches the client.
       (t.app.getHttpServer() as Server).closeAllConnections();
       return created;
     });
@@ -116,9 +117,9 @@ describe.each(testDatabases())('Idempotency-Key on %s', (database) => {
 
   it('does not keep a 5xx: the key is released and the retry runs again', async () => {
     const repository = t.app.get(PlantsRepository);
-    const spy = jest
-      .spyOn(repository, 'insert')
-      .mockRejectedValueOnce(Object.assign(new Error('lost'), { code: 'PROTOCOL_CONNECTION_LOST' }));
+    // The connection lost once the INSERT was sent: whether it committed is unknown, so it is not run again.
+    const lost = Object.assign(new Error('lost'), { code: 'PROTOCOL_CONNECTION_LOST' });
+    const spy = jest.spyOn(repository, 'insert').mockRejectedValueOnce(new QueryFailedError('INSERT', [], lost));
     try {
       expectErrorBody(await post(t, 'flaky', '{"id":8,"name":"Fern"}'), 503);
     } finally {

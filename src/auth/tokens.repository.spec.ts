@@ -1,79 +1,81 @@
-import { Test } from '@nestjs/testing';
-import { getDataSourceToken } from '@nestjs/typeorm';
-import { CannotExecuteNotConnectedError } from 'typeorm';
+import { isUniqueViolation } from '../database';
+import { testDatabases } from '../../test/utils/databases';
+import { RepositoryDatabase, failureOf, startRepositoryDatabase } from '../../test/utils/repository-database';
 import { ApiToken } from './api-token.entity';
 import { TokensRepository } from './tokens.repository';
 
-describe(TokensRepository.name, () => {
-  let repository: TokensRepository;
-  let table: { insert: jest.Mock; findOneBy: jest.Mock; find: jest.Mock; update: jest.Mock; count: jest.Mock };
-  let dataSource: { isInitialized: boolean; getRepository: jest.Mock };
-  const at = new Date('2026-03-01T12:00:00.000Z');
-
-  beforeEach(async () => {
-    table = {
-      insert: jest.fn().mockResolvedValue({}),
-      findOneBy: jest.fn().mockResolvedValue(null),
-      find: jest.fn().mockResolvedValue([]),
-      update: jest.fn().mockResolvedValue({ affected: 1 }),
-      count: jest.fn().mockResolvedValue(3),
-    };
-    dataSource = { isInitialized: true, getRepository: jest.fn(() => table) };
-    const moduleRef = await Test.createTestingModule({
-      providers: [TokensRepository, { provide: getDataSourceToken(), useValue: dataSource }],
-    }).compile();
-    repository = moduleRef.get(TokensRepository);
+function token(id: string, fields: Partial<ApiToken> = {}): ApiToken {
+  return Object.assign(new ApiToken(), {
+    id,
+    tokenHash: id.padEnd(64, 'h'),
+    subject: 'alice',
+    scopes: 'plants:read plants:write',
+    name: null,
+    createdAt: new Date('2026-01-01T00:00:00.000Z'),
+    expiresAt: null,
+    revokedAt: null,
+    lastUsedAt: null,
+    ...fields,
   });
+}
 
-  it('works on the ApiToken table', () => {
-    expect(dataSource.getRepository).toHaveBeenCalledWith(ApiToken);
+describe.each(testDatabases())(`${TokensRepository.name} on %s`, (name) => {
+  let db: RepositoryDatabase;
+  let tokens: TokensRepository;
+
+  beforeAll(async () => {
+    db = await startRepositoryDatabase(name, [TokensRepository]);
+    tokens = db.get(TokensRepository);
   });
+  afterAll(() => db.close());
+  beforeEach(() => db.clear('api_tokens'));
 
-  it('inserts a token as given', async () => {
-    const token = Object.assign(new ApiToken(), { id: 'a' });
-    await expect(repository.insert(token)).resolves.toBeUndefined();
-    expect(table.insert).toHaveBeenCalledWith(token);
-  });
-
-  it('finds one token by hash or by id', async () => {
-    const token = Object.assign(new ApiToken(), { id: 'a' });
-    table.findOneBy.mockResolvedValue(token);
-    await expect(repository.findByHash('ab12')).resolves.toBe(token);
-    expect(table.findOneBy).toHaveBeenLastCalledWith({ tokenHash: 'ab12' });
-    await expect(repository.findById('a')).resolves.toBe(token);
-    expect(table.findOneBy).toHaveBeenLastCalledWith({ id: 'a' });
-  });
-
-  it("lists every token or one user's, oldest first", async () => {
-    await repository.list();
-    expect(table.find).toHaveBeenLastCalledWith({ where: {}, order: { createdAt: 'ASC', id: 'ASC' } });
-    await repository.list('alice');
-    expect(table.find).toHaveBeenLastCalledWith({
-      where: { subject: 'alice' },
-      order: { createdAt: 'ASC', id: 'ASC' },
+  it('stores a token as given and finds it by hash or by id, times to the millisecond', async () => {
+    const stored = token('t-1', {
+      name: 'ci',
+      createdAt: new Date('2026-03-04T05:06:07.089Z'),
+      expiresAt: new Date('2027-03-04T05:06:07.123Z'),
     });
+    await tokens.insert(stored);
+    await expect(tokens.findByHash(stored.tokenHash)).resolves.toEqual(stored);
+    await expect(tokens.findById('t-1')).resolves.toEqual(stored);
+    await expect(tokens.findByHash('x'.repeat(64))).resolves.toBeNull();
+    await expect(tokens.findById('missing')).resolves.toBeNull();
   });
 
-  it('writes one column per update', async () => {
-    await repository.setLastUsed('a', at);
-    expect(table.update).toHaveBeenLastCalledWith({ id: 'a' }, { lastUsedAt: at });
-    await repository.setRevoked('a', at);
-    expect(table.update).toHaveBeenLastCalledWith({ id: 'a' }, { revokedAt: at });
+  it('refuses a second token with the same hash as a unique violation', async () => {
+    await tokens.insert(token('t-1', { tokenHash: 'same'.padEnd(64, '0') }));
+    const duplicate = await failureOf(tokens.insert(token('t-2', { tokenHash: 'same'.padEnd(64, '0') })));
+    expect(isUniqueViolation(duplicate)).toBe(true);
+    await expect(tokens.count()).resolves.toBe(1);
+  });
+
+  it("lists every token or one user's, oldest first (ties in id order)", async () => {
+    await tokens.insert(token('t-3', { subject: 'bob', createdAt: new Date('2026-01-03T00:00:00Z') }));
+    await tokens.insert(token('t-2', { createdAt: new Date('2026-01-01T00:00:00Z') }));
+    await tokens.insert(token('t-1', { createdAt: new Date('2026-01-01T00:00:00Z') }));
+    await tokens.insert(token('t-0', { createdAt: new Date('2026-01-02T00:00:00Z') }));
+    await expect(tokens.list()).resolves.toMatchObject([{ id: 't-1' }, { id: 't-2' }, { id: 't-0' }, { id: 't-3' }]);
+    await expect(tokens.list('alice')).resolves.toMatchObject([{ id: 't-1' }, { id: 't-2' }, { id: 't-0' }]);
+    await expect(tokens.list('nobody')).resolves.toEqual([]);
+  });
+
+  it('records the last use and the revocation of one token, leaving the others as they were', async () => {
+    await tokens.insert(token('t-1'));
+    await tokens.insert(token('t-2'));
+    await tokens.setLastUsed('t-1', new Date('2026-05-05T05:05:05.555Z'));
+    await tokens.setRevoked('t-1', new Date('2026-06-06T06:06:06.666Z'));
+    await expect(tokens.findById('t-1')).resolves.toMatchObject({
+      lastUsedAt: new Date('2026-05-05T05:05:05.555Z'),
+      revokedAt: new Date('2026-06-06T06:06:06.666Z'),
+    });
+    await expect(tokens.findById('t-2')).resolves.toEqual(token('t-2'));
   });
 
   it('counts the tokens', async () => {
-    await expect(repository.count()).resolves.toBe(3);
-  });
-
-  it('passes errors on unchanged while the data source is open', async () => {
-    const error = Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' });
-    table.findOneBy.mockRejectedValue(error);
-    await expect(repository.findByHash('ab12')).rejects.toBe(error);
-  });
-
-  it("reports any failure on a closed data source as TypeORM's not-connected error", async () => {
-    dataSource.isInitialized = false;
-    table.findOneBy.mockRejectedValue(new TypeError('The database connection is not open'));
-    await expect(repository.findByHash('ab12')).rejects.toBeInstanceOf(CannotExecuteNotConnectedError);
+    await expect(tokens.count()).resolves.toBe(0);
+    await tokens.insert(token('t-1'));
+    await tokens.insert(token('t-2', { subject: 'bob' }));
+    await expect(tokens.count()).resolves.toBe(2);
   });
 });

@@ -1,69 +1,146 @@
-import { Test } from '@nestjs/testing';
-import { getDataSourceToken } from '@nestjs/typeorm';
-import { QueryResult } from 'typeorm';
+import { Database } from '../database';
+import { testDatabases } from '../../test/utils/databases';
+import { RepositoryDatabase, startRepositoryDatabase } from '../../test/utils/repository-database';
 import { IdempotencyRepository } from './idempotency.repository';
 
-const affected = (count: number) => Object.assign(new QueryResult(), { affected: count });
 const ref = { owner: 'alice', key: 'k-1' };
+const HOUR = 3_600_000;
+const answer = { statusCode: 200, response: '{"id":1}' };
 
-async function build(type: 'mysql' | 'better-sqlite3') {
-  const runner = { query: jest.fn().mockResolvedValue(affected(1)), release: jest.fn().mockResolvedValue(undefined) };
-  const dataSource = { options: { type }, createQueryRunner: jest.fn(() => runner), query: jest.fn() };
-  const moduleRef = await Test.createTestingModule({
-    providers: [IdempotencyRepository, { provide: getDataSourceToken(), useValue: dataSource }],
-  }).compile();
-  return { repository: moduleRef.get(IdempotencyRepository), runner, dataSource };
-}
+describe.each(testDatabases())(`${IdempotencyRepository.name} on %s`, (name) => {
+  let db: RepositoryDatabase;
+  let keys: IdempotencyRepository;
 
-describe(IdempotencyRepository.name, () => {
-  it('takes a key with one INSERT, keeping the row at least as long as the lease', async () => {
-    const { repository, runner } = await build('mysql');
-    await expect(repository.insert(ref, 'f', 'c', 30_000, 1000)).resolves.toBe(true);
-    expect(runner.query).toHaveBeenCalledTimes(1);
-    expect(runner.query.mock.calls[0][0]).toMatch(/^INSERT INTO idempotency_keys/);
-    expect(runner.query.mock.calls[0][1]).toEqual(['alice', 'k-1', 'f', 'c', 30_000, 30_000]);
+  beforeAll(async () => {
+    db = await startRepositoryDatabase(name, [IdempotencyRepository]);
+    keys = db.get(IdempotencyRepository);
   });
+  afterAll(() => db.close());
+  beforeEach(() => db.clear('idempotency_keys'));
 
-  it('reports a key that exists already as false, and any other failure as it is', async () => {
-    const { repository, runner } = await build('better-sqlite3');
-    runner.query.mockRejectedValueOnce({ driverError: { code: 'SQLITE_CONSTRAINT_PRIMARYKEY' } });
-    await expect(repository.insert(ref, 'f', 'c', 30_000, 1000)).resolves.toBe(false);
-    const error = { code: 'SQLITE_FULL' };
-    runner.query.mockRejectedValueOnce(error);
-    await expect(repository.insert(ref, 'f', 'c', 30_000, 1000)).rejects.toBe(error);
-  });
+  /** A key whose row is already past its lease and its expiry, by the database's clock. */
+  const insertExpired = (key = ref, claim = 'old') => keys.insert(key, 'f-old', claim, -1000, -1000);
 
-  it('reads a row with the clock comparisons made by the database', async () => {
-    const { repository, dataSource } = await build('mysql');
-    dataSource.query.mockResolvedValue([
-      { fingerprint: 'f', status_code: 409, response: '{}', lease_expired: '0', expired: 1n },
-    ]);
-    await expect(repository.find(ref)).resolves.toEqual({
-      fingerprint: 'f',
-      statusCode: 409,
-      response: '{}',
-      leaseExpired: false,
-      expired: true,
+  describe('insert', () => {
+    it('takes a new key, in flight and leased; the same key again (same owner) is refused', async () => {
+      await expect(keys.insert(ref, 'f1', 'c1', HOUR, HOUR)).resolves.toBe(true);
+      await expect(keys.find(ref)).resolves.toEqual({
+        fingerprint: 'f1',
+        statusCode: null,
+        response: null,
+        leaseExpired: false,
+        expired: false,
+      });
+      await expect(keys.insert(ref, 'f2', 'c2', HOUR, HOUR)).resolves.toBe(false);
+      await expect(keys.find(ref)).resolves.toMatchObject({ fingerprint: 'f1' });
     });
-    dataSource.query.mockResolvedValue([]);
-    await expect(repository.find(ref)).resolves.toBeUndefined();
+
+    it("keeps each owner's keys apart", async () => {
+      await expect(keys.insert(ref, 'f1', 'c1', HOUR, HOUR)).resolves.toBe(true);
+      await expect(keys.insert({ owner: 'bob', key: ref.key }, 'f2', 'c2', HOUR, HOUR)).resolves.toBe(true);
+    });
+
+    it('keeps the row at least as long as the lease, whatever the TTL', async () => {
+      await keys.insert(ref, 'f1', 'c1', HOUR, -1000);
+      await expect(keys.find(ref)).resolves.toMatchObject({ leaseExpired: false, expired: false });
+    });
   });
 
-  it('completes only while the request still holds the key', async () => {
-    const { repository, runner } = await build('mysql');
-    runner.query.mockResolvedValue(affected(0));
-    await expect(repository.complete(ref, 'c', { statusCode: 200, response: '{}' }, 1000)).resolves.toBe(false);
-    expect(runner.query.mock.calls[0][0]).toMatch(/WHERE owner = \? AND idem_key = \? AND claim = \?$/);
+  describe('find', () => {
+    it('judges lease and expiry on the database clock', async () => {
+      await keys.insert(ref, 'f1', 'c1', -1000, HOUR);
+      await expect(keys.find(ref)).resolves.toMatchObject({ leaseExpired: true, expired: false });
+      await insertExpired({ owner: 'alice', key: 'k-2' });
+      await expect(keys.find({ owner: 'alice', key: 'k-2' })).resolves.toMatchObject({
+        leaseExpired: true,
+        expired: true,
+      });
+    });
+
+    it('finds nothing for a key never taken', async () => {
+      await expect(keys.find(ref)).resolves.toBeUndefined();
+    });
   });
 
-  it.each([
-    ['mysql', /ORDER BY expires_at LIMIT \?$/],
-    ['better-sqlite3', /WHERE rowid IN \(SELECT rowid .* LIMIT \?\)$/],
-  ] as const)('purges a bounded batch on %s', async (type, shape) => {
-    const { repository, runner } = await build(type);
-    runner.query.mockResolvedValue(affected(7));
-    await expect(repository.purgeExpired(1000)).resolves.toBe(7);
-    expect(runner.query.mock.calls[0][0]).toMatch(shape);
-    expect(runner.query.mock.calls[0][1]).toEqual([1000]);
+  describe('takeOver', () => {
+    it('takes an expired key, or one whose holder ran out of lease, as new', async () => {
+      await insertExpired();
+      await expect(keys.takeOver(ref, 'f2', 'c2', HOUR, HOUR)).resolves.toBe(true);
+      await expect(keys.find(ref)).resolves.toEqual({
+        fingerprint: 'f2',
+        statusCode: null,
+        response: null,
+        leaseExpired: false,
+        expired: false,
+      });
+      await keys.insert({ owner: 'alice', key: 'k-2' }, 'f1', 'c1', -1000, HOUR);
+      await expect(keys.takeOver({ owner: 'alice', key: 'k-2' }, 'f2', 'c2', HOUR, HOUR)).resolves.toBe(true);
+    });
+
+    it('leaves a key still held, or answered and not expired, alone', async () => {
+      await keys.insert(ref, 'f1', 'c1', HOUR, HOUR);
+      await expect(keys.takeOver(ref, 'f2', 'c2', HOUR, HOUR)).resolves.toBe(false);
+      await keys.insert({ owner: 'alice', key: 'k-2' }, 'f1', 'c1', -1000, HOUR);
+      await keys.complete({ owner: 'alice', key: 'k-2' }, 'c1', answer, HOUR);
+      await expect(keys.takeOver({ owner: 'alice', key: 'k-2' }, 'f2', 'c2', HOUR, HOUR)).resolves.toBe(false);
+      await expect(keys.find(ref)).resolves.toMatchObject({ fingerprint: 'f1' });
+    });
+  });
+
+  describe('complete', () => {
+    it('stores the answer of the request that holds the key, and only of that one', async () => {
+      await keys.insert(ref, 'f1', 'c1', HOUR, HOUR);
+      await expect(keys.complete(ref, 'someone-else', answer, HOUR)).resolves.toBe(false);
+      await expect(keys.find(ref)).resolves.toMatchObject({ statusCode: null, response: null });
+      await expect(keys.complete(ref, 'c1', answer, HOUR)).resolves.toBe(true);
+      await expect(keys.find(ref)).resolves.toEqual({
+        fingerprint: 'f1',
+        statusCode: 200,
+        response: '{"id":1}',
+        leaseExpired: false,
+        expired: false,
+      });
+      // The claim is given up with the answer: nothing completes it a second time.
+      await expect(keys.complete(ref, 'c1', { statusCode: 409, response: '{}' }, HOUR)).resolves.toBe(false);
+    });
+
+    it("joins an open transaction: the answer is rolled back with the request's own writes", async () => {
+      await keys.insert(ref, 'f1', 'c1', HOUR, HOUR);
+      const failed = db.get(Database).transaction(async () => {
+        await keys.complete(ref, 'c1', answer, HOUR);
+        throw new Error('the plant could not be written');
+      });
+      await expect(failed).rejects.toThrow('the plant could not be written');
+      await expect(keys.find(ref)).resolves.toMatchObject({ statusCode: null, response: null });
+    });
+  });
+
+  describe('release', () => {
+    it('frees the key only for the request that holds it', async () => {
+      await keys.insert(ref, 'f1', 'c1', HOUR, HOUR);
+      await keys.release(ref, 'someone-else');
+      await expect(keys.find(ref)).resolves.toBeDefined();
+      await keys.release(ref, 'c1');
+      await expect(keys.find(ref)).resolves.toBeUndefined();
+    });
+  });
+
+  describe('purgeExpired', () => {
+    it('deletes up to `limit` expired keys, and how many went; keys still valid stay', async () => {
+      for (let i = 0; i < 5; i++) await insertExpired({ owner: 'alice', key: `old-${i}` });
+      await keys.insert(ref, 'f1', 'c1', HOUR, HOUR);
+      await expect(keys.purgeExpired(3)).resolves.toBe(3);
+      await expect(keys.purgeExpired(3)).resolves.toBe(2);
+      await expect(keys.purgeExpired(3)).resolves.toBe(0);
+      await expect(keys.find(ref)).resolves.toBeDefined();
+    });
+
+    it('deletes the oldest expiry first', async () => {
+      await keys.insert({ owner: 'alice', key: 'older' }, 'f', 'c', -5000, -5000);
+      await keys.insert({ owner: 'alice', key: 'newer' }, 'f', 'c', -1000, -1000);
+      await expect(keys.purgeExpired(1)).resolves.toBe(1);
+      await expect(keys.find({ owner: 'alice', key: 'older' })).resolves.toBeUndefined();
+      await expect(keys.find({ owner: 'alice', key: 'newer' })).resolves.toBeDefined();
+    });
   });
 });

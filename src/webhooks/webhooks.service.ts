@@ -1,9 +1,8 @@
 import { BadRequestException, Injectable } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import { randomBytes } from 'node:crypto';
-import { isUniqueViolation } from '../common/database-errors';
+import { isUniqueViolation } from '../database';
 import { AppConfig, WebhooksConfig } from '../config/configuration';
-import type { StoreAnswerWithin } from '../idempotency/idempotency.service';
 import { SecretsService } from '../secrets/secrets.service';
 import { RefusedUrlError, parseWebhookUrl, resolveWebhookAddress } from './address-policy';
 import { CreateWebhookDto } from './dto/create-webhook.dto';
@@ -57,7 +56,7 @@ export class WebhooksService {
    * The URL is checked as it will be at every attempt (scheme, and where its host resolves), so a
    * subscription that could never be delivered, or would reach an internal address, is refused now.
    */
-  async create(owner: string, dto: CreateWebhookDto, storeAnswer?: StoreAnswerWithin): Promise<CreatedWebhookDto> {
+  async create(owner: string, dto: CreateWebhookDto): Promise<CreatedWebhookDto> {
     this.requireKey();
     const policy = { allowHttp: this.config.allowHttp, allowPrivate: this.config.allowPrivate };
     try {
@@ -77,12 +76,7 @@ export class WebhooksService {
       sealedSecret: this.secrets.seal(secret),
       createdAt: Date.now(),
     };
-    const created = (): CreatedWebhookDto => ({ ...toDto({ ...row, disabledAt: null, disabledReason: null }), secret });
-    // With an Idempotency-Key, the answer (its secret sealed) is stored in the subscription's transaction.
-    const insert = () =>
-      storeAnswer
-        ? this.repository.insertSubscription(row, MAX_SUBSCRIPTIONS_PER_OWNER, storeAnswer(created()))
-        : this.repository.insertSubscription(row, MAX_SUBSCRIPTIONS_PER_OWNER);
+    const insert = () => this.repository.insertSubscription(row, MAX_SUBSCRIPTIONS_PER_OWNER);
     let inserted: boolean;
     try {
       inserted = await insert();
@@ -95,7 +89,7 @@ export class WebhooksService {
     if (!inserted) {
       throw new TooManySubscriptions();
     }
-    return created();
+    return { ...toDto({ ...row, disabledAt: null, disabledReason: null }), secret };
   }
 
   async list(owner: string): Promise<WebhookDto[]> {

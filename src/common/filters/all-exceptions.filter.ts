@@ -1,7 +1,7 @@
 import { ArgumentsHost, Catch, ExceptionFilter, HttpException, Logger, NotFoundException } from '@nestjs/common';
 import { Request, Response } from 'express';
 import { STATUS_CODES } from 'node:http';
-import { isDatabaseUnavailable } from '../database-errors';
+import { isDatabaseUnavailable } from '../../database';
 import { DatabaseUnavailable, InternalError } from './server.errors';
 
 export interface ErrorBody {

@@ -1,0 +1,182 @@
+import { TransactionHost } from '@nestjs-cls/transactional';
+import { CannotExecuteNotConnectedError, DataSource, QueryFailedError } from 'typeorm';
+import { Database, NOW_MS, READ, WRITE, withNow } from './database';
+import { isDatabaseUnavailable } from './database-errors';
+
+const driverError = (code: string, errno?: number) => Object.assign(new Error(code), { code, errno });
+/** A statement the server refused or lost: TypeORM wraps the driver's error. */
+const failed = (code: string, errno?: number) => new QueryFailedError('SQL', [], driverError(code, errno));
+const deadlock = () => failed('ER_LOCK_DEADLOCK', 1213);
+
+function runner() {
+  return { query: jest.fn(), release: jest.fn().mockResolvedValue(undefined) };
+}
+
+function setup(type: 'better-sqlite3' | 'mysql' = 'mysql') {
+  const own = runner();
+  const dataSource = {
+    options: { type },
+    isInitialized: true,
+    createQueryRunner: jest.fn(() => own),
+  };
+  const inTransaction = runner();
+  let active = false;
+  const transactions = {
+    isTransactionActive: () => active,
+    get tx() {
+      return { queryRunner: inTransaction };
+    },
+    withTransaction: jest.fn(async (...args: unknown[]) => {
+      const work = args[args.length - 1] as () => Promise<unknown>;
+      active = true;
+      try {
+        return await work();
+      } finally {
+        active = false;
+      }
+    }),
+  };
+  const database = new Database(dataSource as unknown as DataSource, transactions as unknown as TransactionHost<never>);
+  return { database, dataSource, own, inTransaction, transactions };
+}
+
+describe(Database.name, () => {
+  describe('statements on their own', () => {
+    it('runs one on a runner of its own, released after, and gives rows or the rows changed', async () => {
+      const { database, own } = setup();
+      own.query.mockResolvedValueOnce({ records: [{ id: 1 }], affected: undefined });
+      await expect(database.query('SELECT 1', [1], READ)).resolves.toEqual([{ id: 1 }]);
+      expect(own.query).toHaveBeenCalledWith('SELECT 1', [1], true);
+      own.query.mockResolvedValueOnce({ records: [], affected: 2 });
+      await expect(database.execute('DELETE', [], WRITE)).resolves.toBe(2);
+      own.query.mockResolvedValueOnce({ records: [], affected: undefined });
+      await expect(database.execute('DELETE', [], WRITE)).resolves.toBe(0);
+      expect(own.release).toHaveBeenCalledTimes(3);
+    });
+
+    it('sends each database its own text of a pair, the clock included', async () => {
+      const pair = withNow((now) => `SELECT ${now}`);
+      for (const [type, text] of [
+        ['mysql', `SELECT ${NOW_MS.mysql}`],
+        ['better-sqlite3', `SELECT ${NOW_MS.sqlite}`],
+      ] as const) {
+        const { database, own } = setup(type);
+        own.query.mockResolvedValue({ records: [] });
+        await database.query(pair, []);
+        expect(own.query).toHaveBeenCalledWith(text, [], true);
+        expect(database.sql(pair)).toBe(text);
+        expect(database.dialect).toBe(type === 'mysql' ? 'mysql' : 'sqlite');
+      }
+    });
+
+    it('runs a statement again after a deadlock or a node not ready, releasing the runner each time', async () => {
+      const { database, own } = setup();
+      own.query
+        .mockRejectedValueOnce(deadlock())
+        .mockRejectedValueOnce(failed('ER_UNKNOWN_COM_ERROR', 1047))
+        .mockResolvedValueOnce({ records: [], affected: 1 });
+      await expect(database.execute('INSERT', [], WRITE)).resolves.toBe(1);
+      expect(own.query).toHaveBeenCalledTimes(3);
+      expect(own.release).toHaveBeenCalledTimes(3);
+    });
+
+    it('runs a read again after a lost connection, a write only if it was never sent', async () => {
+      const read = setup();
+      read.own.query.mockRejectedValueOnce(failed('PROTOCOL_CONNECTION_LOST')).mockResolvedValueOnce({ records: [] });
+      await expect(read.database.query('SELECT', [], READ)).resolves.toEqual([]);
+
+      const sent = setup();
+      sent.own.query.mockRejectedValue(failed('PROTOCOL_CONNECTION_LOST'));
+      await expect(sent.database.execute('INSERT', [], WRITE)).rejects.toBeInstanceOf(QueryFailedError);
+      expect(sent.own.query).toHaveBeenCalledTimes(1);
+
+      const unsent = setup();
+      unsent.own.query.mockRejectedValueOnce(driverError('ECONNREFUSED')).mockResolvedValueOnce({ affected: 1 });
+      await expect(unsent.database.execute('INSERT', [], WRITE)).resolves.toBe(1);
+    });
+
+    it('runs a statement once when no retry is asked for', async () => {
+      const { database, own } = setup();
+      own.query.mockRejectedValue(deadlock());
+      await expect(database.query('SELECT', [])).rejects.toBeInstanceOf(QueryFailedError);
+      expect(own.query).toHaveBeenCalledTimes(1);
+    });
+  });
+
+  describe('transactions', () => {
+    it("runs every statement inside on the transaction's runner, never retried on its own", async () => {
+      const { database, own, inTransaction } = setup();
+      inTransaction.query.mockResolvedValueOnce({ affected: 1 }).mockRejectedValueOnce(deadlock());
+      const work = database.transaction(async () => {
+        await database.execute('INSERT', [], WRITE);
+        await database.execute('UPDATE', [], WRITE);
+      });
+      await expect(work).rejects.toBeInstanceOf(QueryFailedError);
+      expect(inTransaction.query).toHaveBeenCalledTimes(2);
+      expect(inTransaction.release).not.toHaveBeenCalled();
+      expect(own.query).not.toHaveBeenCalled();
+    });
+
+    it('runs the whole transaction again after a deadlock when asked to', async () => {
+      const { database, inTransaction, transactions } = setup();
+      inTransaction.query
+        .mockResolvedValueOnce({ affected: 1 })
+        .mockRejectedValueOnce(deadlock())
+        .mockResolvedValue({ affected: 1 });
+      const work = jest.fn(async () => {
+        await database.execute('INSERT', [], WRITE);
+        return database.execute('UPDATE', [], WRITE);
+      });
+      await expect(database.transaction(work, { retry: WRITE })).resolves.toBe(1);
+      expect(work).toHaveBeenCalledTimes(2);
+      expect(transactions.withTransaction).toHaveBeenCalledTimes(2);
+    });
+
+    it('makes a transaction opened inside another part of it', async () => {
+      const { database, transactions } = setup();
+      await database.transaction(() => database.transaction(async () => 'inner', { retry: WRITE }));
+      expect(transactions.withTransaction).toHaveBeenCalledTimes(1);
+    });
+
+    it("asks for each database's isolation level", async () => {
+      const { database, transactions } = setup('better-sqlite3');
+      await database.transaction(async () => undefined, {
+        isolation: { mysql: 'READ COMMITTED', sqlite: 'SERIALIZABLE' },
+      });
+      expect(transactions.withTransaction).toHaveBeenCalledWith(
+        { isolationLevel: 'SERIALIZABLE' },
+        expect.any(Function),
+      );
+    });
+  });
+
+  describe('once the data source is closed', () => {
+    it("reports any failure of a statement, a transaction or an ORM call as TypeORM's not-connected error", async () => {
+      const { database, dataSource, own, transactions } = setup();
+      dataSource.isInitialized = false;
+      own.query.mockRejectedValue(new TypeError("Cannot read properties of undefined (reading 'prepare')"));
+      transactions.withTransaction.mockRejectedValue(new TypeError('closed'));
+      for (const call of [
+        database.query('SELECT', [], READ),
+        database.execute('DELETE', [], WRITE),
+        database.transaction(async () => undefined),
+        database.entities(() => Promise.reject(new TypeError('closed'))),
+      ]) {
+        const error = await call.then(
+          () => undefined,
+          (e: unknown) => e,
+        );
+        expect(error).toBeInstanceOf(CannotExecuteNotConnectedError);
+        expect(isDatabaseUnavailable(error)).toBe(true);
+      }
+    });
+
+    it('passes errors on unchanged while the data source is open', async () => {
+      const { database, own } = setup();
+      const error = failed('ER_PARSE_ERROR');
+      own.query.mockRejectedValue(error);
+      await expect(database.query('SELEC', [])).rejects.toBe(error);
+      await expect(database.entities(() => Promise.reject(error))).rejects.toBe(error);
+    });
+  });
+});

@@ -1,0 +1,337 @@
+import { isUniqueViolation } from '../database';
+import { testDatabases } from '../../test/utils/databases';
+import { RepositoryDatabase, failureOf, startRepositoryDatabase } from '../../test/utils/repository-database';
+import { ClaimedDelivery, NewSubscription, WebhooksRepository } from './webhooks.repository';
+
+const TABLES = ['webhook_subscriptions', 'webhook_deliveries', 'webhook_attempts', 'plants'];
+const LEASE = 60_000;
+
+function subscription(id: bigint, fields: Partial<NewSubscription> = {}): NewSubscription {
+  return {
+    id,
+    owner: 'alice',
+    url: `https://example.com/hooks/${id}`,
+    events: ['plant.created', 'plant.deleted'],
+    description: null,
+    sealedSecret: `sealed-${id}`,
+    createdAt: 1_700_000_000_000 + Number(id),
+    ...fields,
+  };
+}
+
+describe.each(testDatabases())(`${WebhooksRepository.name} on %s`, (name) => {
+  let db: RepositoryDatabase;
+  let webhooks: WebhooksRepository;
+
+  beforeAll(async () => {
+    db = await startRepositoryDatabase(name, [WebhooksRepository]);
+    webhooks = db.get(WebhooksRepository);
+  });
+  afterAll(() => db.close());
+  beforeEach(() => db.clear(...TABLES));
+
+  /** A pending delivery of `subscriptionId`, due `dueInMs` from now (negative: overdue). */
+  async function pendingDelivery(subscriptionId: bigint, plantId: bigint, dueInMs = -1000): Promise<void> {
+    const now = Date.now();
+    await db.dataSource.query(
+      'INSERT INTO webhook_deliveries (subscription_id, event_type, plant_id, plant_name, plant_tag, occurred_at, ' +
+        "state, attempts, next_attempt_at) VALUES (?, 'plant.created', ?, ?, NULL, ?, 'pending', 0, ?)",
+      [subscriptionId, plantId, `Plant ${plantId}`, now, now + dueInMs],
+    );
+  }
+
+  const deliveryStates = async (subscriptionId: bigint) =>
+    (
+      (await db.dataSource.query(
+        'SELECT state, attempts, claim FROM webhook_deliveries WHERE subscription_id = ? ORDER BY id',
+        [subscriptionId],
+      )) as { state: string; attempts: unknown; claim: string | null }[]
+    ).map((row) => ({ state: row.state, attempts: Number(row.attempts), claim: row.claim }));
+
+  describe('subscriptions', () => {
+    it('inserts, lists in id order with their events, and tells whether one exists for the owner', async () => {
+      await expect(
+        webhooks.insertSubscription(subscription(2n, { events: ['plant.deleted'], description: 'sync' }), 10),
+      ).resolves.toBe(true);
+      await expect(webhooks.insertSubscription(subscription(1n, { events: ['plant.created'] }), 10)).resolves.toBe(
+        true,
+      );
+      await expect(webhooks.insertSubscription(subscription(3n, { owner: 'bob' }), 10)).resolves.toBe(true);
+      await expect(webhooks.listSubscriptions('alice')).resolves.toEqual([
+        {
+          id: 1n,
+          url: 'https://example.com/hooks/1',
+          events: ['plant.created'],
+          description: null,
+          createdAt: 1_700_000_000_001,
+          disabledAt: null,
+          disabledReason: null,
+        },
+        {
+          id: 2n,
+          url: 'https://example.com/hooks/2',
+          events: ['plant.deleted'],
+          description: 'sync',
+          createdAt: 1_700_000_000_002,
+          disabledAt: null,
+          disabledReason: null,
+        },
+      ]);
+      await expect(webhooks.subscriptionExists('alice', 1n)).resolves.toBe(true);
+      await expect(webhooks.subscriptionExists('alice', 3n)).resolves.toBe(false);
+      await expect(webhooks.subscriptionExists('bob', 3n)).resolves.toBe(true);
+    });
+
+    it('refuses a subscription beyond the per-owner limit, counting only the owner', async () => {
+      await webhooks.insertSubscription(subscription(1n), 2);
+      await webhooks.insertSubscription(subscription(2n), 2);
+      await expect(webhooks.insertSubscription(subscription(3n), 2)).resolves.toBe(false);
+      await expect(webhooks.insertSubscription(subscription(4n, { owner: 'bob' }), 2)).resolves.toBe(true);
+      await expect(webhooks.listSubscriptions('alice')).resolves.toHaveLength(2);
+    });
+
+    it('refuses an id in use as a unique violation', async () => {
+      await webhooks.insertSubscription(subscription(1n), 10);
+      const duplicate = await failureOf(webhooks.insertSubscription(subscription(1n, { owner: 'bob' }), 10));
+      expect(isUniqueViolation(duplicate)).toBe(true);
+    });
+
+    it('deletes the owner’s subscription with its deliveries and attempts; another owner’s is not found', async () => {
+      await webhooks.insertSubscription(subscription(1n), 10);
+      await webhooks.insertSubscription(subscription(2n), 10);
+      await pendingDelivery(1n, 10n);
+      await pendingDelivery(2n, 20n);
+      const [claimed] = (await webhooks.claimDue(10, LEASE, 'c')).filter((d) => d.subscriptionId === 1n);
+      await webhooks.recordAttempt(claimed, 'c', { statusCode: 500, error: null, durationMs: 1 }, retry(), 3_600_000);
+      await expect(webhooks.deleteSubscription('bob', 1n)).resolves.toBe(false);
+      await expect(webhooks.deleteSubscription('alice', 1n)).resolves.toBe(true);
+      await expect(webhooks.deleteSubscription('alice', 1n)).resolves.toBe(false);
+      await expect(deliveryStates(1n)).resolves.toEqual([]);
+      await expect(webhooks.recentAttempts(1n, 10)).resolves.toEqual([]);
+      await expect(deliveryStates(2n)).resolves.toHaveLength(1);
+    });
+  });
+
+  const retry = (delayMs = 60_000) => ({ kind: 'retry' as const, delayMs });
+
+  describe('claimDue', () => {
+    it('claims due deliveries with what sending them needs, oldest due first, up to the limit', async () => {
+      await webhooks.insertSubscription(subscription(1n), 10);
+      await pendingDelivery(1n, 11n, -3000);
+      await pendingDelivery(1n, 12n, -2000);
+      await pendingDelivery(1n, 13n, -1000);
+      await pendingDelivery(1n, 14n, 60_000);
+      const claimed = await webhooks.claimDue(2, LEASE, 'c1');
+      expect(claimed.map((d) => d.plantId)).toEqual([11n, 12n]);
+      expect(claimed[0]).toMatchObject({
+        subscriptionId: 1n,
+        type: 'plant.created',
+        plantName: 'Plant 11',
+        plantTag: null,
+        attempts: 0,
+        url: 'https://example.com/hooks/1',
+        sealedSecret: 'sealed-1',
+        disabled: false,
+      });
+      await expect(webhooks.countDue()).resolves.toBe(1);
+    });
+
+    it('leases what it claims: not due again for another claim until the lease ends', async () => {
+      await webhooks.insertSubscription(subscription(1n), 10);
+      await pendingDelivery(1n, 11n);
+      await expect(webhooks.claimDue(10, LEASE, 'c1')).resolves.toHaveLength(1);
+      await expect(webhooks.claimDue(10, LEASE, 'c2')).resolves.toEqual([]);
+      await expect(webhooks.countDue()).resolves.toBe(0);
+      await pendingDelivery(1n, 12n);
+      // A lease already over: the delivery is due again at once, as after a crashed instance.
+      await expect(webhooks.claimDue(10, -1000, 'c3')).resolves.toHaveLength(1);
+      await expect(webhooks.claimDue(10, LEASE, 'c4')).resolves.toMatchObject([{ plantId: 12n }]);
+    });
+  });
+
+  describe('recordAttempt', () => {
+    async function claimOne(): Promise<ClaimedDelivery> {
+      await webhooks.insertSubscription(subscription(1n), 10);
+      await pendingDelivery(1n, 11n);
+      const [claimed] = await webhooks.claimDue(1, LEASE, 'c1');
+      return claimed;
+    }
+
+    it('records a success: the attempt, and the delivery delivered', async () => {
+      const claimed = await claimOne();
+      await expect(
+        webhooks.recordAttempt(
+          claimed,
+          'c1',
+          { statusCode: 204, error: null, durationMs: 12.4 },
+          { kind: 'delivered' },
+          1000,
+        ),
+      ).resolves.toEqual({ disabled: false });
+      await expect(deliveryStates(1n)).resolves.toEqual([{ state: 'delivered', attempts: 1, claim: null }]);
+      await expect(webhooks.recentAttempts(1n, 10)).resolves.toEqual([
+        {
+          deliveryId: claimed.id,
+          type: 'plant.created',
+          attempt: 1,
+          statusCode: 204,
+          error: null,
+          attemptedAt: expect.any(Number),
+          durationMs: 12,
+        },
+      ]);
+    });
+
+    it('puts a failed delivery back as pending, due after the delay', async () => {
+      const claimed = await claimOne();
+      await webhooks.recordAttempt(
+        claimed,
+        'c1',
+        { statusCode: null, error: 'timeout', durationMs: 5 },
+        retry(),
+        3_600_000,
+      );
+      await expect(deliveryStates(1n)).resolves.toEqual([{ state: 'pending', attempts: 1, claim: null }]);
+      await expect(webhooks.countDue()).resolves.toBe(0);
+      const [again] = await webhooks.claimDue(1, LEASE, 'c2');
+      expect(again).toBeUndefined();
+      await expect(webhooks.listSubscriptions('alice')).resolves.toMatchObject([{ disabledAt: null }]);
+    });
+
+    it('marks a delivery with no attempts left failed', async () => {
+      const claimed = await claimOne();
+      await webhooks.recordAttempt(
+        claimed,
+        'c1',
+        { statusCode: 500, error: null, durationMs: 5 },
+        { kind: 'failed' },
+        3_600_000,
+      );
+      await expect(deliveryStates(1n)).resolves.toEqual([{ state: 'failed', attempts: 1, claim: null }]);
+    });
+
+    it('changes nothing of a delivery whose claim was lost, but keeps the attempt', async () => {
+      const claimed = await claimOne();
+      await webhooks.recordAttempt(
+        claimed,
+        'not-mine',
+        { statusCode: 204, error: null, durationMs: 1 },
+        { kind: 'delivered' },
+        1000,
+      );
+      await expect(deliveryStates(1n)).resolves.toEqual([{ state: 'pending', attempts: 0, claim: 'c1' }]);
+      await expect(webhooks.recentAttempts(1n, 10)).resolves.toHaveLength(1);
+    });
+
+    it('disables the subscription on a 410 Gone and fails what else is pending', async () => {
+      const claimed = await claimOne();
+      await pendingDelivery(1n, 12n, 60_000);
+      await expect(
+        webhooks.recordAttempt(
+          claimed,
+          'c1',
+          { statusCode: 410, error: null, durationMs: 1 },
+          { kind: 'disable', reason: 'gone' },
+          1000,
+        ),
+      ).resolves.toEqual({ disabled: true });
+      await expect(deliveryStates(1n)).resolves.toEqual([
+        { state: 'failed', attempts: 1, claim: null },
+        { state: 'failed', attempts: 0, claim: null },
+      ]);
+      await expect(webhooks.listSubscriptions('alice')).resolves.toMatchObject([
+        { disabledAt: expect.any(Number), disabledReason: 'gone' },
+      ]);
+    });
+
+    it('disables a subscription that kept failing for the whole disable-after time without a success', async () => {
+      const claimed = await claimOne();
+      // No time at all: the first failure has been failing "long enough".
+      await expect(
+        webhooks.recordAttempt(claimed, 'c1', { statusCode: 500, error: null, durationMs: 1 }, retry(), 0),
+      ).resolves.toEqual({
+        disabled: true,
+      });
+      await expect(webhooks.listSubscriptions('alice')).resolves.toMatchObject([
+        { disabledReason: 'deliveries failed for 0ms without a success' },
+      ]);
+    });
+
+    it('stops the failure clock on a success', async () => {
+      const claimed = await claimOne();
+      await webhooks.recordAttempt(
+        claimed,
+        'c1',
+        { statusCode: 500, error: null, durationMs: 1 },
+        retry(-1000),
+        3_600_000,
+      );
+      const [again] = await webhooks.claimDue(1, LEASE, 'c2');
+      await webhooks.recordAttempt(
+        again,
+        'c2',
+        { statusCode: 200, error: null, durationMs: 1 },
+        { kind: 'delivered' },
+        3_600_000,
+      );
+      const [row] = (await db.dataSource.query('SELECT failing_since FROM webhook_subscriptions WHERE id = ?', [
+        1n,
+      ])) as {
+        failing_since: unknown;
+      }[];
+      expect(row.failing_since).toBeNull();
+    });
+
+    it('records no attempt when none was made (nothing sent), only the delivery’s new state', async () => {
+      const claimed = await claimOne();
+      await webhooks.recordAttempt(
+        claimed,
+        'c1',
+        { statusCode: null, error: null, durationMs: 0 },
+        { kind: 'failed' },
+        1000,
+      );
+      await expect(webhooks.recentAttempts(1n, 10)).resolves.toEqual([]);
+      await expect(deliveryStates(1n)).resolves.toEqual([{ state: 'failed', attempts: 0, claim: null }]);
+    });
+  });
+
+  describe('recentAttempts', () => {
+    it('gives the newest attempts first, up to the limit', async () => {
+      await webhooks.insertSubscription(subscription(1n), 10);
+      await pendingDelivery(1n, 11n);
+      for (let attempt = 1; attempt <= 3; attempt++) {
+        const [claimed] = await webhooks.claimDue(1, LEASE, `c${attempt}`);
+        await webhooks.recordAttempt(
+          claimed,
+          `c${attempt}`,
+          { statusCode: 500, error: null, durationMs: attempt },
+          retry(-1000),
+          3_600_000,
+        );
+      }
+      await expect(webhooks.recentAttempts(1n, 2)).resolves.toMatchObject([{ attempt: 3 }, { attempt: 2 }]);
+    });
+  });
+
+  describe('prune', () => {
+    it('forgets finished deliveries and attempts older than the retention, and keeps pending ones', async () => {
+      await webhooks.insertSubscription(subscription(1n), 10);
+      await pendingDelivery(1n, 11n);
+      const [claimed] = await webhooks.claimDue(1, LEASE, 'c1');
+      await webhooks.recordAttempt(
+        claimed,
+        'c1',
+        { statusCode: 200, error: null, durationMs: 1 },
+        { kind: 'delivered' },
+        1000,
+      );
+      await pendingDelivery(1n, 12n, -3_600_000);
+      await webhooks.prune(3_600_000);
+      await expect(deliveryStates(1n)).resolves.toHaveLength(2);
+      await webhooks.prune(-1000);
+      await expect(deliveryStates(1n)).resolves.toEqual([{ state: 'pending', attempts: 0, claim: null }]);
+      await expect(webhooks.recentAttempts(1n, 10)).resolves.toEqual([]);
+    });
+  });
+});

@@ -1,0 +1,170 @@
+import { Type } from '@nestjs/common';
+import { ApiToken } from '../src/auth/api-token.entity';
+import { TokensRepository } from '../src/auth/tokens.repository';
+import { isDatabaseUnavailable } from '../src/database';
+import { IdempotencyRepository } from '../src/idempotency/idempotency.repository';
+import { PlantsRepository } from '../src/plants/plants.repository';
+import { ClaimedDelivery, WebhooksRepository } from '../src/webhooks/webhooks.repository';
+import { testDatabases } from './utils/databases';
+import { TestApp, bearer, expectErrorBody, startTestApp } from './utils/test-app';
+import { WEBHOOK_TEST_ENV } from './utils/webhook-receiver';
+
+const key = { owner: 'closed', key: 'k' };
+const delivery: ClaimedDelivery = {
+  id: 1n,
+  subscriptionId: 1n,
+  type: 'plant.created',
+  plantId: 1n,
+  plantName: 'Fern',
+  plantTag: null,
+  occurredAt: 0,
+  attempts: 0,
+  url: 'https://example.com/',
+  sealedSecret: 'sealed',
+  disabled: false,
+};
+const token = Object.assign(new ApiToken(), {
+  id: 'closed-token',
+  tokenHash: 'h'.repeat(64),
+  subject: 'closed',
+  scopes: 'plants:read',
+  name: null,
+  createdAt: new Date(),
+  expiresAt: null,
+  revokedAt: null,
+  lastUsedAt: null,
+});
+
+/**
+ * Arguments for every method of every repository, private ones included: a method added without a
+ * line here fails the test, so none can reach the database another way unseen.
+ */
+const CALLS: [Type<object>, Record<string, unknown[]>][] = [
+  [
+    PlantsRepository,
+    {
+      insert: [{ owner: 'closed', id: 1n, name: 'Fern' }],
+      page: [
+        ['closed', 10],
+        ['closed', 10, 1n],
+      ],
+      delete: ['closed', 1n],
+    },
+  ],
+  [
+    TokensRepository,
+    {
+      insert: [token],
+      findByHash: [token.tokenHash],
+      findById: [token.id],
+      list: [[], ['closed']],
+      setLastUsed: [token.id, new Date()],
+      setRevoked: [token.id, new Date()],
+      count: [],
+    },
+  ],
+  [
+    IdempotencyRepository,
+    {
+      insert: [key, 'f', 'c', 1000, 1000],
+      find: [key],
+      takeOver: [key, 'f', 'c', 1000, 1000],
+      complete: [key, 'c', { statusCode: 200, response: '{}' }, 1000],
+      release: [key, 'c'],
+      purgeExpired: [10],
+    },
+  ],
+  [
+    WebhooksRepository,
+    {
+      insertSubscription: [
+        {
+          id: 1n,
+          owner: 'closed',
+          url: 'https://example.com/',
+          events: ['plant.created'],
+          description: null,
+          sealedSecret: 's',
+          createdAt: 0,
+        },
+        10,
+      ],
+      listSubscriptions: ['closed'],
+      subscriptionExists: ['closed', 1n],
+      deleteSubscription: ['closed', 1n],
+      recentAttempts: [1n, 10],
+      claimDue: [10, 1000, 'c'],
+      recordAttempt: [delivery, 'c', { statusCode: 500, error: null, durationMs: 1 }, { kind: 'failed' }, 1000],
+      updateFailureClock: [1n, { kind: 'failed' }, 1000],
+      disable: [1n, 'gone', ''],
+      read: ['SELECT 1', []],
+      countDue: [],
+      prune: [1000],
+    },
+  ],
+];
+
+/** Several argument lists for one method are written as an array of arrays. */
+const argumentLists = (args: unknown[]): unknown[][] =>
+  args.length > 0 && args.every(Array.isArray) ? (args as unknown[][]) : [args];
+
+/**
+ * Once the data source is closed (the service shutting down, or the database gone for good), every
+ * statement of every repository fails with an error the exception filter answers 503
+ * `{error, message}`, never a driver's TypeError that would become a 500.
+ */
+describe.each(testDatabases())('Repositories on a closed data source on %s', (database) => {
+  let t: TestApp;
+  let secret: string;
+
+  beforeAll(async () => {
+    t = await startTestApp(database, { ...WEBHOOK_TEST_ENV, TOKEN_CACHE_TTL_MS: '300000' });
+    await t.reset();
+    secret = await t.token({ subject: 'closed', scopes: ['plants:read', 'plants:write', 'webhooks:manage'] });
+    // Cached from here on: requests reach the routes with the database closed.
+    expect((await t.http().get('/plants').set(bearer(secret))).status).toBe(200);
+    await t.dataSource.destroy();
+  });
+  afterAll(() => t.close());
+
+  describe.each(CALLS.map(([repository, calls]) => [repository.name, repository, calls] as const))(
+    '%s',
+    (_name, repository, calls) => {
+      const methods = Object.getOwnPropertyNames(repository.prototype).filter((name) => name !== 'constructor');
+
+      it('has arguments for every method here', () => {
+        expect(Object.keys(calls).sort()).toEqual([...methods].sort());
+      });
+
+      it.each(methods)('%s fails as the database being unavailable', async (method) => {
+        const instance = t.app.get(repository) as Record<string, (...args: unknown[]) => Promise<unknown>>;
+        for (const args of argumentLists(calls[method] ?? [])) {
+          const error = await instance[method](...args).then(
+            () => new Error(`${method} succeeded on a closed data source`),
+            (e: unknown) => e,
+          );
+          expect({ method, unavailable: isDatabaseUnavailable(error) }).toEqual({ method, unavailable: true });
+        }
+      });
+    },
+  );
+
+  const webhook = '{"url":"http://127.0.0.1:9/hook","events":["plant.created"]}';
+  it.each([
+    ['GET', '/plants', '', undefined, undefined],
+    ['POST', '/plants', '', '{"id":1,"name":"Fern"}', undefined],
+    ['POST', '/plants', ' with an Idempotency-Key', '{"id":1,"name":"Fern"}', 'closed-key'],
+    ['DELETE', '/plants/1', '', undefined, undefined],
+    ['GET', '/webhooks', '', undefined, undefined],
+    ['POST', '/webhooks', '', webhook, undefined],
+    ['POST', '/webhooks', ' with an Idempotency-Key', webhook, 'closed-key'],
+    ['DELETE', '/webhooks/1', '', undefined, undefined],
+    ['GET', '/webhooks/1/deliveries', '', undefined, undefined],
+  ])('answers %s %s%s with 503 {error, message}', async (method, path, _label, body, idempotencyKey) => {
+    let req = t.http()[method.toLowerCase() as 'get' | 'post' | 'delete'](path).set(bearer(secret));
+    if (idempotencyKey) req = req.set('Idempotency-Key', idempotencyKey);
+    const res = body === undefined ? await req : await req.set('Content-Type', 'application/json').send(body);
+    expectErrorBody(res, 503);
+    expect(res.body.message).toBe('The database is unavailable; try again shortly');
+  });
+});

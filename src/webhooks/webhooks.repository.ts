@@ -13,8 +13,7 @@ const DATABASE_NOW_MS = {
   sqlite: "CAST((julianday('now') - 2440587.5) * 86400000 AS INTEGER)",
 } as const;
 
-export const WEBHOOK_EVENTS = ['plant.created', 'plant.deleted'] as const;
-export type WebhookEvent = (typeof WEBHOOK_EVENTS)[number];
+import { WEBHOOK_EVENTS, WebhookEvent } from './events';
 
 export interface SubscriptionRow {
   id: bigint;

@@ -20,7 +20,9 @@ class NothingChanged extends Error {}
  * (the condition is evaluated by the database in the same statement, so a subscription committed by
  * another instance a moment before is seen). Only when that statement changed nothing, or the owner
  * is known to have a subscription, does the change run as a transaction with its events recorded
- * first (before the change takes any row lock, see docs/scaling.md on Galera's causal reads).
+ * first, reading the subscriptions without locking them, and changes the plant last: on a Galera node
+ * every statement first waits for causality, and one waiting while its transaction holds a row lock
+ * an applier needs would wait for that applier as it waits for it (docs/scaling.md).
  */
 @Injectable()
 export class EventOutbox {

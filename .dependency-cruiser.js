@@ -1,8 +1,11 @@
 /* global module */
 // Folder rules for src/, checked by `npm run lint`. Features (plants, auth) own their tables through
-// a repository; common/ is shared by everyone and so depends on no one; what ships to production
-// imports only packages that `npm prune --omit=dev` keeps.
+// a repository, which reaches the database through database/'s one public entry; common/ is shared by
+// everyone and so depends on no feature; what ships to production imports only packages that
+// `npm prune --omit=dev` keeps.
 const SPEC = '\\.spec\\.ts$';
+/** The data-access API (Database) and the database's error classes: all that the rest of src/ may import. */
+const DATABASE_ENTRY = '^src/database/index\\.ts$';
 const FEATURES = '^src/(plants|auth)/';
 const ORM = '^node_modules/(typeorm|@nestjs/typeorm|mysql2|better-sqlite3)/';
 
@@ -21,9 +24,10 @@ module.exports = {
       name: 'common-knows-no-feature',
       severity: 'error',
       comment:
-        'common/ is cross-cutting: it may import only itself and packages, never a feature or another src folder.',
+        'common/ is cross-cutting: it may import itself, packages and, to tell a database outage from a bug, ' +
+        "the database's public entry; never a feature or another src folder.",
       from: { path: '^src/common/' },
-      to: { path: '^src/', pathNot: '^src/common/' },
+      to: { path: '^src/', pathNot: `^src/common/|${DATABASE_ENTRY}` },
     },
     {
       name: 'common-knows-no-orm',
@@ -37,19 +41,21 @@ module.exports = {
       name: 'features-use-their-repository',
       severity: 'error',
       comment:
-        'In a feature, only the repository (and the entity it maps) touches TypeORM or a driver; services, ' +
-        'controllers and modules see the repository methods.',
-      from: { path: FEATURES, pathNot: '\\.(repository|entity)(\\.spec)?\\.ts$' },
+        'In a feature, only the entity touches TypeORM: the repository sends its statements through the ' +
+        'Database API (so none escapes its transaction, retry or error mapping), and services, controllers ' +
+        'and modules see the repository methods. Specs may build the real ORM objects they check.',
+      from: { path: FEATURES, pathNot: `\\.entity\\.ts$|${SPEC}` },
       to: { path: ORM },
     },
     {
       name: 'database-internals-stay-inside',
       severity: 'error',
       comment:
-        'database/ (data source options, migrations, driver tweaks) is wired in by the composition roots only; ' +
-        'features reach their tables through their repository.',
+        'Outside database/, only its public entry (index.ts: the Database API and the error classes) is imported; ' +
+        'its internals (data source options, migrations, retry, driver tweaks) are wired in by the composition ' +
+        'roots only, so every repository reaches its tables the same way.',
       from: { path: '^src/', pathNot: '^src/(database/|app\\.module\\.ts$|cli\\.ts$)' },
-      to: { path: '^src/database/' },
+      to: { path: '^src/database/', pathNot: DATABASE_ENTRY },
     },
     {
       name: 'database-knows-only-entities',

@@ -1,4 +1,4 @@
-import { STATEMENT_RETRY_DEFAULTS } from '../src/common/statement-retry';
+import { STATEMENT_RETRY_DEFAULTS } from '../src/database';
 import {
   GaleraCluster,
   LoadAnswer,

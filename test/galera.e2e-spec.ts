@@ -1,7 +1,7 @@
 import type { RowDataPacket } from 'mysql2/promise';
 import { DataSource } from 'typeorm';
 import { loadConfig } from '../src/config/configuration';
-import { STATEMENT_RETRY_DEFAULTS } from '../src/common/statement-retry';
+import { STATEMENT_RETRY_DEFAULTS } from '../src/database';
 import { MIGRATIONS, buildDataSourceOptions } from '../src/database/data-source';
 import { GALERA_SYNC_WAIT, prepareGaleraSessions } from '../src/database/galera';
 import { runPendingMigrations } from '../src/database/migrations-runner';

@@ -1,9 +1,13 @@
-import { Module } from '@nestjs/common';
+import { ClsPluginTransactional } from '@nestjs-cls/transactional';
+import { TransactionalAdapterTypeOrm } from '@nestjs-cls/transactional-adapter-typeorm';
+import { Global, Module } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
-import { TypeOrmModule } from '@nestjs/typeorm';
+import { TypeOrmModule, getDataSourceToken } from '@nestjs/typeorm';
+import { ClsModule } from 'nestjs-cls';
 import { DataSource } from 'typeorm';
 import { AppConfig } from '../config/configuration';
 import { buildDataSourceOptions } from './data-source';
+import { Database } from './database';
 import { prepareGaleraSessions } from './galera';
 import { standAsideEventTriggers } from './event-triggers';
 import { runPendingMigrations } from './migrations-runner';
@@ -11,6 +15,7 @@ import { serializeSqliteTransactions } from './sqlite-transactions';
 import { traceStatements } from './traced-statements';
 import { tracingOn } from '../tracing/tracing';
 
+@Global()
 @Module({
   imports: [
     TypeOrmModule.forRootAsync({
@@ -35,6 +40,17 @@ import { tracingOn } from '../tracing/tracing';
         return dataSource;
       },
     }),
+    // No CLS middleware, interceptor or guard: a context exists only while a transaction is open,
+    // so requests that open none pay nothing for it.
+    ClsModule.forRoot({
+      plugins: [
+        new ClsPluginTransactional({
+          adapter: new TransactionalAdapterTypeOrm({ dataSourceToken: getDataSourceToken() }),
+        }),
+      ],
+    }),
   ],
+  providers: [Database],
+  exports: [Database],
 })
 export class DatabaseModule {}

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { DataSource, QueryRunner } from 'typeorm';
-import { isUniqueViolation } from '../common/database-errors';
-import { isRetryable } from '../common/statement-retry';
+import { isUniqueViolation } from './database-errors';
+import { isRetryable } from './statement-retry';
 
 /** How long an instance waits for another one to finish migrating before giving up. */
 export const MIGRATION_LOCK_TIMEOUT_SECONDS = 120;

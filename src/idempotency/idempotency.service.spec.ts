@@ -6,7 +6,7 @@ import {
 } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import { Test } from '@nestjs/testing';
-import { EntityManager } from 'typeorm';
+import { Database, WRITE } from '../database';
 import { SecretBox } from '../webhooks/secret-box';
 import { IdempotencyRepository, KeyRow } from './idempotency.repository';
 import {
@@ -34,6 +34,18 @@ const repository = {
   purgeExpired: jest.fn(),
 };
 
+/** A transaction that records which repository calls ran inside it. */
+let inTransaction = false;
+const database = { transaction: jest.fn() };
+async function transaction(work: () => Promise<unknown>): Promise<unknown> {
+  inTransaction = true;
+  try {
+    return await work();
+  } finally {
+    inTransaction = false;
+  }
+}
+
 const row = (fields: Partial<KeyRow>): KeyRow => ({
   fingerprint: 'f1',
   statusCode: null,
@@ -49,6 +61,7 @@ async function service(secretKeys: Buffer[] = [KEY]): Promise<IdempotencyService
     providers: [
       IdempotencyService,
       { provide: IdempotencyRepository, useValue: repository },
+      { provide: Database, useValue: database },
       { provide: ConfigService, useValue: { get: (name: string) => config[name] } },
     ],
   }).compile();
@@ -64,6 +77,7 @@ async function proceed(s: IdempotencyService, route = plainRoute): Promise<HeldK
 describe(IdempotencyService.name, () => {
   beforeEach(() => {
     jest.resetAllMocks();
+    database.transaction.mockImplementation(transaction);
     repository.complete.mockResolvedValue(true);
     repository.release.mockResolvedValue(undefined);
   });
@@ -72,7 +86,7 @@ describe(IdempotencyService.name, () => {
     it('takes a new key with one INSERT, leased, kept for the TTL', async () => {
       repository.insert.mockResolvedValue(true);
       const held = await proceed(await service());
-      expect(held).toMatchObject({ ref, route: plainRoute, stored: false });
+      expect(held).toMatchObject({ ref, route: plainRoute });
       expect(repository.insert).toHaveBeenCalledWith(ref, 'f1', held.claim, IN_FLIGHT_LEASE_MS, TTL);
       expect(repository.find).not.toHaveBeenCalled();
     });
@@ -136,46 +150,46 @@ describe(IdempotencyService.name, () => {
   });
 
   describe('storing answers', () => {
-    const manager = {} as EntityManager;
-
-    it('stores a success within the caller transaction and marks it stored', async () => {
+    it('runs the work and stores its answer in one transaction, run again whole after a deadlock', async () => {
       repository.insert.mockResolvedValue(true);
+      repository.complete.mockImplementation(async () => inTransaction);
       const s = await service();
       const held = await proceed(s);
-      await held.storeWithin({ id: 9223372036854775807n, name: 'Fern' })(manager);
+      const work = jest.fn(async () => {
+        expect(inTransaction).toBe(true);
+        return { id: 9223372036854775807n, name: 'Fern' };
+      });
+      await expect(s.succeed(held, work)).resolves.toEqual({ id: 9223372036854775807n, name: 'Fern' });
       expect(repository.complete).toHaveBeenCalledWith(
         ref,
         held.claim,
         { statusCode: 200, response: '{"id":9223372036854775807,"name":"Fern"}' },
         TTL,
-        manager,
       );
-      expect(held.stored).toBe(true);
-      await s.succeeded(held, {});
-      expect(repository.complete).toHaveBeenCalledTimes(1);
+      expect(database.transaction).toHaveBeenCalledWith(expect.any(Function), { retry: WRITE });
     });
 
-    it('fails the caller transaction when the key was taken over meanwhile', async () => {
+    it('fails the transaction when the key was taken over meanwhile', async () => {
       repository.insert.mockResolvedValue(true);
       repository.complete.mockResolvedValue(false);
-      const held = await proceed(await service());
-      await expect(held.storeWithin({ id: 1 })(manager)).rejects.toEqual(new ConflictException(IN_FLIGHT_MESSAGE));
-      expect(held.stored).toBe(false);
+      const s = await service();
+      const held = await proceed(s);
+      await expect(s.succeed(held, async () => ({ id: 1 }))).rejects.toEqual(new ConflictException(IN_FLIGHT_MESSAGE));
     });
 
-    it('stores a success on its own when the feature did not', async () => {
+    it('stores nothing when the work fails', async () => {
       repository.insert.mockResolvedValue(true);
       const s = await service();
       const held = await proceed(s);
-      await s.succeeded(held, { id: 1n });
-      expect(repository.complete).toHaveBeenCalledWith(ref, held.claim, { statusCode: 200, response: '{"id":1}' }, TTL);
+      await expect(s.succeed(held, () => Promise.reject(new ConflictException('taken')))).rejects.toThrow('taken');
+      expect(repository.complete).not.toHaveBeenCalled();
     });
 
     it('seals the answer of a route that carries a secret, and opens it to replay it', async () => {
       repository.insert.mockResolvedValue(true);
       const s = await service();
       const held = await proceed(s, sealedRoute);
-      await held.storeWithin({ secret: 'whsec_abc' })(manager);
+      await s.succeed(held, async () => ({ secret: 'whsec_abc' }));
       const stored = repository.complete.mock.calls[0][2] as { statusCode: number; response: string };
       expect(stored.statusCode).toBe(201);
       expect(stored.response).not.toContain('whsec_abc');

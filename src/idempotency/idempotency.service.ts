@@ -6,7 +6,8 @@ import { toExactJson } from '../common/json/exact-json';
 import { httpExceptionMessage } from '../common/filters/all-exceptions.filter';
 import { AppConfig } from '../config/configuration';
 import { SecretBox } from '../webhooks/secret-box';
-import { IdempotencyRepository, KeyRef, TransactionWrite } from './idempotency.repository';
+import { Database, WRITE } from '../database';
+import { IdempotencyRepository, KeyRef } from './idempotency.repository';
 
 /**
  * How long a request holds its key before another may take it over: longer than any request runs
@@ -39,17 +40,7 @@ export interface HeldKey {
   ref: KeyRef;
   claim: string;
   route: IdempotentRoute;
-  /** Set once the answer was stored within the feature's own transaction. */
-  stored: boolean;
-  /**
-   * The write that stores `body` as the success answer, for the feature to run in the transaction of
-   * its own write: the plant (or subscription) and the answer commit together or not at all. It
-   * fails the transaction when the key was taken over meanwhile, so only one request's write lands.
-   */
-  storeWithin: StoreAnswerWithin;
 }
-
-export type StoreAnswerWithin = (body: unknown) => TransactionWrite;
 
 export type Begun = { kind: 'replay'; statusCode: number; body: string } | { kind: 'proceed'; held: HeldKey };
 
@@ -74,6 +65,7 @@ export class IdempotencyService {
 
   constructor(
     private readonly repository: IdempotencyRepository,
+    private readonly database: Database,
     config: ConfigService<AppConfig, true>,
   ) {
     this.ttlMs = config.get('idempotency', { infer: true }).ttlMs;
@@ -92,7 +84,7 @@ export class IdempotencyService {
     const claim = randomUUID();
     for (let round = 0; round < 3; round++) {
       if (await this.repository.insert(ref, fingerprint, claim, IN_FLIGHT_LEASE_MS, this.ttlMs)) {
-        return { kind: 'proceed', held: this.held(ref, claim, route) };
+        return { kind: 'proceed', held: { ref, claim, route } };
       }
       const row = await this.repository.find(ref);
       if (row === undefined) continue;
@@ -104,23 +96,29 @@ export class IdempotencyService {
         if (!row.leaseExpired) throw new ConflictException(IN_FLIGHT_MESSAGE);
       }
       if (await this.repository.takeOver(ref, fingerprint, claim, IN_FLIGHT_LEASE_MS, this.ttlMs)) {
-        return { kind: 'proceed', held: this.held(ref, claim, route) };
+        return { kind: 'proceed', held: { ref, claim, route } };
       }
     }
     throw new ConflictException(IN_FLIGHT_MESSAGE);
   }
 
   /**
-   * Stores a success the feature did not store in its own transaction. A failure to store is logged,
-   * not answered: the work is done, and the key frees itself when its lease runs out.
+   * Runs the request's work and stores its answer in one transaction: whatever the work writes (the
+   * plant, the subscription) and the answer commit together or not at all, and all of it runs again
+   * after a deadlock or a lost certification. It fails when the key was taken over meanwhile (this
+   * request's lease ran out), so only one request's writes land.
    */
-  async succeeded(held: HeldKey, body: unknown): Promise<void> {
-    if (held.stored) return;
-    try {
-      await this.repository.complete(held.ref, held.claim, this.successAnswer(held, body), this.ttlMs);
-    } catch (error) {
-      this.logger.warn(`Could not store the answer of an idempotent request: ${(error as Error).message}`);
-    }
+  succeed<T>(held: HeldKey, work: () => Promise<T>): Promise<T> {
+    return this.database.transaction(
+      async () => {
+        const answer = await work();
+        if (!(await this.repository.complete(held.ref, held.claim, this.successAnswer(held, answer), this.ttlMs))) {
+          throw new ConflictException(IN_FLIGHT_MESSAGE);
+        }
+        return answer;
+      },
+      { retry: WRITE },
+    );
   }
 
   /**
@@ -139,24 +137,6 @@ export class IdempotencyService {
     } catch (storeError) {
       this.logger.warn(`Could not settle the key of a failed idempotent request: ${(storeError as Error).message}`);
     }
-  }
-
-  private held(ref: KeyRef, claim: string, route: IdempotentRoute): HeldKey {
-    const held: HeldKey = {
-      ref,
-      claim,
-      route,
-      stored: false,
-      storeWithin: (body) => async (manager) => {
-        const answer = this.successAnswer(held, body);
-        if (!(await this.repository.complete(ref, claim, answer, this.ttlMs, manager))) {
-          // Taken over after this request's lease ran out: the other request's write is the one that counts.
-          throw new ConflictException(IN_FLIGHT_MESSAGE);
-        }
-        held.stored = true;
-      },
-    };
-    return held;
   }
 
   private successAnswer(held: HeldKey, body: unknown): { statusCode: number; response: string } {

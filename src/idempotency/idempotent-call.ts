@@ -3,7 +3,7 @@ import type { Request } from 'express';
 import { Principal } from '../auth/principal';
 import { routeTemplate } from '../common/http/route-template';
 import { REPLAYED_HEADER, parseIdempotencyKey, requestFingerprint } from './idempotency-key';
-import { IdempotencyService, StoreAnswerWithin, parseStoredBody } from './idempotency.service';
+import { IdempotencyService, parseStoredBody } from './idempotency.service';
 
 export interface IdempotentOptions {
   /** The status of the route's success answer. */
@@ -18,16 +18,16 @@ type AuthenticatedRequest = Request & { user: Principal };
  * Runs the handler of a creating POST under its `Idempotency-Key`. Without the field the handler runs
  * as it is, at the cost of one header lookup: a Nest interceptor would wrap every create in an
  * Observable pipeline (about a third more CPU per create, bench/RESULTS.md). With one, the key is
- * taken first; a repeat gets the stored answer (`Idempotent-Replayed: true`), and the handler's
- * answer is stored (within its own transaction through `store`) or the key freed on a 5xx.
+ * taken first; a repeat gets the stored answer (`Idempotent-Replayed: true`); the handler runs in a
+ * transaction that also stores its answer, or the key is freed on a 5xx.
  * Validation runs before the handler, so a refused body is not stored: the same body is refused the
  * same way again.
  */
 export async function runIdempotent<T>(
-  idempotency: Pick<IdempotencyService, 'begin' | 'succeeded' | 'failed'>,
+  idempotency: Pick<IdempotencyService, 'begin' | 'succeed' | 'failed'>,
   req: Request,
   options: IdempotentOptions,
-  handler: (store?: StoreAnswerWithin) => Promise<T>,
+  handler: () => Promise<T>,
 ): Promise<T> {
   const header = req.headers['idempotency-key'];
   if (header === undefined) return handler();
@@ -47,9 +47,7 @@ export async function runIdempotent<T>(
   }
   const held = begun.held;
   try {
-    const answer = await handler(held.storeWithin);
-    await idempotency.succeeded(held, answer);
-    return answer;
+    return await idempotency.succeed(held, handler);
   } catch (error) {
     await idempotency.failed(held, error);
     throw error;

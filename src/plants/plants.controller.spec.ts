@@ -35,7 +35,7 @@ const INT64_MESSAGE = 'must be an integer from -9223372036854775808 to 922337203
 
 const plantsService = { create: jest.fn(), list: jest.fn(), remove: jest.fn() };
 const tokensService = { authenticate: jest.fn() };
-const idempotencyService = { begin: jest.fn(), succeeded: jest.fn(), failed: jest.fn() };
+const idempotencyService = { begin: jest.fn(), succeed: jest.fn(), failed: jest.fn() };
 
 /** The controller with AppModule's global providers (the rate limit is a middleware: not here), and no database. */
 @Module({
@@ -120,11 +120,7 @@ describe(PlantsController.name, () => {
         const res = await postJson(`{"id":${id},"name":"Big"}`);
 
         expect(res.status).toBe(200);
-        expect(plantsService.create).toHaveBeenCalledWith(
-          'alice',
-          expect.objectContaining({ id: BigInt(id) }),
-          undefined,
-        );
+        expect(plantsService.create).toHaveBeenCalledWith('alice', expect.objectContaining({ id: BigInt(id) }));
         expect(res.text).toBe(`{"id":${id},"name":"Big"}`);
       },
     );
@@ -132,7 +128,7 @@ describe(PlantsController.name, () => {
     it('passes a null tag on as null', async () => {
       const res = await postJson('{"id":1,"name":"Moss","tag":null}');
       expect(res.status).toBe(200);
-      expect(plantsService.create).toHaveBeenCalledWith('alice', expect.objectContaining({ tag: null }), undefined);
+      expect(plantsService.create).toHaveBeenCalledWith('alice', expect.objectContaining({ tag: null }));
       expect(res.text).toBe('{"id":1,"name":"Moss"}');
     });
 
@@ -140,7 +136,7 @@ describe(PlantsController.name, () => {
       const name = '🌵'.repeat(255);
       const res = await postJson(JSON.stringify({ id: 1, name }));
       expect(res.status).toBe(200);
-      expect(plantsService.create).toHaveBeenCalledWith('alice', expect.objectContaining({ name }), undefined);
+      expect(plantsService.create).toHaveBeenCalledWith('alice', expect.objectContaining({ name }));
     });
 
     it('accepts a name of 255 characters and a tag of 64', async () => {
@@ -303,10 +299,11 @@ describe(PlantsController.name, () => {
 
   describe('POST /plants with an Idempotency-Key', () => {
     const postKeyed = (key: string, body = '{"id":7,"name":"Fern"}') => postJson(body).set('Idempotency-Key', key);
-    const held = { ref: { owner: 'alice', key: 'k-1' }, claim: 'c', route: {}, stored: false, storeWithin: jest.fn() };
+    const held = { ref: { owner: 'alice', key: 'k-1' }, claim: 'c', route: {} };
 
     beforeEach(() => {
-      idempotencyService.succeeded.mockResolvedValue(undefined);
+      // The service's transaction: the work runs within it and its answer is stored there.
+      idempotencyService.succeed.mockImplementation((_held: unknown, work: () => Promise<unknown>) => work());
       idempotencyService.failed.mockResolvedValue(undefined);
     });
 
@@ -327,7 +324,7 @@ describe(PlantsController.name, () => {
       expectError(res, 400, /Idempotency-Key must be one value/);
     });
 
-    it('takes the key for the caller, hands the service the write that stores the answer, and reports success', async () => {
+    it('takes the key for the caller and creates within the transaction that stores the answer', async () => {
       idempotencyService.begin.mockResolvedValue({ kind: 'proceed', held });
       const res = await postKeyed('k'.repeat(255));
       expect(res.status).toBe(200);
@@ -337,8 +334,8 @@ describe(PlantsController.name, () => {
         expect.stringMatching(/^[0-9a-f]{64}$/),
         { successStatus: 200, sealSuccess: false },
       );
-      expect(plantsService.create).toHaveBeenCalledWith('alice', expect.objectContaining({ id: 7n }), held.storeWithin);
-      expect(idempotencyService.succeeded).toHaveBeenCalledWith(held, { id: 7n, name: 'Fern' });
+      expect(idempotencyService.succeed).toHaveBeenCalledWith(held, expect.any(Function));
+      expect(plantsService.create).toHaveBeenCalledWith('alice', expect.objectContaining({ id: 7n }));
     });
 
     it('fingerprints the same request alike whatever its layout, and another body differently', async () => {
@@ -379,7 +376,7 @@ describe(PlantsController.name, () => {
       expect(res.text).toBe('{"id":9223372036854775807,"name":"Fern"}');
       expect(res.headers['idempotent-replayed']).toBe('true');
       expect(plantsService.create).not.toHaveBeenCalled();
-      expect(idempotencyService.succeeded).not.toHaveBeenCalled();
+      expect(idempotencyService.succeed).not.toHaveBeenCalled();
     });
 
     it('replays a stored error as {error, message}, with Idempotent-Replayed', async () => {

@@ -42,9 +42,7 @@ export class PlantsController {
   })
   @TakesJsonBody()
   create(@CurrentPrincipal() caller: Principal, @Body() dto: CreatePlantDto, @Req() req: Request): Promise<PlantDto> {
-    return runIdempotent(this.idempotency, req, { successStatus: 200 }, (store) =>
-      this.plants.create(caller.subject, dto, store),
-    );
+    return runIdempotent(this.idempotency, req, { successStatus: 200 }, () => this.plants.create(caller.subject, dto));
   }
 
   @Get()

@@ -51,14 +51,6 @@ describe(PlantsService.name, () => {
       expect(repository.insert).toHaveBeenCalledWith({ owner: 'alice', id: 7n, name: 'Fern', tag: 'green' });
     });
 
-    it('with an Idempotency-Key, hands the repository the write that stores the answer alongside the INSERT', async () => {
-      const write = jest.fn();
-      const storeAnswer = jest.fn().mockReturnValue(write);
-      await service.create('alice', dto({ id: 7n, name: 'Fern', tag: null }), storeAnswer);
-      expect(storeAnswer).toHaveBeenCalledWith({ id: 7n, name: 'Fern' });
-      expect(repository.insert).toHaveBeenCalledWith({ owner: 'alice', id: 7n, name: 'Fern', tag: null }, write);
-    });
-
     it.each([
       ['a raw MySQL error', Object.assign(new Error('Duplicate entry'), { code: 'ER_DUP_ENTRY' })],
       [

@@ -1,11 +1,10 @@
 import { ConflictException, Injectable, NotFoundException } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
-import { isUniqueViolation } from '../common/database-errors';
+import { isUniqueViolation } from '../database';
 import { AppConfig } from '../config/configuration';
-import type { StoreAnswerWithin } from '../idempotency/idempotency.service';
 import { CreatePlantDto } from './dto/create-plant.dto';
 import { PlantDto } from './dto/plant.dto';
-import { PlantsRepository, toPlantDto } from './plants.repository';
+import { PlantsRepository } from './plants.repository';
 
 export interface PlantPage {
   plants: PlantDto[];
@@ -26,16 +25,10 @@ export class PlantsService {
     this.maxPage = config.get('plants.maxPage', { infer: true });
   }
 
-  /**
-   * The primary key (owner, id) is what refuses a duplicate, so there is no race. With `storeAnswer`
-   * (an Idempotency-Key) the answer is stored in the plant's own transaction.
-   */
-  async create(owner: string, dto: CreatePlantDto, storeAnswer?: StoreAnswerWithin): Promise<PlantDto> {
-    const plant = { owner, id: dto.id, name: dto.name, tag: dto.tag };
+  /** The primary key (owner, id) is what refuses a duplicate, so there is no race. */
+  async create(owner: string, dto: CreatePlantDto): Promise<PlantDto> {
     try {
-      return await (storeAnswer
-        ? this.plants.insert(plant, storeAnswer(toPlantDto(plant)))
-        : this.plants.insert(plant));
+      return await this.plants.insert({ owner, id: dto.id, name: dto.name, tag: dto.tag });
     } catch (error) {
       if (isUniqueViolation(error)) {
         throw new ConflictException(`A plant with id ${dto.id} already exists`);

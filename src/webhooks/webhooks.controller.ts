@@ -75,8 +75,8 @@ export class WebhooksController {
     @Req() req: Request,
   ): Promise<CreatedWebhookDto> {
     // The answer holds the signing secret: it is stored sealed with WEBHOOK_SECRET_KEY, as the secret itself is.
-    return runIdempotent(this.idempotency, req, { successStatus: 201, sealSuccess: true }, (store) =>
-      this.webhooks.create(caller.subject, dto, store),
+    return runIdempotent(this.idempotency, req, { successStatus: 201, sealSuccess: true }, () =>
+      this.webhooks.create(caller.subject, dto),
     );
   }
 

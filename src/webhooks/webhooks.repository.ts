@@ -1,17 +1,18 @@
 import { Injectable } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource, EntityManager } from 'typeorm';
 import { int64Transformer } from '../common/int64';
-import { withStatementRetry } from '../common/statement-retry';
+import { Database, IsolationLevel, NOW_MS, PerDialect, READ, Row, WRITE } from '../database';
 
+const dueDeliveries = (now: string) =>
+  `SELECT id FROM webhook_deliveries WHERE state = 'pending' AND next_attempt_at <= ${now} ORDER BY next_attempt_at LIMIT ?`;
 /**
- * Epoch milliseconds now on each database's clock: the expression the triggers record events with
- * (the Webhooks migration keeps its own copy, as migrations never import live code).
+ * On MySQL/MariaDB, rows another instance is claiming at the same moment are skipped rather than
+ * waited for; SQLite has one writer at a time.
  */
-const DATABASE_NOW_MS = {
-  mysql: 'CAST(UNIX_TIMESTAMP(NOW(3)) * 1000 AS SIGNED)',
-  sqlite: "CAST((julianday('now') - 2440587.5) * 86400000 AS INTEGER)",
-} as const;
+const CLAIM_DUE: PerDialect<string> = {
+  mysql: `${dueDeliveries(NOW_MS.mysql)} FOR UPDATE SKIP LOCKED`,
+  sqlite: dueDeliveries(NOW_MS.sqlite),
+};
+const CLAIM_ISOLATION: PerDialect<IsolationLevel> = { mysql: 'READ COMMITTED', sqlite: 'SERIALIZABLE' };
 
 import { WEBHOOK_EVENTS, WebhookEvent } from './events';
 
@@ -77,8 +78,6 @@ export interface AttemptRecord {
   durationMs: number;
 }
 
-type Row = Record<string, unknown>;
-
 const toBigint = (value: unknown): bigint => int64Transformer.from(value as string | bigint) as bigint;
 const toNumber = (value: unknown): number => Number(value);
 const toNullableNumber = (value: unknown): number | null =>
@@ -91,12 +90,11 @@ const toNullableNumber = (value: unknown): number | null =>
  */
 @Injectable()
 export class WebhooksRepository {
-  private readonly mysql: boolean;
+  /** The database's clock, as the triggers record events with it (the Webhooks migration keeps its own copy). */
   private readonly now: string;
 
-  constructor(@InjectDataSource() private readonly dataSource: DataSource) {
-    this.mysql = dataSource.options.type !== 'better-sqlite3';
-    this.now = this.mysql ? DATABASE_NOW_MS.mysql : DATABASE_NOW_MS.sqlite;
+  constructor(private readonly database: Database) {
+    this.now = database.sql(NOW_MS);
   }
 
   /**
@@ -104,11 +102,7 @@ export class WebhooksRepository {
    * at once on one server cannot both pass the count (one waits for the other's locks, or loses a
    * deadlock and is run again). False when the owner is at the limit.
    */
-  async insertSubscription(
-    subscription: NewSubscription,
-    limit: number,
-    alongside?: (manager: EntityManager) => Promise<void>,
-  ): Promise<boolean> {
+  async insertSubscription(subscription: NewSubscription, limit: number): Promise<boolean> {
     const sql =
       'INSERT INTO webhook_subscriptions (id, owner, url, on_created, on_deleted, description, secret, created_at) ' +
       'SELECT ?, ?, ?, ?, ?, ?, ?, ? FROM (SELECT COUNT(*) AS n FROM webhook_subscriptions WHERE owner = ?) existing ' +
@@ -125,19 +119,7 @@ export class WebhooksRepository {
       subscription.owner,
       limit,
     ];
-    // With `alongside` (the stored answer of an idempotent request) both commit together or neither.
-    const result = await withStatementRetry(
-      () =>
-        alongside
-          ? this.dataSource.transaction(async (manager) => {
-              const inserted = await this.affected(manager, sql, parameters);
-              if (inserted > 0) await alongside(manager);
-              return inserted;
-            })
-          : this.execute(sql, parameters),
-      { readOnly: false },
-    );
-    return result > 0;
+    return (await this.database.execute(sql, parameters, WRITE)) > 0;
   }
 
   async listSubscriptions(owner: string): Promise<SubscriptionRow[]> {
@@ -169,19 +151,18 @@ export class WebhooksRepository {
 
   /** The subscription and everything recorded for it go together, or not at all. */
   async deleteSubscription(owner: string, id: bigint): Promise<boolean> {
-    return withStatementRetry(
-      () =>
-        this.dataSource.transaction(async (manager) => {
-          const deleted = await this.affected(manager, 'DELETE FROM webhook_subscriptions WHERE owner = ? AND id = ?', [
-            owner,
-            id,
-          ]);
-          if (deleted === 0) return false;
-          await manager.query('DELETE FROM webhook_deliveries WHERE subscription_id = ?', [id]);
-          await manager.query('DELETE FROM webhook_attempts WHERE subscription_id = ?', [id]);
-          return true;
-        }),
-      { readOnly: false },
+    return this.database.transaction(
+      async () => {
+        const deleted = await this.database.execute('DELETE FROM webhook_subscriptions WHERE owner = ? AND id = ?', [
+          owner,
+          id,
+        ]);
+        if (deleted === 0) return false;
+        await this.database.execute('DELETE FROM webhook_deliveries WHERE subscription_id = ?', [id]);
+        await this.database.execute('DELETE FROM webhook_attempts WHERE subscription_id = ?', [id]);
+        return true;
+      },
+      { retry: WRITE },
     );
   }
 
@@ -204,26 +185,24 @@ export class WebhooksRepository {
 
   /**
    * Claims up to `limit` due deliveries for `leaseMs`: they are not due again until the lease ends,
-   * so an instance that dies holding them gives them back by itself. On MySQL/MariaDB, rows another
-   * instance is claiming at the same moment are skipped rather than waited for (SKIP LOCKED); on
-   * Galera two nodes may still pick the same row, and one of the two commits fails certification
-   * and claims nothing this time.
+   * so an instance that dies holding them gives them back by itself (see CLAIM_DUE); on Galera two
+   * nodes may still pick the same row, and one of the two commits fails certification and claims
+   * nothing this time.
    */
   async claimDue(limit: number, leaseMs: number, claim: string): Promise<ClaimedDelivery[]> {
-    const ids = await this.dataSource.transaction(this.mysql ? 'READ COMMITTED' : 'SERIALIZABLE', async (manager) => {
-      const due = (await manager.query(
-        `SELECT id FROM webhook_deliveries WHERE state = 'pending' AND next_attempt_at <= ${this.now} ` +
-          `ORDER BY next_attempt_at LIMIT ?${this.mysql ? ' FOR UPDATE SKIP LOCKED' : ''}`,
-        [limit],
-      )) as Row[];
-      if (due.length === 0) return [];
-      const ids = due.map((row) => toBigint(row.id));
-      await manager.query(
-        `UPDATE webhook_deliveries SET claim = ?, next_attempt_at = ${this.now} + ? WHERE id IN (${ids.map(() => '?').join(', ')})`,
-        [claim, leaseMs, ...ids],
-      );
-      return ids;
-    });
+    const ids = await this.database.transaction(
+      async () => {
+        const due = await this.database.query(CLAIM_DUE, [limit]);
+        if (due.length === 0) return [];
+        const ids = due.map((row) => toBigint(row.id));
+        await this.database.execute(
+          `UPDATE webhook_deliveries SET claim = ?, next_attempt_at = ${this.now} + ? WHERE id IN (${ids.map(() => '?').join(', ')})`,
+          [claim, leaseMs, ...ids],
+        );
+        return ids;
+      },
+      { isolation: CLAIM_ISOLATION },
+    );
     if (ids.length === 0) return [];
     const rows = (await this.read(
       'SELECT d.id, d.subscription_id, d.event_type, d.plant_id, d.plant_name, d.plant_tag, d.occurred_at, d.attempts, ' +
@@ -262,121 +241,98 @@ export class WebhooksRepository {
     disableAfterMs: number,
   ): Promise<{ disabled: boolean }> {
     const attempted = attempt.statusCode !== null || attempt.error !== null;
-    return withStatementRetry(
-      () =>
-        this.dataSource.transaction(async (manager) => {
-          const disabled = attempted
-            ? await this.updateFailureClock(manager, delivery.subscriptionId, outcome, disableAfterMs)
-            : false;
-          if (attempted) {
-            // Not for a subscription deleted while the attempt ran: its history went with it.
-            await manager.query(
-              'INSERT INTO webhook_attempts (subscription_id, delivery_id, event_type, attempt, status_code, error, attempted_at, duration_ms) ' +
-                `SELECT id, ?, ?, ?, ?, ?, ${this.now}, ? FROM webhook_subscriptions WHERE id = ?`,
-              [
-                delivery.id,
-                delivery.type,
-                delivery.attempts + 1,
-                attempt.statusCode,
-                attempt.error,
-                Math.round(attempt.durationMs),
-                delivery.subscriptionId,
-              ],
-            );
-          }
-          const state = outcome.kind === 'retry' ? 'pending' : outcome.kind === 'delivered' ? 'delivered' : 'failed';
-          await manager.query(
-            `UPDATE webhook_deliveries SET state = ?, attempts = ?, next_attempt_at = ${this.now} + ?, claim = NULL ` +
-              'WHERE id = ? AND claim = ?',
+    return this.database.transaction(
+      async () => {
+        const disabled = attempted
+          ? await this.updateFailureClock(delivery.subscriptionId, outcome, disableAfterMs)
+          : false;
+        if (attempted) {
+          // Not for a subscription deleted while the attempt ran: its history went with it.
+          await this.database.execute(
+            'INSERT INTO webhook_attempts (subscription_id, delivery_id, event_type, attempt, status_code, error, attempted_at, duration_ms) ' +
+              `SELECT id, ?, ?, ?, ?, ?, ${this.now}, ? FROM webhook_subscriptions WHERE id = ?`,
             [
-              state,
-              delivery.attempts + (attempted ? 1 : 0),
-              Math.round(outcome.kind === 'retry' ? outcome.delayMs : 0),
               delivery.id,
-              claim,
+              delivery.type,
+              delivery.attempts + 1,
+              attempt.statusCode,
+              attempt.error,
+              Math.round(attempt.durationMs),
+              delivery.subscriptionId,
             ],
           );
-          if (disabled) {
-            await manager.query(
-              "UPDATE webhook_deliveries SET state = 'failed', claim = NULL WHERE subscription_id = ? AND state = 'pending'",
-              [delivery.subscriptionId],
-            );
-          }
-          return { disabled };
-        }),
-      { readOnly: false },
+        }
+        const state = outcome.kind === 'retry' ? 'pending' : outcome.kind === 'delivered' ? 'delivered' : 'failed';
+        await this.database.execute(
+          `UPDATE webhook_deliveries SET state = ?, attempts = ?, next_attempt_at = ${this.now} + ?, claim = NULL ` +
+            'WHERE id = ? AND claim = ?',
+          [
+            state,
+            delivery.attempts + (attempted ? 1 : 0),
+            Math.round(outcome.kind === 'retry' ? outcome.delayMs : 0),
+            delivery.id,
+            claim,
+          ],
+        );
+        if (disabled) {
+          await this.database.execute(
+            "UPDATE webhook_deliveries SET state = 'failed', claim = NULL WHERE subscription_id = ? AND state = 'pending'",
+            [delivery.subscriptionId],
+          );
+        }
+        return { disabled };
+      },
+      { retry: WRITE },
     );
   }
 
   /** Starts, keeps or stops the subscription's failure clock; whether this disabled the subscription. */
-  private async updateFailureClock(
-    manager: EntityManager,
-    id: bigint,
-    outcome: AttemptOutcome,
-    disableAfterMs: number,
-  ): Promise<boolean> {
+  private async updateFailureClock(id: bigint, outcome: AttemptOutcome, disableAfterMs: number): Promise<boolean> {
     if (outcome.kind === 'delivered') {
       // Changes the row only after failures, yet locks it either way (the row is read to be checked).
-      await manager.query(
+      await this.database.execute(
         'UPDATE webhook_subscriptions SET failing_since = NULL WHERE id = ? AND failing_since IS NOT NULL',
         [id],
       );
       return false;
     }
-    if (outcome.kind === 'disable') return (await this.disable(manager, id, outcome.reason, '')) > 0;
-    await manager.query(
+    if (outcome.kind === 'disable') return (await this.disable(id, outcome.reason, '')) > 0;
+    await this.database.execute(
       `UPDATE webhook_subscriptions SET failing_since = COALESCE(failing_since, ${this.now}) WHERE id = ?`,
       [id],
     );
     const reason = `deliveries failed for ${formatDuration(disableAfterMs)} without a success`;
     const expired = ` AND failing_since <= ${this.now} - ${Math.round(disableAfterMs)}`;
-    return (await this.disable(manager, id, reason, expired)) > 0;
+    return (await this.disable(id, reason, expired)) > 0;
   }
 
   /** Deliveries waiting for an attempt whose time has come. */
   async countDue(): Promise<number> {
-    const rows = (await this.dataSource.query(
+    const rows = await this.database.query(
       `SELECT COUNT(*) AS n FROM webhook_deliveries WHERE state = 'pending' AND next_attempt_at <= ${this.now}`,
-    )) as Row[];
+      [],
+    );
     return toNumber(rows[0].n);
   }
 
   /** Forgets finished deliveries and attempts older than `retentionMs`. */
   async prune(retentionMs: number): Promise<void> {
-    await this.dataSource.query(`DELETE FROM webhook_attempts WHERE attempted_at < ${this.now} - ?`, [retentionMs]);
-    await this.dataSource.query(
+    await this.database.execute(`DELETE FROM webhook_attempts WHERE attempted_at < ${this.now} - ?`, [retentionMs]);
+    await this.database.execute(
       `DELETE FROM webhook_deliveries WHERE state <> 'pending' AND next_attempt_at < ${this.now} - ?`,
       [retentionMs],
     );
   }
 
-  private async disable(manager: EntityManager, id: bigint, reason: string, condition: string): Promise<number> {
-    return this.affected(
-      manager,
+  private disable(id: bigint, reason: string, condition: string): Promise<number> {
+    return this.database.execute(
       `UPDATE webhook_subscriptions SET disabled_at = ${this.now}, disabled_reason = ? WHERE id = ? AND disabled_at IS NULL${condition}`,
       [reason.slice(0, 255), id],
     );
   }
 
-  private read(sql: string, parameters: unknown[]): Promise<unknown> {
-    return withStatementRetry(() => this.dataSource.query(sql, parameters), { readOnly: true });
-  }
-
-  /** One autocommit statement; the rows it changed. */
-  private async execute(sql: string, parameters: unknown[]): Promise<number> {
-    const runner = this.dataSource.createQueryRunner();
-    try {
-      return Number((await runner.query(sql, parameters, true)).affected ?? 0);
-    } finally {
-      await runner.release();
-    }
-  }
-
-  /** Rows a DELETE or UPDATE changed, as each driver reports it. */
-  private async affected(manager: EntityManager, sql: string, parameters: unknown[]): Promise<number> {
-    const runner = manager.queryRunner!;
-    const result = await runner.query(sql, parameters, true);
-    return Number(result.affected ?? 0);
+  private read(sql: string, parameters: unknown[]): Promise<Row[]> {
+    return this.database.query(sql, parameters, READ);
   }
 }
 

@@ -114,19 +114,6 @@ describe(WebhooksService.name, () => {
       expect(new SecretBox([KEY]).open(row.sealedSecret)).toBe(created.secret);
     });
 
-    it('with an Idempotency-Key, stores the answer (secret included) alongside the INSERT of the subscription', async () => {
-      const service = await build(ANY_URL);
-      const write = jest.fn();
-      const storeAnswer = jest.fn().mockReturnValue(write);
-      const created = await service.create('alice', dto(), storeAnswer);
-      expect(storeAnswer).toHaveBeenCalledWith(created);
-      expect(repository.insertSubscription).toHaveBeenCalledWith(
-        expect.objectContaining({ owner: 'alice' }),
-        MAX_SUBSCRIPTIONS_PER_OWNER,
-        write,
-      );
-    });
-
     it('leaves out a missing description', async () => {
       const service = await build(ANY_URL);
       const created = await service.create('alice', dto());

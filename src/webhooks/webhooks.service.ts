@@ -7,9 +7,8 @@ import {
 } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import { randomBytes } from 'node:crypto';
-import { isUniqueViolation } from '../common/database-errors';
+import { isUniqueViolation } from '../database';
 import { AppConfig, WebhooksConfig } from '../config/configuration';
-import type { StoreAnswerWithin } from '../idempotency/idempotency.service';
 import { RefusedUrlError, parseWebhookUrl, resolveWebhookAddress } from './address-policy';
 import { CreateWebhookDto } from './dto/create-webhook.dto';
 import { CreatedWebhookDto, WebhookAttemptDto, WebhookDto } from './dto/webhook.dto';
@@ -59,7 +58,7 @@ export class WebhooksService {
    * The URL is checked as it will be at every attempt (scheme, and where its host resolves), so a
    * subscription that could never be delivered, or would reach an internal address, is refused now.
    */
-  async create(owner: string, dto: CreateWebhookDto, storeAnswer?: StoreAnswerWithin): Promise<CreatedWebhookDto> {
+  async create(owner: string, dto: CreateWebhookDto): Promise<CreatedWebhookDto> {
     const box = this.sealer();
     const policy = { allowHttp: this.config.allowHttp, allowPrivate: this.config.allowPrivate };
     try {
@@ -79,12 +78,7 @@ export class WebhooksService {
       sealedSecret: box.seal(secret),
       createdAt: Date.now(),
     };
-    const created = (): CreatedWebhookDto => ({ ...toDto({ ...row, disabledAt: null, disabledReason: null }), secret });
-    // With an Idempotency-Key, the answer (its secret sealed) is stored in the subscription's transaction.
-    const insert = () =>
-      storeAnswer
-        ? this.repository.insertSubscription(row, MAX_SUBSCRIPTIONS_PER_OWNER, storeAnswer(created()))
-        : this.repository.insertSubscription(row, MAX_SUBSCRIPTIONS_PER_OWNER);
+    const insert = () => this.repository.insertSubscription(row, MAX_SUBSCRIPTIONS_PER_OWNER);
     let inserted: boolean;
     try {
       inserted = await insert();
@@ -99,7 +93,7 @@ export class WebhooksService {
         `At most ${MAX_SUBSCRIPTIONS_PER_OWNER} webhook subscriptions per user; delete one before adding another`,
       );
     }
-    return created();
+    return { ...toDto({ ...row, disabledAt: null, disabledReason: null }), secret };
   }
 
   async list(owner: string): Promise<WebhookDto[]> {

@@ -9,7 +9,7 @@ import {
 } from '@nestjs/common';
 import { Request, Response } from 'express';
 import { STATUS_CODES } from 'node:http';
-import { isDatabaseUnavailable } from '../database-errors';
+import { isDatabaseUnavailable } from '../../database';
 
 export interface ErrorBody {
   error: number;

@@ -32,7 +32,7 @@ const UNAVAILABLE_CODES = new Set([
   'ER_UNKNOWN_COM_ERROR',
   // A commit the server could not complete, as a Galera node does at the moment it leaves the primary
   // component ("Error while appending streaming replication fragment (provider status: Not connected
-  // to Primary Component)"). Not retried (src/common/statement-retry.ts): whether a write that got
+  // to Primary Component)"). Not retried (statement-retry.ts): whether a write that got
   // this far took effect on the other nodes is not known, so the client decides.
   'ER_ERROR_DURING_COMMIT',
   'ER_QUERY_TIMEOUT',

@@ -1,0 +1,148 @@
+import { TransactionHost } from '@nestjs-cls/transactional';
+import { TransactionalAdapterTypeOrm } from '@nestjs-cls/transactional-adapter-typeorm';
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { CannotExecuteNotConnectedError, DataSource, EntityManager, QueryRunner } from 'typeorm';
+import { RetryOptions, withStatementRetry } from './statement-retry';
+
+export type Dialect = 'mysql' | 'sqlite';
+
+export type IsolationLevel = 'READ UNCOMMITTED' | 'READ COMMITTED' | 'REPEATABLE READ' | 'SERIALIZABLE';
+
+/** What differs between the two databases, written once for each. */
+export interface PerDialect<T> {
+  readonly mysql: T;
+  readonly sqlite: T;
+}
+
+/** SQL the same on both databases, or each one's own text. */
+export type Statement = string | PerDialect<string>;
+
+/**
+ * Epoch milliseconds now on the database's clock, so every instance judges leases, expiry and due
+ * times alike.
+ */
+export const NOW_MS: PerDialect<string> = {
+  mysql: 'CAST(UNIX_TIMESTAMP(NOW(3)) * 1000 AS SIGNED)',
+  sqlite: "CAST((julianday('now') - 2440587.5) * 86400000 AS INTEGER)",
+};
+
+/** Both dialects' text of a statement that differs only in where it reads the clock. */
+export function withNow(build: (now: string) => string): PerDialect<string> {
+  return { mysql: build(NOW_MS.mysql), sqlite: build(NOW_MS.sqlite) };
+}
+
+/** A read, or any statement without effects: run again after a failure that left nothing applied. */
+export const READ: RetryOptions = { readOnly: true };
+/** A write (or a whole transaction): run again only when it certainly did not take effect. */
+export const WRITE: RetryOptions = { readOnly: false };
+
+export interface TransactionOptions {
+  /** Run the whole transaction again after a failure that rolled it back (a deadlock, a lost certification). */
+  retry?: RetryOptions;
+  isolation?: PerDialect<IsolationLevel>;
+}
+
+export type Row = Record<string, unknown>;
+
+/**
+ * The one way repositories reach the database. A statement runs through a TypeORM query runner, so
+ * pooling, the query timeout, the query logger and the connection subscribers apply to all of them.
+ * Inside `transaction()` every statement sent through here, from whichever service or repository,
+ * runs on that transaction (its context travels with the call, not as a parameter) and is never
+ * retried on its own; outside, each is one autocommit statement, retried as `retry` allows. Once
+ * the data source is closed (shutting down) the drivers fail in ways of their own (a TypeError on
+ * SQLite): every call then fails with TypeORM's not-connected error, which the exception filter
+ * answers 503 like a database that cannot be reached.
+ */
+@Injectable()
+export class Database {
+  readonly dialect: Dialect;
+
+  constructor(
+    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly transactions: TransactionHost<TransactionalAdapterTypeOrm>,
+  ) {
+    this.dialect = dataSource.options.type === 'better-sqlite3' ? 'sqlite' : 'mysql';
+  }
+
+  /** This database's value of a per-dialect pair (or the plain statement). */
+  sql(statement: Statement): string {
+    return typeof statement === 'string' ? statement : statement[this.dialect];
+  }
+
+  /** The rows a statement returns. */
+  query<R = Row>(statement: Statement, parameters: unknown[], retry?: RetryOptions): Promise<R[]> {
+    return this.send(this.sql(statement), parameters, false, retry) as Promise<R[]>;
+  }
+
+  /** How many rows a statement changed, as each driver reports it. */
+  execute(statement: Statement, parameters: unknown[], retry?: RetryOptions): Promise<number> {
+    return this.send(this.sql(statement), parameters, true, retry) as Promise<number>;
+  }
+
+  /**
+   * Statements TypeORM builds from entities (for tables whose statements are few), on the open
+   * transaction's manager when there is one.
+   */
+  async entities<T>(work: (manager: EntityManager) => Promise<T>): Promise<T> {
+    try {
+      return await work(this.transactions.tx);
+    } catch (error) {
+      throw this.unavailableOr(error);
+    }
+  }
+
+  /**
+   * Runs `work` as one transaction. A transaction opened inside another one is part of it: the
+   * outermost decides the isolation and runs everything again, never a statement on its own.
+   */
+  transaction<T>(work: () => Promise<T>, options: TransactionOptions = {}): Promise<T> {
+    if (this.transactions.isTransactionActive()) return work();
+    const run = () => this.runTransaction(work, options.isolation);
+    return options.retry ? withStatementRetry(run, options.retry) : run();
+  }
+
+  private async runTransaction<T>(work: () => Promise<T>, isolation?: PerDialect<IsolationLevel>): Promise<T> {
+    try {
+      return await (isolation
+        ? this.transactions.withTransaction({ isolationLevel: isolation[this.dialect] }, work)
+        : this.transactions.withTransaction(work));
+    } catch (error) {
+      throw this.unavailableOr(error);
+    }
+  }
+
+  private send(sql: string, parameters: unknown[], affected: boolean, retry?: RetryOptions): Promise<unknown> {
+    if (this.transactions.isTransactionActive()) {
+      return this.run(this.transactions.tx.queryRunner!, sql, parameters, affected);
+    }
+    return retry
+      ? withStatementRetry(() => this.run(undefined, sql, parameters, affected), retry)
+      : this.run(undefined, sql, parameters, affected);
+  }
+
+  /** On the transaction's runner, or on one of its own that goes back to the pool after the statement. */
+  private async run(
+    transaction: QueryRunner | undefined,
+    sql: string,
+    parameters: unknown[],
+    affected: boolean,
+  ): Promise<unknown> {
+    try {
+      const runner = transaction ?? this.dataSource.createQueryRunner();
+      try {
+        const result = await runner.query(sql, parameters, true);
+        return affected ? Number(result.affected ?? 0) : result.records;
+      } finally {
+        if (!transaction) await runner.release();
+      }
+    } catch (error) {
+      throw this.unavailableOr(error);
+    }
+  }
+
+  private unavailableOr(error: unknown): unknown {
+    return this.dataSource.isInitialized ? error : new CannotExecuteNotConnectedError();
+  }
+}

@@ -4,7 +4,8 @@ import { isUniqueViolation } from '../database';
 import { AppConfig } from '../config/configuration';
 import { CreatePlantDto } from './dto/create-plant.dto';
 import { PlantDto } from './dto/plant.dto';
-import { PlantsRepository } from './plants.repository';
+import { EventOutbox } from '../webhooks/event-outbox';
+import { PlantsRepository, toPlantDto } from './plants.repository';
 
 export interface PlantPage {
   plants: PlantDto[];
@@ -20,15 +21,23 @@ export class PlantsService {
 
   constructor(
     private readonly plants: PlantsRepository,
+    private readonly events: EventOutbox,
     config: ConfigService<AppConfig, true>,
   ) {
     this.maxPage = config.get('plants.maxPage', { infer: true });
   }
 
-  /** The primary key (owner, id) is what refuses a duplicate, so there is no race. */
+  /**
+   * The primary key (owner, id) is what refuses a duplicate, so there is no race. The webhook
+   * events of the change are recorded with it (EventOutbox).
+   */
   async create(owner: string, dto: CreatePlantDto): Promise<PlantDto> {
+    const plant = toPlantDto(dto);
     try {
-      return await this.plants.insert({ owner, id: dto.id, name: dto.name, tag: dto.tag });
+      await this.events.change('created', owner, plant, (onlyIf) =>
+        this.plants.insert({ owner, id: dto.id, name: dto.name, tag: dto.tag }, onlyIf),
+      );
+      return plant;
     } catch (error) {
       if (isUniqueViolation(error)) {
         throw new ConflictException(`A plant with id ${dto.id} already exists`);
@@ -49,6 +58,9 @@ export class PlantsService {
 
   /** Scoped to the owner: another user's plant is as absent as a missing one. */
   async remove(owner: string, id: bigint): Promise<void> {
-    if (!(await this.plants.delete(owner, id))) throw new NotFoundException(`Plant ${id} not found`);
+    const deleted = await this.events.change('deleted', owner, { id }, (onlyIf) =>
+      this.plants.delete(owner, id, onlyIf),
+    );
+    if (!deleted) throw new NotFoundException(`Plant ${id} not found`);
   }
 }

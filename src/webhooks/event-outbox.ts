@@ -57,7 +57,8 @@ export class EventOutbox {
           if (await write()) return true;
           // A change that may change nothing (a delete of a missing plant) undoes its events by
           // rolling back, which only a transaction of its own can do.
-          if (nested) throw new Error('A plant change that changed nothing cannot undo its events in an outer transaction');
+          if (nested)
+            throw new Error('A plant change that changed nothing cannot undo its events in an outer transaction');
           throw new NothingChanged();
         },
         { retry: WRITE },

@@ -4,19 +4,18 @@ import { TokensRepository } from '../src/auth/tokens.repository';
 import { isDatabaseUnavailable } from '../src/database';
 import { IdempotencyRepository } from '../src/idempotency/idempotency.repository';
 import { PlantsRepository } from '../src/plants/plants.repository';
-import { ClaimedDelivery, WebhooksRepository } from '../src/webhooks/webhooks.repository';
+import { ClaimedDelivery, WebhooksRepository, noSubscriptionWants } from '../src/webhooks/webhooks.repository';
 import { testDatabases } from './utils/databases';
 import { TestApp, bearer, expectErrorBody, startTestApp } from './utils/test-app';
 import { WEBHOOK_TEST_ENV } from './utils/webhook-receiver';
 
 const key = { owner: 'closed', key: 'k' };
+const unwatched = noSubscriptionWants('closed', ['plant.created']);
 const delivery: ClaimedDelivery = {
   id: 1n,
   subscriptionId: 1n,
   type: 'plant.created',
-  plantId: 1n,
-  plantName: 'Fern',
-  plantTag: null,
+  data: '{"id":1,"name":"Fern"}',
   occurredAt: 0,
   attempts: 0,
   url: 'https://example.com/',
@@ -43,12 +42,15 @@ const CALLS: [Type<object>, Record<string, unknown[]>][] = [
   [
     PlantsRepository,
     {
-      insert: [{ owner: 'closed', id: 1n, name: 'Fern' }],
+      insert: [[{ owner: 'closed', id: 1n, name: 'Fern' }], [{ owner: 'closed', id: 1n, name: 'Fern' }, unwatched]],
       page: [
         ['closed', 10],
         ['closed', 10, 1n],
       ],
-      delete: ['closed', 1n],
+      delete: [
+        ['closed', 1n],
+        ['closed', 1n, unwatched],
+      ],
     },
   ],
   [
@@ -91,6 +93,7 @@ const CALLS: [Type<object>, Record<string, unknown[]>][] = [
       ],
       listSubscriptions: ['closed'],
       subscriptionExists: ['closed', 1n],
+      recordEvents: ['closed', 'created', { id: 1n, name: 'Fern' }, [{ type: 'plant.created', data: '{}' }]],
       deleteSubscription: ['closed', 1n],
       recentAttempts: [1n, 10],
       claimDue: [10, 1000, 'c'],

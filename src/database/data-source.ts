@@ -8,6 +8,7 @@ import { InitialSchema1763780000000 } from './migrations/1763780000000-InitialSc
 import { TokenTimesToTheMillisecond1763900000000 } from './migrations/1763900000000-TokenTimesToTheMillisecond';
 import { Webhooks1764100000000 } from './migrations/1764100000000-Webhooks';
 import { IdempotencyKeys1764200000000 } from './migrations/1764200000000-IdempotencyKeys';
+import { EventsRecordedByTheService1764300000000 } from './migrations/1764300000000-EventsRecordedByTheService';
 import { TimedOutConnectionSubscriber } from './timed-out-connection.subscriber';
 
 export const ENTITIES = [Plant, ApiToken];
@@ -16,6 +17,7 @@ export const MIGRATIONS = [
   TokenTimesToTheMillisecond1763900000000,
   Webhooks1764100000000,
   IdempotencyKeys1764200000000,
+  EventsRecordedByTheService1764300000000,
 ];
 
 /**

@@ -9,6 +9,7 @@ import { AppConfig } from '../config/configuration';
 import { buildDataSourceOptions } from './data-source';
 import { Database } from './database';
 import { prepareGaleraSessions } from './galera';
+import { standAsideEventTriggers } from './event-triggers';
 import { runPendingMigrations } from './migrations-runner';
 import { serializeSqliteTransactions } from './sqlite-transactions';
 import { traceStatements } from './traced-statements';
@@ -30,6 +31,7 @@ import { tracingOn } from '../tracing/tracing';
           // Before the migrations: their reads of the migrations table must be causal too.
           await prepareGaleraSessions(dataSource);
           await runPendingMigrations(dataSource);
+          await standAsideEventTriggers(dataSource);
         } catch (error) {
           // Close it, so a retried start does not leave this pool behind.
           await dataSource.destroy();

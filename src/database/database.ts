@@ -45,6 +45,12 @@ export interface TransactionOptions {
 
 export type Row = Record<string, unknown>;
 
+/** A condition another part of the service adds to a statement's WHERE clause, with its parameters. */
+export interface Condition {
+  readonly sql: string;
+  readonly parameters: readonly unknown[];
+}
+
 /**
  * The one way repositories reach the database. A statement runs through a TypeORM query runner, so
  * pooling, the query timeout, the query logger and the connection subscribers apply to all of them.
@@ -91,6 +97,11 @@ export class Database {
     } catch (error) {
       throw this.unavailableOr(error);
     }
+  }
+
+  /** Whether this call runs inside a transaction opened by `transaction()`. */
+  inTransaction(): boolean {
+    return this.transactions.isTransactionActive();
   }
 
   /**

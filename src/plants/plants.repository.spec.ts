@@ -1,9 +1,11 @@
-import { Database, isUniqueViolation } from '../database';
+import { Condition, Database, isUniqueViolation } from '../database';
 import { testDatabases } from '../../test/utils/databases';
 import { RepositoryDatabase, failureOf, startRepositoryDatabase } from '../../test/utils/repository-database';
 import { PlantsRepository, toPlantDto } from './plants.repository';
 
 const MAX_INT64 = 9223372036854775807n;
+/** A condition with a parameter, as the webhooks' one is: it holds when the parameter is 1. */
+const holds = (value: boolean): Condition => ({ sql: '? = 1', parameters: [value ? 1 : 0] });
 
 describe.each(testDatabases())(`${PlantsRepository.name} on %s`, (name) => {
   let db: RepositoryDatabase;
@@ -21,14 +23,9 @@ describe.each(testDatabases())(`${PlantsRepository.name} on %s`, (name) => {
   };
 
   describe('insert', () => {
-    it('stores the plant with its exact id and returns it as the API shows it', async () => {
-      await expect(plants.insert({ owner: 'alice', id: MAX_INT64, name: 'Fern', tag: 'green' })).resolves.toStrictEqual(
-        { id: MAX_INT64, name: 'Fern', tag: 'green' },
-      );
-      await expect(plants.insert({ owner: 'alice', id: 1n, name: 'Moss' })).resolves.toStrictEqual({
-        id: 1n,
-        name: 'Moss',
-      });
+    it('stores the plant with its exact id, as the API shows it, and says it did', async () => {
+      await expect(plants.insert({ owner: 'alice', id: MAX_INT64, name: 'Fern', tag: 'green' })).resolves.toBe(true);
+      await expect(plants.insert({ owner: 'alice', id: 1n, name: 'Moss' })).resolves.toBe(true);
       await expect(plants.page('alice', 10)).resolves.toStrictEqual([
         { id: 1n, name: 'Moss' },
         { id: MAX_INT64, name: 'Fern', tag: 'green' },
@@ -44,10 +41,16 @@ describe.each(testDatabases())(`${PlantsRepository.name} on %s`, (name) => {
 
     it('lets another owner use the same id', async () => {
       await plants.insert({ owner: 'alice', id: 7n, name: 'Fern' });
-      await expect(plants.insert({ owner: 'bob', id: 7n, name: 'Moss' })).resolves.toStrictEqual({
-        id: 7n,
-        name: 'Moss',
-      });
+      await expect(plants.insert({ owner: 'bob', id: 7n, name: 'Moss' })).resolves.toBe(true);
+      await expect(plants.page('bob', 10)).resolves.toStrictEqual([{ id: 7n, name: 'Moss' }]);
+    });
+
+    it('inserts only while a condition holds, in the same statement, a duplicate still refused', async () => {
+      await expect(plants.insert({ owner: 'alice', id: 1n, name: 'Fern' }, holds(false))).resolves.toBe(false);
+      await expect(plants.insert({ owner: 'alice', id: 1n, name: 'Fern' }, holds(true))).resolves.toBe(true);
+      const duplicate = await failureOf(plants.insert({ owner: 'alice', id: 1n, name: 'Other' }, holds(true)));
+      expect(isUniqueViolation(duplicate)).toBe(true);
+      await expect(plants.page('alice', 10)).resolves.toStrictEqual([{ id: 1n, name: 'Fern' }]);
     });
 
     it('joins an open transaction: rolled back with it', async () => {
@@ -96,6 +99,13 @@ describe.each(testDatabases())(`${PlantsRepository.name} on %s`, (name) => {
       await expect(plants.delete('alice', 3n)).resolves.toBe(false);
       await expect(plants.page('alice', 10)).resolves.toStrictEqual([{ id: 2n, name: 'Plant 2' }]);
       await expect(plants.page('bob', 10)).resolves.toStrictEqual([{ id: 3n, name: 'Plant 3' }]);
+    });
+
+    it('deletes only while a condition holds, in the same statement', async () => {
+      await seed('alice', [1n]);
+      await expect(plants.delete('alice', 1n, holds(false))).resolves.toBe(false);
+      await expect(plants.delete('alice', 1n, holds(true))).resolves.toBe(true);
+      await expect(plants.page('alice', 10)).resolves.toEqual([]);
     });
   });
 });

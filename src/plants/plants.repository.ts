@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { int64Transformer } from '../common/int64';
-import { Database, READ, WRITE } from '../database';
+import { Condition, Database, READ, Statement, WRITE } from '../database';
 import { PlantDto } from './dto/plant.dto';
 
 /**
@@ -16,6 +16,30 @@ export const PLANT_STATEMENTS = {
   insert: 'INSERT INTO plants (owner, id, name, tag) VALUES (?, ?, ?, ?)',
   delete: 'DELETE FROM plants WHERE owner = ? AND id = ?',
 } as const;
+
+/**
+ * The INSERT and DELETE made only while `condition` holds, checked in the same statement (webhook
+ * events: only while no subscription wants the change's event, see EventOutbox).
+ */
+const CONDITIONAL_STATEMENTS = {
+  insert: (condition: string) => ({
+    mysql: `INSERT INTO plants (owner, id, name, tag) SELECT ?, ?, ?, ? FROM DUAL WHERE ${condition}`,
+    sqlite: `INSERT INTO plants (owner, id, name, tag) SELECT ?, ?, ?, ? WHERE ${condition}`,
+  }),
+  delete: (condition: string) => `${PLANT_STATEMENTS.delete} AND ${condition}`,
+};
+/** Each conditional statement composed once: a condition's text is the same on every call. */
+const composed = new Map<string, Statement>();
+
+function conditional(kind: keyof typeof CONDITIONAL_STATEMENTS, onlyIf: Condition): Statement {
+  const key = `${kind} ${onlyIf.sql}`;
+  let statement = composed.get(key);
+  if (statement === undefined) {
+    statement = CONDITIONAL_STATEMENTS[kind](onlyIf.sql);
+    composed.set(key, statement);
+  }
+  return statement;
+}
 
 interface PlantRow {
   id: string | bigint;
@@ -42,13 +66,16 @@ export class PlantsRepository {
   constructor(private readonly database: Database) {}
 
   /**
-   * One INSERT; a duplicate (owner, id) fails with the driver's unique-violation error. Within a
-   * transaction (an idempotent request's, with its stored answer) it is one of its statements.
+   * One INSERT; a duplicate (owner, id) fails with the driver's unique-violation error. With
+   * `onlyIf`, the row is inserted only while that condition holds. Whether a row was inserted.
+   * Within a transaction (an idempotent request's, or one with events) it is one of its statements.
    */
-  async insert(plant: NewPlant): Promise<PlantDto> {
-    const tag = plant.tag ?? null;
-    await this.database.execute(PLANT_STATEMENTS.insert, [plant.owner, plant.id, plant.name, tag], WRITE);
-    return toPlantDto({ id: plant.id, name: plant.name, tag });
+  async insert(plant: NewPlant, onlyIf?: Condition): Promise<boolean> {
+    const parameters = [plant.owner, plant.id, plant.name, plant.tag ?? null];
+    const inserted = onlyIf
+      ? await this.database.execute(conditional('insert', onlyIf), [...parameters, ...onlyIf.parameters], WRITE)
+      : await this.database.execute(PLANT_STATEMENTS.insert, parameters, WRITE);
+    return inserted > 0;
   }
 
   /** Up to `count` of the owner's plants in id order, starting after `after` when given. */
@@ -61,8 +88,11 @@ export class PlantsRepository {
     return rows.map((row) => toPlantDto({ id: int64Transformer.from(row.id) as bigint, name: row.name, tag: row.tag }));
   }
 
-  /** One DELETE scoped to the owner; whether a row went. */
-  async delete(owner: string, id: bigint): Promise<boolean> {
-    return (await this.database.execute(PLANT_STATEMENTS.delete, [owner, id], WRITE)) > 0;
+  /** One DELETE scoped to the owner, only while `onlyIf` holds when given; whether a row went. */
+  async delete(owner: string, id: bigint, onlyIf?: Condition): Promise<boolean> {
+    const deleted = onlyIf
+      ? await this.database.execute(conditional('delete', onlyIf), [owner, id, ...onlyIf.parameters], WRITE)
+      : await this.database.execute(PLANT_STATEMENTS.delete, [owner, id], WRITE);
+    return deleted > 0;
   }
 }

@@ -3,6 +3,7 @@ import { ConfigService } from '@nestjs/config';
 import { Test } from '@nestjs/testing';
 import { CreatePlantDto } from './dto/create-plant.dto';
 import { PlantDto } from './dto/plant.dto';
+import { EventOutbox } from '../webhooks/event-outbox';
 import { PlantsRepository } from './plants.repository';
 import { PlantsService } from './plants.service';
 import { PlantAlreadyExists, PlantNotFound } from './plants.errors';
@@ -21,18 +22,22 @@ describe(PlantsService.name, () => {
   let service: PlantsService;
   let repository: { insert: jest.Mock; page: jest.Mock; delete: jest.Mock };
   let config: { get: jest.Mock };
+  let events: { change: jest.Mock };
 
   beforeEach(async () => {
     repository = {
-      insert: jest.fn(async ({ id, name, tag }) => (tag == null ? { id, name } : { id, name, tag })),
+      insert: jest.fn().mockResolvedValue(true),
       page: jest.fn().mockResolvedValue([]),
       delete: jest.fn().mockResolvedValue(true),
     };
+    // The outbox makes the change as it is asked (its own spec covers how it records events).
+    events = { change: jest.fn((_change, _owner, _plant, write: () => Promise<boolean>) => write()) };
     config = { get: jest.fn((key: string) => PAGES[key]) };
     const moduleRef = await Test.createTestingModule({
       providers: [
         PlantsService,
         { provide: PlantsRepository, useValue: repository },
+        { provide: EventOutbox, useValue: events },
         { provide: ConfigService, useValue: config },
       ],
     }).compile();
@@ -52,7 +57,12 @@ describe(PlantsService.name, () => {
         tag: 'green',
       });
       expect(repository.insert).toHaveBeenCalledTimes(1);
-      expect(repository.insert).toHaveBeenCalledWith({ owner: 'alice', id: 7n, name: 'Fern', tag: 'green' });
+      expect(repository.insert).toHaveBeenCalledWith({ owner: 'alice', id: 7n, name: 'Fern', tag: 'green' }, undefined);
+    });
+
+    it('makes the insert through the outbox, as a created plant of the caller', async () => {
+      await service.create('alice', dto({ id: 7n, name: 'Fern' }));
+      expect(events.change).toHaveBeenCalledWith('created', 'alice', { id: 7n, name: 'Fern' }, expect.any(Function));
     });
 
     it.each([
@@ -103,7 +113,11 @@ describe(PlantsService.name, () => {
 
     it('caps a default page size set above the cap', async () => {
       const pages: Record<string, number> = { 'plants.maxPage': MAX_PAGE, 'plants.defaultPage': MAX_PAGE + 5 };
-      const capped = new PlantsService(repository as never, { get: (key: string) => pages[key] } as never);
+      const capped = new PlantsService(
+        repository as never,
+        events as never,
+        { get: (key: string) => pages[key] } as never,
+      );
       await expect(capped.list('alice', {})).resolves.toMatchObject({ limit: MAX_PAGE });
     });
 
@@ -144,7 +158,8 @@ describe(PlantsService.name, () => {
     it('deletes the plant of that owner only', async () => {
       await expect(service.remove('alice', 5n)).resolves.toBeUndefined();
       expect(repository.delete).toHaveBeenCalledTimes(1);
-      expect(repository.delete).toHaveBeenCalledWith('alice', 5n);
+      expect(repository.delete).toHaveBeenCalledWith('alice', 5n, undefined);
+      expect(events.change).toHaveBeenCalledWith('deleted', 'alice', { id: 5n }, expect.any(Function));
     });
 
     it('answers nothing deleted with a NotFoundException', async () => {

@@ -4,6 +4,7 @@ import { isUniqueViolation } from '../database';
 import { AppConfig } from '../config/configuration';
 import { CreatePlantDto } from './dto/create-plant.dto';
 import { PlantDto } from './dto/plant.dto';
+import { EventOutbox } from '../webhooks/event-outbox';
 import { PlantAlreadyExists, PlantNotFound } from './plants.errors';
 import { PlantsRepository, toPlantDto } from './plants.repository';
 
@@ -22,16 +23,24 @@ export class PlantsService {
 
   constructor(
     private readonly plants: PlantsRepository,
+    private readonly events: EventOutbox,
     config: ConfigService<AppConfig, true>,
   ) {
     this.maxPage = config.get('plants.maxPage', { infer: true });
     this.defaultPage = config.get('plants.defaultPage', { infer: true });
   }
 
-  /** The primary key (owner, id) is what refuses a duplicate, so there is no race. */
+  /**
+   * The primary key (owner, id) is what refuses a duplicate, so there is no race. The webhook
+   * events of the change are recorded with it (EventOutbox).
+   */
   async create(owner: string, dto: CreatePlantDto): Promise<PlantDto> {
+    const plant = toPlantDto(dto);
     try {
-      return await this.plants.insert({ owner, id: dto.id, name: dto.name, tag: dto.tag });
+      await this.events.change('created', owner, plant, (onlyIf) =>
+        this.plants.insert({ owner, id: dto.id, name: dto.name, tag: dto.tag }, onlyIf),
+      );
+      return plant;
     } catch (error) {
       if (isUniqueViolation(error)) {
         throw new PlantAlreadyExists(dto.id);
@@ -52,6 +61,9 @@ export class PlantsService {
 
   /** Scoped to the owner: another user's plant is as absent as a missing one. */
   async remove(owner: string, id: bigint): Promise<void> {
-    if (!(await this.plants.delete(owner, id))) throw new PlantNotFound(id);
+    const deleted = await this.events.change('deleted', owner, { id }, (onlyIf) =>
+      this.plants.delete(owner, id, onlyIf),
+    );
+    if (!deleted) throw new PlantNotFound(id);
   }
 }

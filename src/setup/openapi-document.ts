@@ -3,9 +3,9 @@ import { DocumentBuilder, OpenAPIObject, ResponseObject, SwaggerModule } from '@
 import { RATE_LIMIT_FIELDS } from '../common/openapi/api-errors.decorator';
 import { isRateLimited } from '../rate-limit/rate-limit.middleware';
 import {
-  PlantCreatedEventDto,
-  PlantDeletedEventDto,
   WEBHOOK_DELIVERY_DESCRIPTION,
+  WEBHOOK_EVENT_SCHEMAS,
+  webhookEventOperations,
 } from '../webhooks/dto/webhook-event.dto';
 
 /**
@@ -44,40 +44,14 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
     .addTag('webhooks', WEBHOOK_DELIVERY_DESCRIPTION)
     .build();
   const document = SwaggerModule.createDocument(app, config, {
-    extraModels: [PlantCreatedEventDto, PlantDeletedEventDto],
+    extraModels: WEBHOOK_EVENT_SCHEMAS,
   });
   return withWebhookEvents(withRateLimitFields(document));
 }
 
-/**
- * The events as OpenAPI 3.1 would declare them under `webhooks`, in the `x-webhooks` extension this
- * 3.0 document can carry (Redoc and other renderers show it): one POST per event, with its body.
- */
+/** The events, in the `x-webhooks` extension (see webhookEventOperations). */
 function withWebhookEvents(document: OpenAPIObject): OpenAPIObject {
-  const event = (name: string, schema: string, summary: string) => ({
-    post: {
-      operationId: name,
-      summary,
-      tags: ['webhooks'],
-      // A delivery carries no token of this API: the receiver checks its Standard Webhooks signature.
-      security: [],
-      requestBody: {
-        required: true,
-        content: { 'application/json': { schema: { $ref: `#/components/schemas/${schema}` } } },
-      },
-      responses: {
-        '200': { description: 'Any 2xx: delivered' },
-        '410': { description: 'Gone: the subscription is disabled' },
-      },
-    },
-  });
-  return {
-    ...document,
-    'x-webhooks': {
-      'plant.created': event('plantCreated', 'PlantCreatedEvent', 'A plant of the user was created'),
-      'plant.deleted': event('plantDeleted', 'PlantDeletedEvent', 'A plant of the user was deleted'),
-    },
-  } as OpenAPIObject;
+  return { ...document, 'x-webhooks': webhookEventOperations() } as OpenAPIObject;
 }
 
 /** Every answer of a limited operation carries the RateLimit fields, successes and errors alike. */

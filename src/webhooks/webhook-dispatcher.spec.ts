@@ -11,15 +11,9 @@ import { MetricsService } from '../metrics/metrics.service';
 import { SecretBox } from '../secrets/secret-box';
 import { SecretsService } from '../secrets/secrets.service';
 import { newSigningSecret } from './signing-secret';
-import {
-  RETENTION_MS,
-  WebhookDispatcher,
-  eventPayload,
-  outcomeOf,
-  retryDelayMs,
-  webhookId,
-} from './webhook-dispatcher';
+import { RETENTION_MS, WebhookDispatcher, outcomeOf, retryDelayMs, webhookId } from './webhook-dispatcher';
 import { AttemptOutcome, AttemptRecord, ClaimedDelivery, WebhooksRepository } from './webhooks.repository';
+import { deliveryBody } from './events';
 
 const OCCURRED_AT = Date.UTC(2026, 10, 24, 9, 30, 0, 5);
 const BEYOND_2_53 = 2n ** 53n + 1n;
@@ -29,35 +23,6 @@ describe(webhookId.name, () => {
   it('is msg_ and the delivery id with all its digits', () => {
     expect(webhookId(7n)).toBe('msg_7');
     expect(webhookId(INT64_MAX)).toBe('msg_9223372036854775807');
-  });
-});
-
-describe(eventPayload.name, () => {
-  const created = {
-    type: 'plant.created',
-    occurredAt: OCCURRED_AT,
-    plantId: BEYOND_2_53,
-    plantName: 'Fern',
-    plantTag: 'green',
-  } as const;
-
-  it('writes a created plant with its tag, its id exact beyond 2^53 and the time in ISO form', () => {
-    expect(eventPayload(created)).toBe(
-      '{"type":"plant.created","timestamp":"2026-11-24T09:30:00.005Z",' +
-        '"data":{"id":9007199254740993,"name":"Fern","tag":"green"}}',
-    );
-  });
-
-  it('leaves the tag out of a created plant that has none', () => {
-    expect(eventPayload({ ...created, plantId: INT64_MAX, plantTag: null })).toBe(
-      '{"type":"plant.created","timestamp":"2026-11-24T09:30:00.005Z","data":{"id":9223372036854775807,"name":"Fern"}}',
-    );
-  });
-
-  it('writes a deleted plant as its id only', () => {
-    expect(eventPayload({ ...created, type: 'plant.deleted' })).toBe(
-      '{"type":"plant.deleted","timestamp":"2026-11-24T09:30:00.005Z","data":{"id":9007199254740993}}',
-    );
   });
 });
 
@@ -141,9 +106,7 @@ function delivery(fields: Partial<ClaimedDelivery> = {}): ClaimedDelivery {
     id: 1n,
     subscriptionId: 10n,
     type: 'plant.created',
-    plantId: BEYOND_2_53,
-    plantName: 'Fern',
-    plantTag: null,
+    data: `{"id":${BEYOND_2_53},"name":"Fern"}`,
     occurredAt: OCCURRED_AT,
     attempts: 0,
     url: 'http://127.0.0.1:9/',
@@ -255,7 +218,7 @@ describe(WebhookDispatcher.name, () => {
     expect(endpoint.received).toHaveLength(1);
     const [request] = endpoint.received;
     expect(request.path).toBe('/hooks/plants?v=1');
-    expect(request.body).toBe(eventPayload(claimed));
+    expect(request.body).toBe(deliveryBody(claimed.type, claimed.occurredAt, claimed.data));
     expect(request.headers['webhook-id']).toBe('msg_1');
     expect(() => new Webhook(SECRET).verify(request.body, request.headers as Record<string, string>)).not.toThrow();
     expect(() =>

@@ -3,31 +3,18 @@ import { ConfigService } from '@nestjs/config';
 import { Counter, Gauge, Histogram } from 'prom-client';
 import { randomUUID } from 'node:crypto';
 import { Webhook } from 'standardwebhooks';
-import { toExactJson } from '../common/json/exact-json';
 import { AppConfig, WebhooksConfig } from '../config/configuration';
 import { ShutdownState } from '../lifecycle/shutdown-state';
 import { MetricsService } from '../metrics/metrics.service';
 import { SecretsService } from '../secrets/secrets.service';
 import { RefusedUrlError, parseWebhookUrl, resolveWebhookAddress } from './address-policy';
+import { deliveryBody } from './events';
 import { AttemptResult, sendWebhook } from './webhook-sender';
 import { AttemptOutcome, ClaimedDelivery, WebhooksRepository } from './webhooks.repository';
 
 /** What the receiver sees as `webhook-id`: the same on every attempt of one delivery. */
 export function webhookId(deliveryId: bigint): string {
   return `msg_${deliveryId}`;
-}
-
-/** The body of a delivery: `{type, timestamp, data}`, ids as exact JSON integers. */
-export function eventPayload(
-  delivery: Pick<ClaimedDelivery, 'type' | 'occurredAt' | 'plantId' | 'plantName' | 'plantTag'>,
-): string {
-  const data =
-    delivery.type === 'plant.created'
-      ? delivery.plantTag === null
-        ? { id: delivery.plantId, name: delivery.plantName }
-        : { id: delivery.plantId, name: delivery.plantName, tag: delivery.plantTag }
-      : { id: delivery.plantId };
-  return toExactJson({ type: delivery.type, timestamp: new Date(delivery.occurredAt).toISOString(), data })!;
 }
 
 /** The wait before the next attempt: the schedule's step, give or take a tenth at random. */
@@ -51,7 +38,7 @@ export function outcomeOf(result: AttemptResult, attemptsMade: number, schedule:
 type Result = 'delivered' | 'retry' | 'failed' | 'gone' | 'refused';
 
 /**
- * Delivers what the triggers recorded. Every instance runs one: it claims due deliveries for a
+ * Delivers the events recorded with the plant changes (EventOutbox). Every instance runs one: it claims due deliveries for a
  * lease (the attempt timeout and a margin), sends each to the address it checked, and records the
  * outcome. A delivery whose lease ends without an outcome (the instance died) is due again, for any
  * instance: at least once, with duplicates possible, which receivers drop by `webhook-id`.
@@ -222,7 +209,7 @@ export class WebhookDispatcher implements OnApplicationBootstrap, BeforeApplicat
       const policy = { allowHttp: this.config.allowHttp, allowPrivate: this.config.allowPrivate };
       const url = parseWebhookUrl(delivery.url, policy);
       const checked = await resolveWebhookAddress(url, policy, undefined, this.config.timeoutMs);
-      const body = eventPayload(delivery);
+      const body = deliveryBody(delivery.type, delivery.occurredAt, delivery.data);
       const timestamp = new Date();
       const signature = new Webhook(this.secrets.open(delivery.sealedSecret)).sign(id, timestamp, body);
       result = await sendWebhook({

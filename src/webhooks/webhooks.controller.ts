@@ -31,6 +31,7 @@ import {
   WebhooksNotConfigured,
 } from './webhooks.errors';
 import { RECENT_ATTEMPTS, WebhooksService } from './webhooks.service';
+import { WEBHOOK_EVENTS } from './events';
 
 const ID_PARAM = { name: 'id', type: 'integer', format: 'int64', description: 'ID of the subscription' } as const;
 
@@ -51,7 +52,7 @@ export class WebhooksController {
     operationId: 'createWebhook',
     summary: 'Subscribe to plant events',
     description:
-      'Every plant.created / plant.deleted of the calling user committed after this answer is delivered to `url`, ' +
+      `Every ${WEBHOOK_EVENTS.join(' / ')} of the calling user committed after this answer is delivered to \`url\`, ` +
       'signed per Standard Webhooks with the `secret` of this answer (shown only here). See the `webhooks` tag for ' +
       `the deliveries. At most ${MAX_SUBSCRIPTIONS_PER_OWNER} subscriptions per user. Safe to retry with an ` +
       '`Idempotency-Key`: a repeat by the same user gets the same subscription and secret.',

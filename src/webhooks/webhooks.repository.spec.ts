@@ -1,10 +1,11 @@
 import { isUniqueViolation } from '../database';
 import { testDatabases } from '../../test/utils/databases';
 import { RepositoryDatabase, failureOf, startRepositoryDatabase } from '../../test/utils/repository-database';
-import { ClaimedDelivery, NewSubscription, WebhooksRepository } from './webhooks.repository';
+import { ClaimedDelivery, NewSubscription, WebhooksRepository, noSubscriptionWants } from './webhooks.repository';
 
 const TABLES = ['webhook_subscriptions', 'webhook_deliveries', 'webhook_attempts', 'plants'];
 const LEASE = 60_000;
+const dataOf = (plantId: bigint) => `{"id":${plantId},"name":"Plant ${plantId}"}`;
 
 function subscription(id: bigint, fields: Partial<NewSubscription> = {}): NewSubscription {
   return {
@@ -34,9 +35,9 @@ describe.each(testDatabases())(`${WebhooksRepository.name} on %s`, (name) => {
   async function pendingDelivery(subscriptionId: bigint, plantId: bigint, dueInMs = -1000): Promise<void> {
     const now = Date.now();
     await db.dataSource.query(
-      'INSERT INTO webhook_deliveries (subscription_id, event_type, plant_id, plant_name, plant_tag, occurred_at, ' +
-        "state, attempts, next_attempt_at) VALUES (?, 'plant.created', ?, ?, NULL, ?, 'pending', 0, ?)",
-      [subscriptionId, plantId, `Plant ${plantId}`, now, now + dueInMs],
+      'INSERT INTO webhook_deliveries (subscription_id, event_type, data, plant_id, plant_name, plant_tag, occurred_at, ' +
+        "state, attempts, next_attempt_at) VALUES (?, 'plant.created', ?, ?, ?, NULL, ?, 'pending', 0, ?)",
+      [subscriptionId, dataOf(plantId), plantId, `Plant ${plantId}`, now, now + dueInMs],
     );
   }
 
@@ -114,6 +115,87 @@ describe.each(testDatabases())(`${WebhooksRepository.name} on %s`, (name) => {
 
   const retry = (delayMs = 60_000) => ({ kind: 'retry' as const, delayMs });
 
+  describe('events', () => {
+    const deliveries = async () =>
+      (
+        (await db.dataSource.query(
+          "SELECT subscription_id, event_type, data, state FROM webhook_deliveries WHERE state = 'pending' ORDER BY id",
+        )) as { subscription_id: unknown; event_type: string; data: string; state: string }[]
+      ).map((row) => [Number(row.subscription_id), row.event_type, row.data]);
+    /** Whether a plant statement guarded by the condition would run: the condition alone, on the database. */
+    const unwatched = async (owner: string, types: Parameters<typeof noSubscriptionWants>[1]) => {
+      const condition = noSubscriptionWants(owner, types);
+      const rows = (await db.dataSource.query(`SELECT 1 AS yes FROM (SELECT 1 AS one) one WHERE ${condition.sql}`, [
+        ...condition.parameters,
+      ])) as unknown[];
+      return rows.length === 1;
+    };
+
+    it('records a delivery for every enabled subscription of the owner that wants the event, and only those', async () => {
+      await webhooks.insertSubscription(subscription(1n, { events: ['plant.created'] }), 10);
+      await webhooks.insertSubscription(subscription(2n, { events: ['plant.deleted'] }), 10);
+      await webhooks.insertSubscription(subscription(3n), 10);
+      await webhooks.insertSubscription(subscription(4n, { owner: 'bob' }), 10);
+      await webhooks.insertSubscription(subscription(5n), 10);
+      await db.dataSource.query('UPDATE webhook_subscriptions SET disabled_at = 1 WHERE id = 5');
+      await webhooks.recordEvents('alice', 'created', { id: 7n, name: 'Fern' }, [
+        { type: 'plant.created', data: '{"id":7,"name":"Fern"}' },
+      ]);
+      await expect(deliveries()).resolves.toEqual([
+        [1, 'plant.created', '{"id":7,"name":"Fern"}'],
+        [3, 'plant.created', '{"id":7,"name":"Fern"}'],
+      ]);
+    });
+
+    it('tells a plant statement whether a subscription of the owner wants the event', async () => {
+      await expect(unwatched('alice', ['plant.created'])).resolves.toBe(true);
+      await webhooks.insertSubscription(subscription(1n, { events: ['plant.deleted'] }), 10);
+      await expect(unwatched('alice', ['plant.created'])).resolves.toBe(true);
+      await expect(unwatched('alice', ['plant.deleted'])).resolves.toBe(false);
+      await expect(unwatched('bob', ['plant.deleted'])).resolves.toBe(true);
+      await db.dataSource.query('UPDATE webhook_subscriptions SET disabled_at = 1 WHERE id = 1');
+      await expect(unwatched('alice', ['plant.deleted'])).resolves.toBe(true);
+    });
+
+    it('reads what the previous release wrote: a subscription by its flags, a delivery by its plant columns', async () => {
+      await db.dataSource.query(
+        'INSERT INTO webhook_subscriptions (id, owner, url, on_created, on_deleted, description, secret, created_at) ' +
+          "VALUES (1, 'alice', 'https://example.com/hooks/1', 0, 1, NULL, 'sealed-1', 1)",
+      );
+      await expect(webhooks.listSubscriptions('alice')).resolves.toMatchObject([{ id: 1n, events: ['plant.deleted'] }]);
+      await expect(unwatched('alice', ['plant.deleted'])).resolves.toBe(false);
+      await webhooks.recordEvents('alice', 'deleted', { id: 7n }, [{ type: 'plant.deleted', data: '{"id":7}' }]);
+      await db.dataSource.query(
+        'INSERT INTO webhook_deliveries (subscription_id, event_type, plant_id, plant_name, plant_tag, occurred_at, ' +
+          "state, attempts, next_attempt_at) VALUES (1, 'plant.created', 9007199254740993, 'Fern', 'green', 1, 'pending', 0, 1)",
+      );
+      const claimed = await webhooks.claimDue(10, LEASE, 'c');
+      expect(claimed.map((d) => [d.type, d.data])).toEqual([
+        ['plant.deleted', '{"id":7}'],
+        ['plant.created', '{"id":9007199254740993,"name":"Fern","tag":"green"}'],
+      ]);
+    });
+
+    it('writes the previous release’s columns too, for its instances during an upgrade', async () => {
+      await webhooks.insertSubscription(subscription(1n, { events: ['plant.created'] }), 10);
+      await webhooks.recordEvents('alice', 'created', { id: 7n, name: 'Fern', tag: 'green' }, [
+        { type: 'plant.created', data: '{"id":7,"name":"Fern","tag":"green"}' },
+      ]);
+      const [subscriptionRow] = (await db.dataSource.query(
+        'SELECT on_created, on_deleted FROM webhook_subscriptions',
+      )) as Record<string, unknown>[];
+      expect([Number(subscriptionRow.on_created), Number(subscriptionRow.on_deleted)]).toEqual([1, 0]);
+      const [deliveryRow] = (await db.dataSource.query(
+        'SELECT plant_id, plant_name, plant_tag FROM webhook_deliveries',
+      )) as Record<string, unknown>[];
+      expect([String(deliveryRow.plant_id), deliveryRow.plant_name, deliveryRow.plant_tag]).toEqual([
+        '7',
+        'Fern',
+        'green',
+      ]);
+    });
+  });
+
   describe('claimDue', () => {
     it('claims due deliveries with what sending them needs, oldest due first, up to the limit', async () => {
       await webhooks.insertSubscription(subscription(1n), 10);
@@ -122,12 +204,10 @@ describe.each(testDatabases())(`${WebhooksRepository.name} on %s`, (name) => {
       await pendingDelivery(1n, 13n, -1000);
       await pendingDelivery(1n, 14n, 60_000);
       const claimed = await webhooks.claimDue(2, LEASE, 'c1');
-      expect(claimed.map((d) => d.plantId)).toEqual([11n, 12n]);
+      expect(claimed.map((d) => d.data)).toEqual([dataOf(11n), dataOf(12n)]);
       expect(claimed[0]).toMatchObject({
         subscriptionId: 1n,
         type: 'plant.created',
-        plantName: 'Plant 11',
-        plantTag: null,
         attempts: 0,
         url: 'https://example.com/hooks/1',
         sealedSecret: 'sealed-1',
@@ -145,7 +225,7 @@ describe.each(testDatabases())(`${WebhooksRepository.name} on %s`, (name) => {
       await pendingDelivery(1n, 12n);
       // A lease already over: the delivery is due again at once, as after a crashed instance.
       await expect(webhooks.claimDue(10, -1000, 'c3')).resolves.toHaveLength(1);
-      await expect(webhooks.claimDue(10, LEASE, 'c4')).resolves.toMatchObject([{ plantId: 12n }]);
+      await expect(webhooks.claimDue(10, LEASE, 'c4')).resolves.toMatchObject([{ data: dataOf(12n) }]);
     });
   });
 

@@ -1,6 +1,14 @@
 import { Injectable } from '@nestjs/common';
 import { int64Transformer } from '../common/int64';
-import { Database, IsolationLevel, NOW_MS, PerDialect, READ, Row, WRITE } from '../database';
+import { Condition, Database, IsolationLevel, NOW_MS, PerDialect, READ, Row, WRITE } from '../database';
+import { PlantChange, PlantChanges, WebhookEvent, isWebhookEvent } from './events';
+import {
+  PREVIOUS_EVENT_FLAGS,
+  dataFromPlantColumns,
+  eventsFromFlags,
+  previousFlags,
+  previousPlantColumns,
+} from './previous-release';
 
 const dueDeliveries = (now: string) =>
   `SELECT id FROM webhook_deliveries WHERE state = 'pending' AND next_attempt_at <= ${now} ORDER BY next_attempt_at LIMIT ?`;
@@ -14,8 +22,33 @@ const CLAIM_DUE: PerDialect<string> = {
 };
 const CLAIM_ISOLATION: PerDialect<IsolationLevel> = { mysql: 'READ COMMITTED', sqlite: 'SERIALIZABLE' };
 
-export const WEBHOOK_EVENTS = ['plant.created', 'plant.deleted'] as const;
-export type WebhookEvent = (typeof WEBHOOK_EVENTS)[number];
+/**
+ * The subscriptions of the owner (the first parameter) that are enabled and want `type`: `events`
+ * is a JSON array of event types, matched as its quoted member. A subscription created by the
+ * previous release during an upgrade has no `events` yet, only its flag (see previous-release.ts).
+ */
+function wants(type: WebhookEvent): string {
+  const flag = PREVIOUS_EVENT_FLAGS[type];
+  const previous = flag ? ` OR (s.events IS NULL AND s.${flag} = 1)` : '';
+  return `(s.events LIKE '%"${type}"%'${previous})`;
+}
+const WANTING = 's.owner = ? AND s.disabled_at IS NULL AND ';
+/** noSubscriptionWants' SQL, the same text for the same event types (the plants repository composes it once). */
+const unwanted = new Map<string, string>();
+
+/**
+ * A condition for a plant statement: no subscription of `owner` wants any of `types`, so the
+ * change needs no event recorded. Checked by the database in the statement itself.
+ */
+export function noSubscriptionWants(owner: string, types: readonly WebhookEvent[]): Condition {
+  const key = types.join(' ');
+  let sql = unwanted.get(key);
+  if (sql === undefined) {
+    sql = `NOT EXISTS (SELECT 1 FROM webhook_subscriptions s WHERE ${WANTING}(${types.map(wants).join(' OR ')}))`;
+    unwanted.set(key, sql);
+  }
+  return { sql, parameters: [owner] };
+}
 
 export interface SubscriptionRow {
   id: bigint;
@@ -52,9 +85,8 @@ export interface ClaimedDelivery {
   id: bigint;
   subscriptionId: bigint;
   type: WebhookEvent;
-  plantId: bigint;
-  plantName: string | null;
-  plantTag: string | null;
+  /** The body's `data`, as recorded with the change (exact JSON). */
+  data: string;
   occurredAt: number;
   /** Attempts made before this one. */
   attempts: number;
@@ -85,13 +117,13 @@ const toNullableNumber = (value: unknown): number | null =>
   value === null || value === undefined ? null : Number(value);
 
 /**
- * The three webhook tables: subscriptions, one delivery per event and subscription (recorded by the
- * triggers on `plants`, see the Webhooks migration) and the attempts made. Times are epoch
+ * The three webhook tables: subscriptions, one delivery per event and subscription (recorded with
+ * the plant change, see EventOutbox) and the attempts made. Times are epoch
  * milliseconds; those that decide when something is due are taken from the database's clock.
  */
 @Injectable()
 export class WebhooksRepository {
-  /** The database's clock, as the triggers record events with it (the Webhooks migration keeps its own copy). */
+  /** The database's clock, which every instance schedules and claims against. */
   private readonly now: string;
 
   constructor(private readonly database: Database) {
@@ -105,15 +137,15 @@ export class WebhooksRepository {
    */
   async insertSubscription(subscription: NewSubscription, limit: number): Promise<boolean> {
     const sql =
-      'INSERT INTO webhook_subscriptions (id, owner, url, on_created, on_deleted, description, secret, created_at) ' +
-      'SELECT ?, ?, ?, ?, ?, ?, ?, ? FROM (SELECT COUNT(*) AS n FROM webhook_subscriptions WHERE owner = ?) existing ' +
+      `INSERT INTO webhook_subscriptions (id, owner, url, events, ${Object.values(PREVIOUS_EVENT_FLAGS).join(', ')}, description, secret, created_at) ` +
+      'SELECT ?, ?, ?, ?, ?, ?, ?, ?, ? FROM (SELECT COUNT(*) AS n FROM webhook_subscriptions WHERE owner = ?) existing ' +
       'WHERE existing.n < ?';
     const parameters = [
       subscription.id,
       subscription.owner,
       subscription.url,
-      subscription.events.includes('plant.created') ? 1 : 0,
-      subscription.events.includes('plant.deleted') ? 1 : 0,
+      JSON.stringify(subscription.events),
+      ...previousFlags(subscription.events),
       subscription.description,
       subscription.sealedSecret,
       subscription.createdAt,
@@ -125,16 +157,17 @@ export class WebhooksRepository {
 
   async listSubscriptions(owner: string): Promise<SubscriptionRow[]> {
     const rows = (await this.read(
-      'SELECT id, url, on_created, on_deleted, description, created_at, disabled_at, disabled_reason ' +
+      `SELECT id, url, events, ${Object.values(PREVIOUS_EVENT_FLAGS).join(', ')}, description, created_at, disabled_at, disabled_reason ` +
         'FROM webhook_subscriptions WHERE owner = ? ORDER BY id',
       [owner],
     )) as Row[];
     return rows.map((row) => ({
       id: toBigint(row.id),
       url: String(row.url),
-      events: WEBHOOK_EVENTS.filter(
-        (event) => Number(event === 'plant.created' ? row.on_created : row.on_deleted) === 1,
-      ),
+      events:
+        row.events === null || row.events === undefined
+          ? eventsFromFlags(row)
+          : (JSON.parse(String(row.events)) as string[]).filter(isWebhookEvent),
       description: (row.description as string | null) ?? null,
       createdAt: toNumber(row.created_at),
       disabledAt: toNullableNumber(row.disabled_at),
@@ -148,6 +181,27 @@ export class WebhooksRepository {
       id,
     ])) as Row[];
     return rows.length > 0;
+  }
+
+  /**
+   * One delivery of each event for every enabled subscription of `owner` that wants it, due now.
+   * Run in the change's transaction (EventOutbox); the subscriptions are read, not locked.
+   */
+  async recordEvents<Change extends PlantChange>(
+    owner: string,
+    change: Change,
+    plant: PlantChanges[Change],
+    events: readonly { type: WebhookEvent; data: string }[],
+  ): Promise<void> {
+    const previous = previousPlantColumns(change, plant);
+    for (const { type, data } of events) {
+      await this.database.execute(
+        'INSERT INTO webhook_deliveries (subscription_id, event_type, data, plant_id, plant_name, plant_tag, ' +
+          `occurred_at, state, attempts, next_attempt_at) SELECT s.id, ?, ?, ?, ?, ?, ${this.now}, 'pending', 0, ${this.now} ` +
+          `FROM webhook_subscriptions s WHERE ${WANTING}${wants(type)}`,
+        [type, data, ...previous, owner],
+      );
+    }
   }
 
   /** The subscription and everything recorded for it go together, or not at all. */
@@ -206,7 +260,7 @@ export class WebhooksRepository {
     );
     if (ids.length === 0) return [];
     const rows = (await this.read(
-      'SELECT d.id, d.subscription_id, d.event_type, d.plant_id, d.plant_name, d.plant_tag, d.occurred_at, d.attempts, ' +
+      'SELECT d.id, d.subscription_id, d.event_type, d.data, d.plant_id, d.plant_name, d.plant_tag, d.occurred_at, d.attempts, ' +
         's.url, s.secret, s.disabled_at FROM webhook_deliveries d JOIN webhook_subscriptions s ON s.id = d.subscription_id ' +
         `WHERE d.claim = ? AND d.id IN (${ids.map(() => '?').join(', ')}) ORDER BY d.id`,
       [claim, ...ids],
@@ -215,9 +269,10 @@ export class WebhooksRepository {
       id: toBigint(row.id),
       subscriptionId: toBigint(row.subscription_id),
       type: row.event_type as WebhookEvent,
-      plantId: toBigint(row.plant_id),
-      plantName: (row.plant_name as string | null) ?? null,
-      plantTag: (row.plant_tag as string | null) ?? null,
+      data:
+        row.data === null || row.data === undefined
+          ? dataFromPlantColumns(row.event_type as WebhookEvent, row)
+          : String(row.data),
       occurredAt: toNumber(row.occurred_at),
       attempts: toNumber(row.attempts),
       url: String(row.url),

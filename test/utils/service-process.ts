@@ -25,14 +25,21 @@ export interface ServiceProcess {
 /**
  * The service as operators run it: its own process, `src/main.ts` with its signal handling and its
  * JSON logs on stdout, configured only through the environment. It runs in an empty working
- * directory, so a developer's `.env` in the project cannot reach it.
+ * directory, so a developer's `.env` in the project cannot reach it. `build`, the folder of a built
+ * tree, runs that tree's `dist/main.js` instead (another release, for example).
  */
-export async function startServiceProcess(env: Record<string, string>, timeoutMs = 60_000): Promise<ServiceProcess> {
+export async function startServiceProcess(
+  env: Record<string, string>,
+  timeoutMs = 60_000,
+  build?: string,
+): Promise<ServiceProcess> {
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
   const child = spawn(
     process.execPath,
-    ['-r', require.resolve('ts-node/register/transpile-only'), join(ROOT, 'src', 'main.ts')],
+    build
+      ? [join(build, 'dist', 'main.js')]
+      : ['-r', require.resolve('ts-node/register/transpile-only'), join(ROOT, 'src', 'main.ts')],
     {
       cwd: mkdtempSync(join(tmpdir(), 'plant-store-service-')),
       env: {

@@ -1,7 +1,8 @@
 import { ApiProperty, ApiPropertyOptional, ApiSchema } from '@nestjs/swagger';
 import { ArrayMaxSize, ArrayMinSize, IsArray, IsIn, IsOptional, IsString, MaxLength } from 'class-validator';
 import { IsText } from '../../common/validation/validators';
-import { WEBHOOK_EVENTS, WebhookEvent } from '../webhooks.repository';
+import { WEBHOOK_EVENTS, WebhookEvent } from '../events';
+import { listed } from './webhook-event.dto';
 
 /** The request body of POST /webhooks. */
 @ApiSchema({ name: 'NewWebhook' })
@@ -19,16 +20,16 @@ export class CreateWebhookDto {
   url: string;
 
   @ApiProperty({
-    description: 'The events to deliver: one or both of plant.created and plant.deleted',
+    description: `The events to deliver: ${WEBHOOK_EVENTS.length === 2 ? 'one or both' : 'one or more'} of ${listed(WEBHOOK_EVENTS)}`,
     type: 'array',
     items: { type: 'string', enum: [...WEBHOOK_EVENTS] },
     minItems: 1,
-    maxItems: 2,
-    example: ['plant.created', 'plant.deleted'],
+    maxItems: WEBHOOK_EVENTS.length,
+    example: [...WEBHOOK_EVENTS],
   })
   @IsArray()
   @ArrayMinSize(1)
-  @ArrayMaxSize(2)
+  @ArrayMaxSize(WEBHOOK_EVENTS.length)
   @IsIn(WEBHOOK_EVENTS, { each: true, message: `each value in events must be one of ${WEBHOOK_EVENTS.join(', ')}` })
   events: WebhookEvent[];
 

@@ -1,61 +1,65 @@
-import { ApiProperty, ApiPropertyOptional, ApiSchema } from '@nestjs/swagger';
+import { ApiProperty, ApiSchema } from '@nestjs/swagger';
+import { WEBHOOK_EVENTS, WEBHOOK_EVENT_TYPES, WebhookEvent, eventOperationId, eventSchemaName } from '../events';
 
-@ApiSchema({ name: 'PlantCreatedEventData' })
-class CreatedPlantData {
-  @ApiProperty({ type: 'integer', format: 'int64', description: 'Identification number of the plant', example: 7 })
-  id: bigint;
-
-  @ApiProperty({ example: 'Monstera deliciosa' })
-  name: string;
-
-  @ApiPropertyOptional({ description: 'Absent when the plant has no tag', example: 'tropical' })
-  tag?: string;
-}
-
-@ApiSchema({ name: 'PlantDeletedEventData' })
-class DeletedPlantData {
-  @ApiProperty({ type: 'integer', format: 'int64', description: 'Identification number of the plant', example: 7 })
-  id: bigint;
-}
-
-/** The body POSTed to a subscription when one of its user's plants was created. */
-@ApiSchema({ name: 'PlantCreatedEvent' })
-export class PlantCreatedEventDto {
-  @ApiProperty({ enum: ['plant.created'], example: 'plant.created' })
-  type: 'plant.created';
-
-  @ApiProperty({
+/** The body POSTed to a subscription for `type`, as a schema of the OpenAPI document. */
+function eventBodySchema(type: WebhookEvent): new () => object {
+  const declaration = WEBHOOK_EVENT_TYPES[type];
+  class EventBody {}
+  const property = (name: string, options: Parameters<typeof ApiProperty>[0]) =>
+    ApiProperty(options)(EventBody.prototype, name);
+  property('type', { type: String, enum: [type], example: type });
+  property('timestamp', {
+    type: String,
     format: 'date-time',
     description: 'When the change was committed',
-    example: '2026-11-24T09:30:00.123Z',
-  })
-  timestamp: string;
-
-  @ApiProperty({ type: CreatedPlantData, description: 'The plant as created (the NewPlant fields)' })
-  data: CreatedPlantData;
+    example: declaration.exampleTimestamp,
+  });
+  property('data', {
+    type: declaration.dataSchema,
+    ...('dataDescription' in declaration ? { description: declaration.dataDescription } : {}),
+  });
+  ApiSchema({ name: eventSchemaName(type) })(EventBody);
+  return EventBody;
 }
 
-/** The body POSTed to a subscription when one of its user's plants was deleted. */
-@ApiSchema({ name: 'PlantDeletedEvent' })
-export class PlantDeletedEventDto {
-  @ApiProperty({ enum: ['plant.deleted'], example: 'plant.deleted' })
-  type: 'plant.deleted';
+/** The event bodies' schema classes, for the document's extra models. */
+export const WEBHOOK_EVENT_SCHEMAS = WEBHOOK_EVENTS.map(eventBodySchema);
 
-  @ApiProperty({
-    format: 'date-time',
-    description: 'When the change was committed',
-    example: '2026-11-24T09:31:00.456Z',
-  })
-  timestamp: string;
+/**
+ * The events as OpenAPI 3.1 would declare them under `webhooks`, for the `x-webhooks` extension a
+ * 3.0 document can carry (Redoc and other renderers show it): one POST per event, with its body.
+ */
+export function webhookEventOperations(): Record<WebhookEvent, object> {
+  const operation = (type: WebhookEvent) => ({
+    post: {
+      operationId: eventOperationId(type),
+      summary: WEBHOOK_EVENT_TYPES[type].summary,
+      tags: ['webhooks'],
+      // A delivery carries no token of this API: the receiver checks its Standard Webhooks signature.
+      security: [],
+      requestBody: {
+        required: true,
+        content: { 'application/json': { schema: { $ref: `#/components/schemas/${eventSchemaName(type)}` } } },
+      },
+      responses: {
+        '200': { description: 'Any 2xx: delivered' },
+        '410': { description: 'Gone: the subscription is disabled' },
+      },
+    },
+  });
+  return Object.fromEntries(WEBHOOK_EVENTS.map((type) => [type, operation(type)])) as Record<WebhookEvent, object>;
+}
 
-  @ApiProperty({ type: DeletedPlantData })
-  data: DeletedPlantData;
+/** `a`, `a and b`, `a, b and c`: how the docs list names. */
+export function listed(names: readonly string[], quote = (name: string) => name): string {
+  const quoted = names.map(quote);
+  return quoted.length < 2 ? quoted.join('') : `${quoted.slice(0, -1).join(', ')} and ${quoted[quoted.length - 1]}`;
 }
 
 /** What a receiver gets with every delivery, for the OpenAPI document's description of the events. */
 export const WEBHOOK_DELIVERY_DESCRIPTION =
   'Each subscription (`POST /webhooks`) receives its events as `POST` requests to its `url`, with a ' +
-  'JSON body `{ "type", "timestamp", "data" }` (schemas `PlantCreatedEvent` and `PlantDeletedEvent`; ' +
+  `JSON body \`{ "type", "timestamp", "data" }\` (schemas ${listed(WEBHOOK_EVENTS.map(eventSchemaName), (name) => `\`${name}\``)}; ` +
   'ids are exact int64 JSON integers) and the Standard Webhooks headers `webhook-id` (`msg_<n>`, the same ' +
   'on every retry of one event: drop duplicates by it), `webhook-timestamp` (seconds) and ' +
   '`webhook-signature` (`v1,` and the base64 HMAC-SHA256 of `<webhook-id>.<webhook-timestamp>.<body>` ' +

@@ -1,5 +1,5 @@
 import { ApiProperty, ApiPropertyOptional, ApiSchema } from '@nestjs/swagger';
-import { WEBHOOK_EVENTS, WebhookEvent } from '../webhooks.repository';
+import { WEBHOOK_EVENTS, WebhookEvent } from '../events';
 
 /** A subscription as GET /webhooks shows it: never its secret. */
 @ApiSchema({ name: 'Webhook' })

@@ -1,0 +1,100 @@
+import { Test } from '@nestjs/testing';
+import { Condition, Database } from '../database';
+import { EventOutbox } from './event-outbox';
+import { WebhooksRepository, noSubscriptionWants } from './webhooks.repository';
+
+/** The step the conditional statement of an owner's change shows as (the condition is the repository's). */
+const UNWATCHED = 'write if condition';
+
+describe(EventOutbox.name, () => {
+  let outbox: EventOutbox;
+  let database: { transaction: jest.Mock; inTransaction: jest.Mock };
+  let repository: { recordEvents: jest.Mock };
+  /** What happened, in order: the statements the change and the outbox made, and transactions. */
+  let steps: string[];
+
+  beforeEach(async () => {
+    steps = [];
+    database = {
+      inTransaction: jest.fn().mockReturnValue(false),
+      transaction: jest.fn(async (work: () => Promise<unknown>) => {
+        steps.push('begin');
+        try {
+          const result = await work();
+          steps.push('commit');
+          return result;
+        } catch (error) {
+          steps.push('rollback');
+          throw error;
+        }
+      }),
+    };
+    repository = {
+      recordEvents: jest.fn(async () => void steps.push('record events')),
+    };
+    const moduleRef = await Test.createTestingModule({
+      providers: [
+        EventOutbox,
+        { provide: Database, useValue: database },
+        { provide: WebhooksRepository, useValue: repository },
+      ],
+    }).compile();
+    outbox = moduleRef.get(EventOutbox);
+  });
+
+  /** A change whose statement changes a row when unconditional, and when conditional only if `unwatched`. */
+  const writer = (unwatched: boolean, changes = true) =>
+    jest.fn(async (onlyIf?: Condition) => {
+      steps.push(onlyIf ? UNWATCHED : 'write');
+      return onlyIf ? unwatched && changes : changes;
+    });
+
+  it('makes the change of an owner nobody watches as one conditional statement, recording nothing', async () => {
+    const write = writer(true);
+    await expect(outbox.change('created', 'alice', { id: 7n, name: 'Fern' }, write)).resolves.toBe(true);
+    expect(steps).toEqual([UNWATCHED]);
+    expect(write).toHaveBeenCalledWith(noSubscriptionWants('alice', ['plant.created']));
+    expect(repository.recordEvents).not.toHaveBeenCalled();
+  });
+
+  it('records the events first, then makes the change, in one transaction, when a subscription wants them', async () => {
+    const write = writer(false);
+    await expect(outbox.change('created', 'alice', { id: 7n, name: 'Fern' }, write)).resolves.toBe(true);
+    expect(steps).toEqual([UNWATCHED, 'begin', 'record events', 'write', 'commit']);
+    expect(repository.recordEvents).toHaveBeenCalledWith('alice', 'created', { id: 7n, name: 'Fern' }, [
+      { type: 'plant.created', data: '{"id":7,"name":"Fern"}' },
+    ]);
+  });
+
+  it('goes straight to the transaction for an owner seen with a subscription, and only for that owner', async () => {
+    await outbox.change('deleted', 'alice', { id: 7n }, writer(false));
+    steps = [];
+    await outbox.change('deleted', 'alice', { id: 8n }, writer(false));
+    expect(steps).toEqual(['begin', 'record events', 'write', 'commit']);
+    steps = [];
+    await outbox.change('deleted', 'bob', { id: 8n }, writer(true));
+    expect(steps).toEqual([UNWATCHED]);
+  });
+
+  it('rolls the events back and says so when the change changed nothing (a delete of a missing plant)', async () => {
+    await expect(outbox.change('deleted', 'alice', { id: 7n }, writer(false, false))).resolves.toBe(false);
+    expect(steps).toEqual([UNWATCHED, 'begin', 'record events', 'write', 'rollback']);
+  });
+
+  it('lets a failure of the change (a duplicate id) roll its events back and reach the caller', async () => {
+    const duplicate = Object.assign(new Error('Duplicate entry'), { code: 'ER_DUP_ENTRY' });
+    const write = jest.fn(async (onlyIf?: Condition) => {
+      if (onlyIf) return false;
+      throw duplicate;
+    });
+    await expect(outbox.change('created', 'alice', { id: 7n, name: 'Fern' }, write)).rejects.toBe(duplicate);
+    expect(steps).toEqual(['begin', 'record events', 'rollback']);
+  });
+
+  it('refuses to leave events of a change that changed nothing inside an outer transaction', async () => {
+    database.inTransaction.mockReturnValue(true);
+    await expect(outbox.change('deleted', 'alice', { id: 7n }, writer(false, false))).rejects.toThrow(
+      'cannot undo its events in an outer transaction',
+    );
+  });
+});

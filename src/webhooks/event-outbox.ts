@@ -1,0 +1,85 @@
+import { Injectable } from '@nestjs/common';
+import { Condition, Database, WRITE } from '../database';
+import { PlantChange, PlantChanges, eventTypesOn, eventsOf } from './events';
+import { WebhooksRepository, noSubscriptionWants } from './webhooks.repository';
+
+/** Owners remembered as having a subscription, and for how long: a bound on memory, not a correctness rule. */
+const WATCHED_OWNERS = 10_000;
+const WATCHED_FOR_MS = 60_000;
+
+/** Thrown inside the transaction to roll back events recorded for a change that changed nothing. */
+class NothingChanged extends Error {}
+
+/**
+ * Records the webhook events of a plant change in the change's own transaction (a transactional
+ * outbox): a delivery row for every subscription of the owner that wants the event, committed with
+ * the change or not at all, whichever instance made it. The dispatchers deliver the rows.
+ *
+ * Most owners subscribe to nothing, and their changes must cost what they would without webhooks:
+ * for them the change is one statement, made on condition that no subscription wants its events
+ * (the condition is evaluated by the database in the same statement, so a subscription committed by
+ * another instance a moment before is seen). Only when that statement changed nothing, or the owner
+ * is known to have a subscription, does the change run as a transaction with its events recorded
+ * first, reading the subscriptions without locking them, and changes the plant last: on a Galera node
+ * every statement first waits for causality, and one waiting while its transaction holds a row lock
+ * an applier needs would wait for that applier as it waits for it (docs/scaling.md).
+ */
+@Injectable()
+export class EventOutbox {
+  /** Owners seen with a subscription lately, and until when: their changes go straight to the transaction. */
+  private readonly watched = new Map<string, number>();
+
+  constructor(
+    private readonly database: Database,
+    private readonly repository: WebhooksRepository,
+  ) {}
+
+  /**
+   * Makes a plant change with its events. `write` makes the change, adding `onlyIf` to its statement
+   * when given, and says whether it changed a row; so does this.
+   */
+  async change<Change extends PlantChange>(
+    change: Change,
+    owner: string,
+    plant: PlantChanges[Change],
+    write: (onlyIf?: Condition) => Promise<boolean>,
+  ): Promise<boolean> {
+    const types = eventTypesOn(change);
+    if (types.length === 0) return write();
+    if (!this.isWatched(owner) && (await write(noSubscriptionWants(owner, types)))) return true;
+    this.watch(owner);
+    const events = eventsOf(change, plant);
+    const nested = this.database.inTransaction();
+    try {
+      return await this.database.transaction(
+        async () => {
+          await this.repository.recordEvents(owner, change, plant, events);
+          if (await write()) return true;
+          // A change that may change nothing (a delete of a missing plant) undoes its events by
+          // rolling back, which only a transaction of its own can do.
+          if (nested)
+            throw new Error('A plant change that changed nothing cannot undo its events in an outer transaction');
+          throw new NothingChanged();
+        },
+        { retry: WRITE },
+      );
+    } catch (error) {
+      if (error instanceof NothingChanged) return false;
+      throw error;
+    }
+  }
+
+  private isWatched(owner: string): boolean {
+    const until = this.watched.get(owner);
+    if (until === undefined) return false;
+    if (until > Date.now()) return true;
+    this.watched.delete(owner);
+    return false;
+  }
+
+  private watch(owner: string): void {
+    this.watched.delete(owner);
+    if (this.watched.size >= WATCHED_OWNERS) this.watched.delete(this.watched.keys().next().value!);
+    this.watched.set(owner, Date.now() + WATCHED_FOR_MS);
+  }
+}

@@ -1,0 +1,66 @@
+import { WEBHOOK_EVENTS, deliveryBody, eventOperationId, eventSchemaName, eventTypesOn, eventsOf } from './events';
+import { dataFromPlantColumns, eventsFromFlags, previousFlags, previousPlantColumns } from './previous-release';
+
+const OCCURRED_AT = Date.UTC(2026, 10, 24, 9, 30, 0, 5);
+const BEYOND_2_53 = 2n ** 53n + 1n;
+const INT64_MAX = 2n ** 63n - 1n;
+
+describe(eventsOf.name, () => {
+  it('records plant.created on a create, with the plant as created, its id exact beyond 2^53', () => {
+    expect(eventsOf('created', { id: BEYOND_2_53, name: 'Fern', tag: 'green' })).toEqual([
+      { type: 'plant.created', data: '{"id":9007199254740993,"name":"Fern","tag":"green"}' },
+    ]);
+  });
+
+  it('leaves the tag out of a created plant that has none', () => {
+    expect(eventsOf('created', { id: INT64_MAX, name: 'Fern' })).toEqual([
+      { type: 'plant.created', data: '{"id":9223372036854775807,"name":"Fern"}' },
+    ]);
+  });
+
+  it('records plant.deleted on a delete, as the id only', () => {
+    expect(eventsOf('deleted', { id: BEYOND_2_53 })).toEqual([
+      { type: 'plant.deleted', data: '{"id":9007199254740993}' },
+    ]);
+  });
+
+  it('knows which events each change fires', () => {
+    expect(eventTypesOn('created')).toEqual(['plant.created']);
+    expect(eventTypesOn('deleted')).toEqual(['plant.deleted']);
+  });
+});
+
+describe(deliveryBody.name, () => {
+  it('is {type, timestamp, data} with the recorded data as it is and the time in ISO form', () => {
+    expect(deliveryBody('plant.created', OCCURRED_AT, '{"id":9007199254740993,"name":"Fern","tag":"green"}')).toBe(
+      '{"type":"plant.created","timestamp":"2026-11-24T09:30:00.005Z",' +
+        '"data":{"id":9007199254740993,"name":"Fern","tag":"green"}}',
+    );
+  });
+});
+
+describe('names in the OpenAPI document', () => {
+  it('derives the operation id and the schema name from the event type', () => {
+    expect(WEBHOOK_EVENTS.map(eventOperationId)).toEqual(['plantCreated', 'plantDeleted']);
+    expect(WEBHOOK_EVENTS.map(eventSchemaName)).toEqual(['PlantCreatedEvent', 'PlantDeletedEvent']);
+  });
+});
+
+describe('the previous release’s columns', () => {
+  it('writes and reads a subscription’s events as one flag per event type', () => {
+    expect(previousFlags(['plant.deleted'])).toEqual([0, 1]);
+    expect(eventsFromFlags({ on_created: 1, on_deleted: 0 })).toEqual(['plant.created']);
+    expect(eventsFromFlags({ on_created: '1', on_deleted: '1' })).toEqual(['plant.created', 'plant.deleted']);
+  });
+
+  it('writes the plant columns of a delivery and reads them back as the data this release records', () => {
+    const plant = { id: BEYOND_2_53, name: 'Fern' };
+    expect(previousPlantColumns('created', plant)).toEqual([BEYOND_2_53, 'Fern', null]);
+    expect(previousPlantColumns('deleted', { id: BEYOND_2_53 })).toEqual([BEYOND_2_53, null, null]);
+    const row = { plant_id: String(BEYOND_2_53), plant_name: 'Fern', plant_tag: 'green' };
+    expect(dataFromPlantColumns('plant.created', row)).toBe(eventsOf('created', { ...plant, tag: 'green' })[0].data);
+    expect(dataFromPlantColumns('plant.deleted', { ...row, plant_name: null, plant_tag: null })).toBe(
+      eventsOf('deleted', { id: BEYOND_2_53 })[0].data,
+    );
+  });
+});

@@ -1,0 +1,188 @@
+import { execFileSync } from 'node:child_process';
+import { join } from 'node:path';
+import { ServiceProcess, startServiceProcess } from './utils/service-process';
+import { waitFor } from './utils/wait-for';
+import { WEBHOOK_TEST_ENV, WebhookReceiver } from './utils/webhook-receiver';
+
+/**
+ * A rolling upgrade as docs/operations.md tells operators to run one: instances of the previous
+ * release serve under a steady create/list/delete load with a webhook subscriber, an instance of
+ * this release starts beside them and migrates the shared MariaDB database, and the old instances
+ * are replaced one at a time (one of them restarted on the migrated schema first, as a crashed
+ * instance would be). No request may fail, and every change must reach the subscriber exactly once.
+ *
+ * scripts/ci/rollout.sh builds the previous release (the commit before the newest migration) and
+ * this one, and runs this spec with ROLLOUT_PREVIOUS and ROLLOUT_CURRENT pointing at them.
+ */
+const PREVIOUS = process.env.ROLLOUT_PREVIOUS;
+const CURRENT = process.env.ROLLOUT_CURRENT;
+const SERVER = process.env.ROLLOUT_MYSQL_URL ?? 'mysql://root@127.0.0.1:3306';
+const DB = 'plantstore_rollout';
+const describeRollout = PREVIOUS && CURRENT ? describe : describe.skip;
+
+jest.setTimeout(300_000);
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+interface Instance {
+  name: string;
+  service: ServiceProcess;
+  inFlight: number;
+}
+
+interface Load {
+  failures: string[];
+  /** `plant.created 9007…` for every change the service acknowledged. */
+  acknowledged: Set<string>;
+  requests: number;
+  stop: () => Promise<void>;
+}
+
+/**
+ * `workers` clients, each creating a plant, listing and deleting it, over and over, every request
+ * to the next instance in rotation, as a load balancer spreads them. An instance leaves the
+ * rotation before it is stopped (the balancer drains it first).
+ */
+function startLoad(rotation: Instance[], token: string, workers = 4): Load {
+  const load: Load = { failures: [], acknowledged: new Set(), requests: 0, stop: async () => undefined };
+  let running = true;
+  let turn = 0;
+  let nextId = 2n ** 53n + 1n;
+  const send = async (method: string, path: string, body: string | undefined, expected: number) => {
+    const instance = rotation[turn++ % rotation.length];
+    instance.inFlight += 1;
+    load.requests += 1;
+    try {
+      const res = await fetch(`${instance.service.url}${path}`, {
+        method,
+        headers: { authorization: `Bearer ${token}`, ...(body ? { 'content-type': 'application/json' } : {}) },
+        body,
+      });
+      const text = await res.text();
+      if (res.status !== expected) load.failures.push(`${method} ${path} on ${instance.name}: ${res.status} ${text}`);
+      return res.status === expected;
+    } catch (error) {
+      load.failures.push(`${method} ${path} on ${instance.name}: ${(error as Error).message}`);
+      return false;
+    } finally {
+      instance.inFlight -= 1;
+    }
+  };
+  const worker = async () => {
+    while (running) {
+      const id = nextId++;
+      const tag = id % 2n === 0n ? ',"tag":"even"' : '';
+      if (await send('POST', '/plants', `{"id":${id},"name":"Rollout ${id}"${tag}}`, 201)) {
+        load.acknowledged.add(`plant.created ${id}`);
+      }
+      await send('GET', '/plants?limit=5', undefined, 200);
+      if (await send('DELETE', `/plants/${id}`, undefined, 204)) load.acknowledged.add(`plant.deleted ${id}`);
+    }
+  };
+  const done = Promise.all(Array.from({ length: workers }, worker));
+  load.stop = async () => {
+    running = false;
+    await done;
+  };
+  return load;
+}
+
+describeRollout('Rolling upgrade from the previous release on one MariaDB database', () => {
+  const receiver = new WebhookReceiver();
+  const instances: Instance[] = [];
+  const env = {
+    ...WEBHOOK_TEST_ENV,
+    DATABASE_URL: `${SERVER}/${DB}`,
+    LOG_LEVEL: 'warn',
+    RATE_LIMIT_PER_MINUTE: '1000000',
+  };
+  const mysql = (sql: string) =>
+    execFileSync('mysql', ['--protocol=tcp', '-h127.0.0.1', '-uroot', '-e', sql], { stdio: 'pipe' });
+  const start = async (name: string, build: string): Promise<Instance> => {
+    const instance = { name, service: await startServiceProcess(env, 120_000, build), inFlight: 0 };
+    instances.push(instance);
+    return instance;
+  };
+  /** Out of the rotation, its requests answered, then SIGTERM: a clean exit is expected. */
+  const drainAndStop = async (rotation: Instance[], instance: Instance) => {
+    rotation.splice(rotation.indexOf(instance), 1);
+    await waitFor(() => instance.inFlight === 0, { what: `${instance.name} drained` });
+    await expect(instance.service.stop()).resolves.toBe(0);
+  };
+
+  beforeAll(async () => {
+    mysql(`DROP DATABASE IF EXISTS ${DB}; CREATE DATABASE ${DB} CHARACTER SET utf8mb4`);
+    await receiver.start();
+  });
+
+  afterAll(async () => {
+    await Promise.all(instances.map((instance) => instance.service.stop('SIGKILL')));
+    await receiver.close();
+  });
+
+  it('answers every request and delivers every event exactly once while instances are replaced', async () => {
+    const old1 = await start('previous #1', PREVIOUS!);
+    const old2 = await start('previous #2', PREVIOUS!);
+    const token = execFileSync(
+      process.execPath,
+      [join(PREVIOUS!, 'dist', 'cli.js'), 'token', 'create', '--user', 'rollout'],
+      {
+        env: { ...process.env, ...env, NODE_ENV: 'test', LOG_LEVEL: 'silent' },
+        cwd: PREVIOUS,
+      },
+    )
+      .toString()
+      .trim()
+      .split('\n')
+      .pop()!;
+    const subscribed = await fetch(`${old1.service.url}/webhooks`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ url: receiver.url('/rollout'), events: ['plant.created', 'plant.deleted'] }),
+    });
+    expect(subscribed.status).toBe(201);
+    receiver.expectSecret('/rollout', ((await subscribed.json()) as { secret: string }).secret);
+
+    const rotation = [old1, old2];
+    const load = startLoad(rotation, token);
+    await sleep(2000);
+    // This release migrates the database while both old instances serve.
+    const new1 = await start('current #1', CURRENT!);
+    rotation.push(new1);
+    await sleep(2000);
+    // An old instance that restarts now (a crash, a rescheduled pod) starts on the migrated schema.
+    await drainAndStop(rotation, old1);
+    const old3 = await start('previous #3', PREVIOUS!);
+    rotation.push(old3);
+    await sleep(2000);
+    await drainAndStop(rotation, old2);
+    const new2 = await start('current #2', CURRENT!);
+    rotation.push(new2);
+    await sleep(2000);
+    await drainAndStop(rotation, old3);
+    await sleep(2000);
+    await load.stop();
+
+    expect(load.failures).toEqual([]);
+    expect(load.requests).toBeGreaterThan(300);
+    const received = () => receiver.deliveries.filter((delivery) => delivery.path === '/rollout');
+    await waitFor(() => received().length >= load.acknowledged.size, {
+      what: `${load.acknowledged.size} events delivered`,
+      timeoutMs: 60_000,
+      intervalMs: 200,
+    });
+    await sleep(1000); // Anything delivered twice would arrive now.
+    const events = received().map((delivery) => {
+      expect(delivery.verified).toMatchObject({ ok: true });
+      const body = /^\{"type":"(plant\.\w+)","timestamp":"[^"]+","data":(\{"id":(\d+).*\})\}$/.exec(delivery.body);
+      expect(body).not.toBeNull();
+      const [, type, data, id] = body!;
+      // The same body whichever release recorded the event and whichever delivered it.
+      const tag = BigInt(id) % 2n === 0n ? ',"tag":"even"' : '';
+      expect(data).toBe(type === 'plant.created' ? `{"id":${id},"name":"Rollout ${id}"${tag}}` : `{"id":${id}}`);
+      return `${type} ${id}`;
+    });
+    expect(new Set(events).size).toBe(events.length);
+    expect(events.sort()).toEqual([...load.acknowledged].sort());
+  });
+});

@@ -4,13 +4,7 @@ import { Principal } from '../auth/principal';
 import { routeTemplate } from '../common/http/route-template';
 import { REPLAYED_HEADER, parseIdempotencyKey, requestFingerprint } from './idempotency-key';
 import { IdempotencyService, parseStoredBody } from './idempotency.service';
-
-export interface IdempotentOptions {
-  /** The status of the route's success answer. */
-  successStatus: number;
-  /** The success answer carries a secret: it is stored sealed (WEBHOOK_SECRET_KEY). */
-  sealSuccess?: boolean;
-}
+import type { CreatingRoute } from './idempotent.decorator';
 
 type AuthenticatedRequest = Request & { user: Principal };
 
@@ -21,21 +15,24 @@ type AuthenticatedRequest = Request & { user: Principal };
  * taken first; a repeat gets the stored answer (`Idempotent-Replayed: true`); the handler runs in a
  * transaction that also stores its answer, or the key is freed on a 5xx.
  * Validation runs before the handler, so a refused body is not stored: the same body is refused the
- * same way again.
+ * same way again. `prepare`, when given, runs before the transaction (and not for a replay): work
+ * that waits on something other than the database, such as a DNS lookup, holds no transaction open
+ * (on SQLite, one open transaction holds every other write); the handler gets what it returns.
  */
-export async function runIdempotent<T>(
+export async function runIdempotent<T, P = void>(
   idempotency: Pick<IdempotencyService, 'begin' | 'succeed' | 'failed'>,
   req: Request,
-  options: IdempotentOptions,
-  handler: () => Promise<T>,
+  route: Pick<CreatingRoute, 'status' | 'sealAnswer'>,
+  handler: (prepared: P) => Promise<T>,
+  prepare?: () => Promise<P>,
 ): Promise<T> {
   const header = req.headers['idempotency-key'];
-  if (header === undefined) return handler();
+  if (header === undefined) return handler(prepare ? await prepare() : (undefined as P));
   const key = parseIdempotencyKey(header);
   const fingerprint = requestFingerprint(req.method, routeTemplate(req) ?? req.path, req.body);
   const begun = await idempotency.begin({ owner: (req as AuthenticatedRequest).user.subject, key }, fingerprint, {
-    successStatus: options.successStatus,
-    sealSuccess: options.sealSuccess ?? false,
+    successStatus: route.status,
+    sealSuccess: route.sealAnswer ?? false,
   });
   if (begun.kind === 'replay') {
     req.res?.setHeader(REPLAYED_HEADER, 'true');
@@ -47,7 +44,8 @@ export async function runIdempotent<T>(
   }
   const held = begun.held;
   try {
-    return await idempotency.succeed(held, handler);
+    const prepared = prepare ? await prepare() : (undefined as P);
+    return await idempotency.succeed(held, () => handler(prepared));
   } catch (error) {
     await idempotency.failed(held, error);
     throw error;

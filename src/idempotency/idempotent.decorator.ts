@@ -1,7 +1,9 @@
-import { applyDecorators } from '@nestjs/common';
-import { ApiHeader } from '@nestjs/swagger';
+import { HttpCode, Type, applyDecorators } from '@nestjs/common';
+import { ApiHeader, ApiResponse } from '@nestjs/swagger';
+import { TakesJsonBody } from '../common/json/json-body.guard';
 import { ApiErrors } from '../common/openapi/api-errors.decorator';
 import { ErrorDoc } from '../common/openapi/error-doc';
+import { InvalidRequest } from '../common/validation/validation.errors';
 import { IdempotencyKeyInFlight, IdempotencyKeyReused } from './idempotency.errors';
 import { IDEMPOTENCY_KEY_HEADER, REPLAYED_HEADER } from './idempotency-key';
 
@@ -15,13 +17,43 @@ export const REPLAYED_RESPONSE_HEADERS = {
   },
 };
 
+/** What a POST that creates something from a JSON body declares, once for its decorator and its handler. */
+export interface CreatingRoute {
+  /** The status of its success answer. */
+  status: 200 | 201;
+  /** The schema of its success answer, and what that answer is. */
+  type: Type<unknown>;
+  description: string;
+  /** The route's own reason for 409, which shares the status with a key still in progress. */
+  conflict: ErrorDoc;
+  /** The success answer carries a secret: it is stored sealed (WEBHOOK_SECRET_KEY). */
+  sealAnswer?: boolean;
+}
+
 /**
- * Documents that a POST that creates something accepts `Idempotency-Key` (its handler runs through
- * runIdempotent): a retry of the same request gets the
- * first answer again instead of creating twice. `conflict` is the route's own reason for 409, which
- * shares the status with "a request with this key is still in progress".
+ * The one decorator of a POST that creates something from a JSON body, with the `route` its handler
+ * passes to runIdempotent: the body read after the guards (TakesJsonBody), the success answer with
+ * `Idempotent-Replayed`, the validation refusal, and `Idempotency-Key`. Every operation that
+ * documents the key is held to replaying by test/idempotent-routes.e2e-spec.ts.
  */
-export function Idempotent(conflict: ErrorDoc): MethodDecorator {
+export function CreatesFromJsonBody(route: CreatingRoute): MethodDecorator {
+  // In the order stacked decorators would apply, the lowest first.
+  return applyDecorators(
+    TakesJsonBody(),
+    idempotencyKey(route.conflict),
+    ApiErrors(InvalidRequest.doc),
+    ApiResponse({
+      status: route.status,
+      type: route.type,
+      description: route.description,
+      headers: REPLAYED_RESPONSE_HEADERS,
+    }),
+    HttpCode(route.status),
+  );
+}
+
+/** `Idempotency-Key` and its two refusals, for the OpenAPI document. */
+function idempotencyKey(conflict: ErrorDoc): MethodDecorator {
   return applyDecorators(
     ApiHeader({
       name: IDEMPOTENCY_KEY_HEADER,

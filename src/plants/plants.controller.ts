@@ -6,19 +6,26 @@ import { RequireScopes } from '../auth/decorators/require-scopes.decorator';
 import { InvalidToken, MissingScope } from '../auth/auth.errors';
 import { Principal } from '../auth/principal';
 import { DatabaseUnavailable, InternalError } from '../common/filters/server.errors';
-import { TakesJsonBody } from '../common/json/json-body.guard';
 import { ApiErrors } from '../common/openapi/api-errors.decorator';
 import { ParseInt64Pipe } from '../common/validation/parse-int64.pipe';
 import { InvalidRequest } from '../common/validation/validation.errors';
 import { runIdempotent } from '../idempotency/idempotent-call';
 import { IdempotencyService } from '../idempotency/idempotency.service';
-import { Idempotent, REPLAYED_RESPONSE_HEADERS } from '../idempotency/idempotent.decorator';
+import { CreatesFromJsonBody, CreatingRoute } from '../idempotency/idempotent.decorator';
 import { TooManyRequests } from '../rate-limit/rate-limit.errors';
 import { CreatePlantDto } from './dto/create-plant.dto';
 import { ListPlantsQueryDto } from './dto/list-plants-query.dto';
 import { PlantDto } from './dto/plant.dto';
 import { PlantAlreadyExists, PlantNotFound } from './plants.errors';
 import { PlantsService } from './plants.service';
+
+/** POST /plants: 200 rather than 201, as the contract says. */
+const CREATE_PLANT: CreatingRoute = {
+  status: 200,
+  type: PlantDto,
+  description: 'The plant as stored',
+  conflict: PlantAlreadyExists.doc,
+};
 
 @ApiTags('plants')
 @ApiBearerAuth('bearer')
@@ -31,19 +38,15 @@ export class PlantsController {
   ) {}
 
   @Post()
-  @HttpCode(200)
   @RequireScopes('plants:write')
   @ApiOperation({
     operationId: 'createPlant',
     summary: 'Create a plant',
     description: 'Creates a new plant in the store. Safe to retry with an `Idempotency-Key`.',
   })
-  @ApiOkResponse({ type: PlantDto, description: 'The plant as stored', headers: REPLAYED_RESPONSE_HEADERS })
-  @ApiErrors(InvalidRequest.doc)
-  @Idempotent(PlantAlreadyExists.doc)
-  @TakesJsonBody()
+  @CreatesFromJsonBody(CREATE_PLANT)
   create(@CurrentPrincipal() caller: Principal, @Body() dto: CreatePlantDto, @Req() req: Request): Promise<PlantDto> {
-    return runIdempotent(this.idempotency, req, { successStatus: 200 }, () => this.plants.create(caller.subject, dto));
+    return runIdempotent(this.idempotency, req, CREATE_PLANT, () => this.plants.create(caller.subject, dto));
   }
 
   @Get()

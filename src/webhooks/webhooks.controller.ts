@@ -1,7 +1,6 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Post, Req } from '@nestjs/common';
 import {
   ApiBearerAuth,
-  ApiCreatedResponse,
   ApiNoContentResponse,
   ApiOkResponse,
   ApiOperation,
@@ -14,13 +13,12 @@ import { RequireScopes } from '../auth/decorators/require-scopes.decorator';
 import { InvalidToken, MissingScope } from '../auth/auth.errors';
 import { Principal } from '../auth/principal';
 import { InternalError } from '../common/filters/server.errors';
-import { TakesJsonBody } from '../common/json/json-body.guard';
 import { ApiErrors } from '../common/openapi/api-errors.decorator';
 import { ParseInt64Pipe } from '../common/validation/parse-int64.pipe';
 import { InvalidRequest } from '../common/validation/validation.errors';
 import { runIdempotent } from '../idempotency/idempotent-call';
 import { IdempotencyService } from '../idempotency/idempotency.service';
-import { Idempotent, REPLAYED_RESPONSE_HEADERS } from '../idempotency/idempotent.decorator';
+import { CreatesFromJsonBody, CreatingRoute } from '../idempotency/idempotent.decorator';
 import { TooManyRequests } from '../rate-limit/rate-limit.errors';
 import { CreateWebhookDto } from './dto/create-webhook.dto';
 import { CreatedWebhookDto, WebhookAttemptDto, WebhookDto } from './dto/webhook.dto';
@@ -32,6 +30,15 @@ import {
 } from './webhooks.errors';
 import { RECENT_ATTEMPTS, WebhooksService } from './webhooks.service';
 import { WEBHOOK_EVENTS } from './events';
+
+const CREATE_WEBHOOK: CreatingRoute = {
+  status: 201,
+  type: CreatedWebhookDto,
+  description: 'The subscription, with its signing secret',
+  conflict: TooManySubscriptions.doc,
+  // The answer holds the signing secret: it is stored sealed with WEBHOOK_SECRET_KEY, as the secret itself is.
+  sealAnswer: true,
+};
 
 const ID_PARAM = { name: 'id', type: 'integer', format: 'int64', description: 'ID of the subscription' } as const;
 
@@ -46,7 +53,6 @@ export class WebhooksController {
   ) {}
 
   @Post()
-  @HttpCode(201)
   @RequireScopes('webhooks:manage')
   @ApiOperation({
     operationId: 'createWebhook',
@@ -57,22 +63,19 @@ export class WebhooksController {
       `the deliveries. At most ${MAX_SUBSCRIPTIONS_PER_OWNER} subscriptions per user. Safe to retry with an ` +
       '`Idempotency-Key`: a repeat by the same user gets the same subscription and secret.',
   })
-  @ApiCreatedResponse({
-    type: CreatedWebhookDto,
-    description: 'The subscription, with its signing secret',
-    headers: REPLAYED_RESPONSE_HEADERS,
-  })
-  @ApiErrors(InvalidRequest.doc)
-  @Idempotent(TooManySubscriptions.doc)
-  @TakesJsonBody()
+  @CreatesFromJsonBody(CREATE_WEBHOOK)
   create(
     @CurrentPrincipal() caller: Principal,
     @Body() dto: CreateWebhookDto,
     @Req() req: Request,
   ): Promise<CreatedWebhookDto> {
-    // The answer holds the signing secret: it is stored sealed with WEBHOOK_SECRET_KEY, as the secret itself is.
-    return runIdempotent(this.idempotency, req, { successStatus: 201, sealSuccess: true }, () =>
-      this.webhooks.create(caller.subject, dto),
+    // Where the URL resolves is checked before the transaction that stores the subscription.
+    return runIdempotent(
+      this.idempotency,
+      req,
+      CREATE_WEBHOOK,
+      () => this.webhooks.subscribe(caller.subject, dto),
+      () => this.webhooks.checkUrl(dto.url),
     );
   }
 

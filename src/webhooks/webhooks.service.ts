@@ -52,19 +52,31 @@ export class WebhooksService {
     this.config = config.get('webhooks', { infer: true });
   }
 
+  /** A new subscription: its URL checked, then stored. */
+  async create(owner: string, dto: CreateWebhookDto): Promise<CreatedWebhookDto> {
+    await this.checkUrl(dto.url);
+    return this.subscribe(owner, dto);
+  }
+
   /**
    * The URL is checked as it will be at every attempt (scheme, and where its host resolves), so a
    * subscription that could never be delivered, or would reach an internal address, is refused now.
+   * It waits on DNS for up to WEBHOOK_TIMEOUT_MS: callers run it before any transaction.
    */
-  async create(owner: string, dto: CreateWebhookDto): Promise<CreatedWebhookDto> {
+  async checkUrl(url: string): Promise<void> {
     this.requireKey();
     const policy = { allowHttp: this.config.allowHttp, allowPrivate: this.config.allowPrivate };
     try {
-      await resolveWebhookAddress(parseWebhookUrl(dto.url, policy), policy, undefined, this.config.timeoutMs);
+      await resolveWebhookAddress(parseWebhookUrl(url, policy), policy, undefined, this.config.timeoutMs);
     } catch (error) {
       if (error instanceof RefusedUrlError) throw new BadRequestException(error.message);
       throw error;
     }
+  }
+
+  /** Stores a subscription whose URL checkUrl accepted, with a new id and signing secret. */
+  async subscribe(owner: string, dto: CreateWebhookDto): Promise<CreatedWebhookDto> {
+    this.requireKey();
     const secret = newSigningSecret();
     const events = [...new Set(dto.events)];
     const row = {

@@ -35,7 +35,7 @@ export const webhooksSettings = {
     message:
       '$property must be 1 to 20 comma-separated durations of at most 7 days, such as 5s,5m,30m,2h,5h,10h,10h (units ms, s, m, h, d)',
     description:
-      'Waits before the 2nd, 3rd, ... attempt of an event, each give or take 10%; after the last, the event is failed. 1 to 20 durations of at most 7 days (units `ms`, `s`, `m`, `h`, `d`). The default is 8 attempts over about 27½ hours.',
+      'Waits before the 2nd, 3rd, ... attempt of an event, each give or take 10%; after the last, the event is failed. 1 to 20 durations of at most 7 days (units `ms`, `s`, `m`, `h`, `d`).',
   }),
   WEBHOOK_DISABLE_AFTER: duration({
     default: '5d',

@@ -1,4 +1,5 @@
 import { ApiProperty, ApiSchema } from '@nestjs/swagger';
+import { webhooksSettings } from '../../config/env/webhooks';
 import { WEBHOOK_EVENTS, WEBHOOK_EVENT_TYPES, WebhookEvent, eventOperationId, eventSchemaName } from '../events';
 
 /** The body POSTed to a subscription for `type`, as a schema of the OpenAPI document. */
@@ -56,6 +57,21 @@ export function listed(names: readonly string[], quote = (name: string) => name)
   return quoted.length < 2 ? quoted.join('') : `${quoted.slice(0, -1).join(', ')} and ${quoted[quoted.length - 1]}`;
 }
 
+const UNITS = [
+  ['h', 3_600_000],
+  ['min', 60_000],
+  ['s', 1000],
+] as const;
+
+/** `[5000, 300000, 7200000]` → `5 s, 5 min, 2 h`: the retry schedule's default as people read it. */
+function readableSchedule(scheduleMs: readonly number[]): string {
+  const readable = (ms: number) => {
+    const unit = UNITS.find(([, size]) => ms >= size && ms % size === 0);
+    return unit ? `${ms / unit[1]} ${unit[0]}` : `${ms} ms`;
+  };
+  return scheduleMs.map(readable).join(', ');
+}
+
 /** What a receiver gets with every delivery, for the OpenAPI document's description of the events. */
 export const WEBHOOK_DELIVERY_DESCRIPTION =
   'Each subscription (`POST /webhooks`) receives its events as `POST` requests to its `url`, with a ' +
@@ -63,6 +79,6 @@ export const WEBHOOK_DELIVERY_DESCRIPTION =
   'ids are exact int64 JSON integers) and the Standard Webhooks headers `webhook-id` (`msg_<n>`, the same ' +
   'on every retry of one event: drop duplicates by it), `webhook-timestamp` (seconds) and ' +
   '`webhook-signature` (`v1,` and the base64 HMAC-SHA256 of `<webhook-id>.<webhook-timestamp>.<body>` ' +
-  'keyed with the subscription secret). A 2xx answer within 10 s is a delivery; `410 Gone` disables the ' +
-  'subscription; anything else is retried (5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h by default). ' +
+  `keyed with the subscription secret). A 2xx answer within ${webhooksSettings.WEBHOOK_TIMEOUT_MS.defaultValue / 1000} s is a delivery; \`410 Gone\` disables the ` +
+  `subscription; anything else is retried (${readableSchedule(webhooksSettings.WEBHOOK_RETRY_SCHEDULE.defaultValue)} by default). ` +
   'Delivery is at least once and in no particular order. See docs/webhooks.md for a receiver.';

@@ -5,8 +5,8 @@ import { DataSource } from 'typeorm';
  * Galera certifies a write on every node before it is acknowledged, but the other nodes apply it a
  * little later; with this, a statement first waits until its node has applied everything the
  * cluster had committed when it arrived, so a client reads its own writes through any instance and
- * node, and the webhook triggers of a plant's INSERT or DELETE see every subscription committed
- * before it, wherever it was made.
+ * node, and a plant's INSERT or DELETE sees every webhook subscription committed before it,
+ * wherever it was made (src/webhooks/event-outbox.ts).
  */
 export const GALERA_SYNC_WAIT = 7;
 
@@ -22,9 +22,10 @@ const SET_SYNC_WAIT = `SET SESSION wsrep_sync_wait = ${GALERA_SYNC_WAIT}`;
 const ignore = () => undefined;
 
 /**
- * Sets the session's causal wait, and sets it again after any statement that fails: the webhook
- * triggers switch it off for their own statement (see the Webhooks migration), and a statement
- * aborted halfway (a lost certification) leaves it off. mysql2 runs a connection's statements in
+ * Sets the session's causal wait, and sets it again after any statement that fails: the previous
+ * release's webhook triggers, while a database still has them, switch it off for their own
+ * statement (see the EventsRecordedByTheService migration), and a statement aborted halfway (a lost
+ * certification) leaves it off. mysql2 runs a connection's statements in
  * order, and the setting is queued before the failure is reported, so it always precedes the
  * connection's next statement.
  */

@@ -30,7 +30,8 @@
  * - afterMigrations: SQL run on the variant's database once the variant is up (the migrations ran),
  *   before any load; on a database shared with other variants it changes theirs too.
  * - subscribed: its owner has one webhook subscription (plant.created and plant.deleted), made
- *   through its API, to a receiver in this process on 127.0.0.1 that answers 204.
+ *   through its API, to a receiver in this process on 127.0.0.1 that answers 204. Such a variant
+ *   needs a database of its own: every instance on a database delivers the events recorded in it.
  *
  * Settings: BENCH_ROUNDS (5), BENCH_DURATION (8 s), BENCH_WARMUP (3 s), BENCH_CONNECTIONS (32),
  * BENCH_WORKLOADS (list,create), BENCH_DATABASE_URL, BENCH_PORT_BASE (3341), BENCH_REPORT
@@ -112,6 +113,11 @@ function readVariants(): Variant[] {
     if (v.subscribed !== undefined && typeof v.subscribed !== 'boolean')
       throw new Error(`${S.spec}: ${v.name}: subscribed must be true or false`);
   }
+  // Every instance on a database claims and delivers its pending events, whoever recorded them.
+  const databaseOf = (v: Variant) => v.database ?? parseDbUrl(S.databaseUrl).database;
+  for (const v of variants.filter((s) => s.subscribed))
+    if (variants.some((o) => o !== v && databaseOf(o) === databaseOf(v)))
+      throw new Error(`${S.spec}: ${v.name}: a subscribed variant needs a database no other variant uses`);
   const base = dirname(resolve(S.spec));
   return variants.map((v) => ({ ...v, root: resolve(base, expand(v.root)), node: v.node && expand(v.node) }));
 }

@@ -14,9 +14,6 @@
  *
  *   npm run bench:webhooks     # BENCH_WEBHOOK_ROUNDS (7), BENCH_DURATION (10s), BENCH_WARMUP (3s)
  */
-import { randomBytes } from 'node:crypto';
-import { Server, createServer } from 'node:http';
-import { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { seconds } from './lib/env';
 import {
@@ -37,6 +34,7 @@ import {
 } from './lib/harness';
 import { Round, ratioPerRound, ratioSummary, runSideBySide } from './lib/side-by-side';
 import { Spawned, sleep, startProcess, stopProcess, waitForHttp } from './lib/sys';
+import { startReceiver, subscribe, webhookEnvironment } from './lib/webhooks';
 
 const S = {
   ...standaloneSettings({
@@ -53,30 +51,6 @@ type Kind = (typeof KINDS)[number];
 const OWNERS: Record<Kind, string> = { with: 'bench-hooked', without: 'bench-plain' };
 /** The plants this benchmark creates: a name, no tag. */
 const PLANT = '"name":"Bench plant"';
-
-/** The subscription's endpoint, in this process: answers 204 and counts what it received. */
-async function startReceiver(): Promise<{ server: Server; url: string; received: () => number }> {
-  let received = 0;
-  const server = createServer((req, res) => {
-    req.resume();
-    req.on('end', () => {
-      received += 1;
-      res.writeHead(204).end();
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`;
-  return { server, url, received: () => received };
-}
-
-async function subscribe(token: string, receiverUrl: string): Promise<void> {
-  const subscribed = await fetch(`http://127.0.0.1:${S.portBase}/webhooks`, {
-    method: 'POST',
-    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-    body: JSON.stringify({ url: receiverUrl, events: ['plant.created', 'plant.deleted'] }),
-  });
-  if (subscribed.status !== 201) throw new Error(`POST /webhooks answered ${subscribed.status}`);
-}
 
 function compareOwners(service: Spawned, tokens: Record<Kind, string>) {
   const ids: Record<Kind, { next: bigint }> = { with: { next: 1n }, without: { next: 1n } };
@@ -166,10 +140,7 @@ async function main(): Promise<void> {
     ...serviceEnvironment(bench.db, bench.version),
     PORT: String(S.portBase),
     LOG_LEVEL: 'warn',
-    WEBHOOK_SECRET_KEY: randomBytes(32).toString('base64'),
-    // The receiver is on this machine, over http.
-    WEBHOOK_ALLOW_HTTP: 'true',
-    WEBHOOK_ALLOW_PRIVATE: 'true',
+    ...webhookEnvironment(),
   };
   const tokens = {} as Record<Kind, string>;
   for (const kind of ['with', 'without'] as const) tokens[kind] = await issueToken(ROOT, serviceEnv, OWNERS[kind]);
@@ -183,7 +154,7 @@ async function main(): Promise<void> {
   let drain: Drain;
   try {
     await waitForHttp(`http://127.0.0.1:${S.portBase}/health/live`, service);
-    await subscribe(tokens.with, receiver.url);
+    await subscribe(S.portBase, tokens.with, receiver.url);
     rounds = await compareOwners(service, tokens);
     drain = await watchDrain(bench, receiver.received);
   } finally {

@@ -9,12 +9,16 @@ const UNWATCHED = 'write if condition';
 describe(EventOutbox.name, () => {
   let outbox: EventOutbox;
   let database: { transaction: jest.Mock; inTransaction: jest.Mock };
-  let repository: { recordEvents: jest.Mock };
+  let repository: { recordEvents: jest.Mock; subscriptionWants: jest.Mock };
   /** What happened, in order: the statements the change and the outbox made, and transactions. */
   let steps: string[];
 
+  /** What subscriptionWants answers. */
+  let wanted: boolean;
+
   beforeEach(async () => {
     steps = [];
+    wanted = true;
     database = {
       inTransaction: jest.fn().mockReturnValue(false),
       transaction: jest.fn(async (work: () => Promise<unknown>) => {
@@ -30,7 +34,14 @@ describe(EventOutbox.name, () => {
       }),
     };
     repository = {
-      recordEvents: jest.fn(async () => void steps.push('record events')),
+      recordEvents: jest.fn(async () => {
+        steps.push('record events');
+        return 1;
+      }),
+      subscriptionWants: jest.fn(async () => {
+        steps.push('any subscription?');
+        return wanted;
+      }),
     };
     const moduleRef = await Test.createTestingModule({
       providers: [
@@ -60,7 +71,7 @@ describe(EventOutbox.name, () => {
   it('records the events first, then makes the change, in one transaction, when a subscription wants them', async () => {
     const write = writer(false);
     await expect(outbox.change('created', 'alice', { id: 7n, name: 'Fern' }, write)).resolves.toBe(true);
-    expect(steps).toEqual([UNWATCHED, 'begin', 'record events', 'write', 'commit']);
+    expect(steps).toEqual([UNWATCHED, 'any subscription?', 'begin', 'record events', 'write', 'commit']);
     expect(repository.recordEvents).toHaveBeenCalledWith('alice', 'created', { id: 7n, name: 'Fern' }, [
       { type: 'plant.created', data: '{"id":7,"name":"Fern"}' },
     ]);
@@ -76,9 +87,25 @@ describe(EventOutbox.name, () => {
     expect(steps).toEqual([UNWATCHED]);
   });
 
+  it('tells a missing row from a subscription with one read, and makes the change again without events', async () => {
+    wanted = false;
+    await expect(outbox.change('deleted', 'alice', { id: 7n }, writer(true, false))).resolves.toBe(false);
+    expect(steps).toEqual([UNWATCHED, 'any subscription?', 'write']);
+    expect(repository.subscriptionWants).toHaveBeenCalledWith('alice', ['plant.deleted']);
+  });
+
   it('rolls the events back and says so when the change changed nothing (a delete of a missing plant)', async () => {
     await expect(outbox.change('deleted', 'alice', { id: 7n }, writer(false, false))).resolves.toBe(false);
-    expect(steps).toEqual([UNWATCHED, 'begin', 'record events', 'write', 'rollback']);
+    expect(steps).toEqual([UNWATCHED, 'any subscription?', 'begin', 'record events', 'write', 'rollback']);
+  });
+
+  it('forgets an owner whose transaction recorded nothing: its subscriptions are gone', async () => {
+    await outbox.change('deleted', 'alice', { id: 7n }, writer(false));
+    repository.recordEvents.mockResolvedValue(0);
+    await outbox.change('deleted', 'alice', { id: 8n }, writer(false));
+    steps = [];
+    await outbox.change('deleted', 'alice', { id: 9n }, writer(true));
+    expect(steps).toEqual([UNWATCHED]);
   });
 
   it('lets a failure of the change (a duplicate id) roll its events back and reach the caller', async () => {
@@ -88,7 +115,7 @@ describe(EventOutbox.name, () => {
       throw duplicate;
     });
     await expect(outbox.change('created', 'alice', { id: 7n, name: 'Fern' }, write)).rejects.toBe(duplicate);
-    expect(steps).toEqual(['begin', 'record events', 'rollback']);
+    expect(steps).toEqual(['any subscription?', 'begin', 'record events', 'rollback']);
   });
 
   it('refuses to leave events of a change that changed nothing inside an outer transaction', async () => {

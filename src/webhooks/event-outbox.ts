@@ -1,11 +1,18 @@
 import { Injectable } from '@nestjs/common';
-import { Condition, Database, WRITE } from '../database';
+import { Condition, Database, IsolationLevel, PerDialect, WRITE } from '../database';
 import { PlantChange, PlantChanges, eventTypesOn, eventsOf } from './events';
 import { WebhooksRepository, noSubscriptionWants } from './webhooks.repository';
 
 /** Owners remembered as having a subscription, and for how long: a bound on memory, not a correctness rule. */
 const WATCHED_OWNERS = 10_000;
 const WATCHED_FOR_MS = 60_000;
+
+/**
+ * The subscriptions are read without locks (READ COMMITTED: an INSERT ... SELECT then takes no lock
+ * on the rows it reads), so while the plant's statement waits for causality on a Galera node, the
+ * transaction holds only the delivery rows it has just inserted. SQLite has one writer at a time.
+ */
+const RECORDING_ISOLATION: PerDialect<IsolationLevel> = { mysql: 'READ COMMITTED', sqlite: 'SERIALIZABLE' };
 
 /** Thrown inside the transaction to roll back events recorded for a change that changed nothing. */
 class NothingChanged extends Error {}
@@ -18,11 +25,13 @@ class NothingChanged extends Error {}
  * Most owners subscribe to nothing, and their changes must cost what they would without webhooks:
  * for them the change is one statement, made on condition that no subscription wants its events
  * (the condition is evaluated by the database in the same statement, so a subscription committed by
- * another instance a moment before is seen). Only when that statement changed nothing, or the owner
- * is known to have a subscription, does the change run as a transaction with its events recorded
- * first, reading the subscriptions without locking them, and changes the plant last: on a Galera node
- * every statement first waits for causality, and one waiting while its transaction holds a row lock
- * an applier needs would wait for that applier as it waits for it (docs/scaling.md).
+ * another instance a moment before is seen). When that statement changed nothing, one read tells a
+ * missing row from a subscription; only for a subscription, or an owner known to have one, does the
+ * change run as a transaction with its events recorded
+ * first, reading the subscriptions without locking them (RECORDING_ISOLATION), and changes the
+ * plant last: on a Galera node every statement first waits for causality, and one waiting while its
+ * transaction holds a row lock an applier needs would wait for that applier as it waits for it
+ * (docs/scaling.md).
  */
 @Injectable()
 export class EventOutbox {
@@ -46,14 +55,21 @@ export class EventOutbox {
   ): Promise<boolean> {
     const types = eventTypesOn(change);
     if (types.length === 0) return write();
-    if (!this.isWatched(owner) && (await write(noSubscriptionWants(owner, types)))) return true;
-    this.watch(owner);
+    if (!this.isWatched(owner)) {
+      if (await write(noSubscriptionWants(owner, types))) return true;
+      // Nothing changed: the row is not there (a delete of a missing plant), or a subscription
+      // wants the events. Only the second needs the transaction; the first is made again as it is,
+      // as a subscription may have gone since.
+      if (!(await this.repository.subscriptionWants(owner, types))) return write();
+    }
     const events = eventsOf(change, plant);
     const nested = this.database.inTransaction();
     try {
       return await this.database.transaction(
         async () => {
-          await this.repository.recordEvents(owner, change, plant, events);
+          const recorded = await this.repository.recordEvents(owner, change, plant, events);
+          if (recorded > 0) this.watch(owner);
+          else this.watched.delete(owner);
           if (await write()) return true;
           // A change that may change nothing (a delete of a missing plant) undoes its events by
           // rolling back, which only a transaction of its own can do.
@@ -61,7 +77,7 @@ export class EventOutbox {
             throw new Error('A plant change that changed nothing cannot undo its events in an outer transaction');
           throw new NothingChanged();
         },
-        { retry: WRITE },
+        { retry: WRITE, isolation: RECORDING_ISOLATION },
       );
     } catch (error) {
       if (error instanceof NothingChanged) return false;

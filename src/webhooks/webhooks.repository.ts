@@ -183,25 +183,37 @@ export class WebhooksRepository {
     return rows.length > 0;
   }
 
+  /** Whether an enabled subscription of `owner` wants any of `types`. */
+  async subscriptionWants(owner: string, types: readonly WebhookEvent[]): Promise<boolean> {
+    const rows = await this.database.query(
+      `SELECT 1 AS wanted FROM webhook_subscriptions s WHERE ${WANTING}(${types.map(wants).join(' OR ')}) LIMIT 1`,
+      [owner],
+      READ,
+    );
+    return rows.length > 0;
+  }
+
   /**
-   * One delivery of each event for every enabled subscription of `owner` that wants it, due now.
-   * Run in the change's transaction (EventOutbox); the subscriptions are read, not locked.
+   * One delivery of each event for every enabled subscription of `owner` that wants it, due now;
+   * how many. Run in the change's transaction (EventOutbox); the subscriptions are read, not locked.
    */
   async recordEvents<Change extends PlantChange>(
     owner: string,
     change: Change,
     plant: PlantChanges[Change],
     events: readonly { type: WebhookEvent; data: string }[],
-  ): Promise<void> {
+  ): Promise<number> {
     const previous = previousPlantColumns(change, plant);
+    let recorded = 0;
     for (const { type, data } of events) {
-      await this.database.execute(
+      recorded += await this.database.execute(
         'INSERT INTO webhook_deliveries (subscription_id, event_type, data, plant_id, plant_name, plant_tag, ' +
           `occurred_at, state, attempts, next_attempt_at) SELECT s.id, ?, ?, ?, ?, ?, ${this.now}, 'pending', 0, ${this.now} ` +
           `FROM webhook_subscriptions s WHERE ${WANTING}${wants(type)}`,
         [type, data, ...previous, owner],
       );
     }
+    return recorded;
   }
 
   /** The subscription and everything recorded for it go together, or not at all. */

@@ -35,9 +35,16 @@ export async function runPendingMigrations(dataSource: DataSource): Promise<void
     const holder = randomUUID();
     await acquire(runner, holder);
     const renewal = setInterval(() => void renew(runner, holder), (MIGRATION_LOCK_LEASE_SECONDS * 1000) / 3);
+    // A migration's statement may wait longer than a request's (a table's metadata lock, a backfill),
+    // so the statement timeout is off while they run, before this instance serves; a migration that
+    // changes a table in use bounds its own lock waits (see EventsRecordedByTheService).
+    const driverOptions = dataSource.driver.options as { enableQueryTimeout?: boolean };
+    const queryTimeout = driverOptions.enableQueryTimeout;
+    driverOptions.enableQueryTimeout = false;
     try {
       await dataSource.runMigrations({ transaction: 'each' });
     } finally {
+      driverOptions.enableQueryTimeout = queryTimeout;
       clearInterval(renewal);
       await runner.query(`DELETE FROM ${MIGRATION_LOCK_TABLE} WHERE name = ? AND holder = ?`, [LOCK_NAME, holder]);
     }

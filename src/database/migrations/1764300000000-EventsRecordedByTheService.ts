@@ -26,8 +26,14 @@ export class EventsRecordedByTheService1764300000000 implements MigrationInterfa
       for (const statement of SQLITE_UP) await queryRunner.query(statement);
       return;
     }
-    for (const statement of MYSQL_UP) await queryRunner.query(statement);
-    if ((await triggers(queryRunner)).length > 0) await replaceTriggers(queryRunner, true);
+    await boundLockWaits(queryRunner, async () => {
+      // Each step may be run again: MySQL's DDL commits as it goes, so a migration cut short halfway
+      // (a lost connection) is run again from the start by the next instance.
+      if (!(await queryRunner.hasColumn('webhook_subscriptions', 'events'))) await online(queryRunner, MYSQL_UP[0]);
+      await queryRunner.query(MYSQL_UP[1]);
+      if (!(await queryRunner.hasColumn('webhook_deliveries', 'data'))) await online(queryRunner, MYSQL_UP[2]);
+      if ((await triggers(queryRunner)).length > 0) await replaceTriggers(queryRunner, true);
+    });
   }
 
   public async down(queryRunner: QueryRunner): Promise<void> {
@@ -36,14 +42,47 @@ export class EventsRecordedByTheService1764300000000 implements MigrationInterfa
       for (const statement of SQLITE_DOWN) await queryRunner.query(statement);
       return;
     }
-    // The previous release records events only through its triggers.
-    await replaceTriggers(queryRunner, false);
-    await queryRunner.query('ALTER TABLE webhook_deliveries DROP COLUMN data');
-    await queryRunner.query('ALTER TABLE webhook_subscriptions DROP COLUMN events');
+    await boundLockWaits(queryRunner, async () => {
+      // The previous release records events only through its triggers.
+      await replaceTriggers(queryRunner, false);
+      await online(queryRunner, 'ALTER TABLE webhook_deliveries DROP COLUMN data');
+      await online(queryRunner, 'ALTER TABLE webhook_subscriptions DROP COLUMN events');
+    });
   }
 }
 
 const ID = 'CHARACTER SET ascii COLLATE ascii_bin';
+
+/**
+ * The instances of the previous release serve while this migration runs. A change to a table waits
+ * for its metadata lock, and while it waits every statement on that table queues behind it: the
+ * session's wait is bounded to LOCK_WAIT_SECONDS, so they are held that long at most, and the change
+ * is tried again until it gets the lock between their statements.
+ */
+const LOCK_WAIT_SECONDS = 2;
+const LOCK_ATTEMPTS = 60;
+
+async function boundLockWaits(queryRunner: QueryRunner, work: () => Promise<void>): Promise<void> {
+  await queryRunner.query(`SET SESSION lock_wait_timeout = ${LOCK_WAIT_SECONDS}`);
+  try {
+    await work();
+  } finally {
+    await queryRunner.query('SET SESSION lock_wait_timeout = DEFAULT');
+  }
+}
+
+async function online(queryRunner: QueryRunner, statement: string): Promise<void> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await queryRunner.query(statement);
+      return;
+    } catch (error) {
+      const code = (error as { driverError?: { code?: string }; code?: string }).driverError?.code;
+      if (code !== 'ER_LOCK_WAIT_TIMEOUT' || attempt >= LOCK_ATTEMPTS) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 100 + Math.random() * 400));
+    }
+  }
+}
 
 /** The previous release's two columns, as the JSON array of event types the `events` column holds. */
 const EVENTS_FROM_FLAGS =
@@ -109,10 +148,10 @@ async function replaceTriggers(queryRunner: QueryRunner, onlyForPrevious: boolea
   // MariaDB (and other servers built for Galera) know wsrep_sync_wait; MySQL does not.
   const statements = (['created', 'deleted'] as const).map((event) => trigger(event, mariadb, onlyForPrevious));
   if (mariadb) {
-    for (const statement of statements) await queryRunner.query(`CREATE OR REPLACE ${statement}`);
+    for (const statement of statements) await online(queryRunner, `CREATE OR REPLACE ${statement}`);
     return;
   }
-  await queryRunner.query('LOCK TABLES plants WRITE, webhook_subscriptions READ, webhook_deliveries WRITE');
+  await online(queryRunner, 'LOCK TABLES plants WRITE, webhook_subscriptions READ, webhook_deliveries WRITE');
   try {
     for (const event of ['created', 'deleted'])
       await queryRunner.query(`DROP TRIGGER IF EXISTS plants_webhook_${event}`);

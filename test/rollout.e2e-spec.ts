@@ -72,7 +72,7 @@ function startLoad(rotation: Instance[], token: string, workers = 4): Load {
     while (running) {
       const id = nextId++;
       const tag = id % 2n === 0n ? ',"tag":"even"' : '';
-      if (await send('POST', '/plants', `{"id":${id},"name":"Rollout ${id}"${tag}}`, 201)) {
+      if (await send('POST', '/plants', `{"id":${id},"name":"Rollout ${id}"${tag}}`, 200)) {
         load.acknowledged.add(`plant.created ${id}`);
       }
       await send('GET', '/plants?limit=5', undefined, 200);

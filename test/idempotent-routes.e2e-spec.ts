@@ -52,6 +52,11 @@ describe.each(testDatabases())('Operations that document Idempotency-Key, on %s'
 
   it('replays the first answer to a repeat of each of them', async () => {
     for (const [method, path, operation] of operations.filter(([, , operation]) => documentsKey(operation))) {
+      // The key is for requests that create: POST.
+      expect({ operation: operation.operationId, method }).toEqual({
+        operation: operation.operationId,
+        method: 'post',
+      });
       const body = BODIES[operation.operationId];
       expect({ operation: operation.operationId, hasBody: body !== undefined }).toEqual({
         operation: operation.operationId,
@@ -60,7 +65,7 @@ describe.each(testDatabases())('Operations that document Idempotency-Key, on %s'
       const send = () =>
         t
           .http()
-          [method as 'post'](path)
+          .post(path)
           .set(bearer(token))
           .set('Idempotency-Key', `replay-${operation.operationId}`)
           .set('Content-Type', 'application/json')

@@ -45,7 +45,7 @@ describe.each(testDatabases())('Schema on %s', (database) => {
     await expect(triggers()).resolves.toEqual([]);
     await t.dataSource.runMigrations();
     expect((await tables()).sort()).toEqual(all);
-    // Webhook events are recorded by the service (src/webhooks/event-outbox.ts): no trigger.
+    // Webhook events are recorded by the service (src/webhooks/event-outbox.service.ts): no trigger.
     await expect(triggers()).resolves.toEqual([]);
     const pending = await t.dataSource.driver.createSchemaBuilder().log();
     expect(pending.upQueries).toEqual([]);

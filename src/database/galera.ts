@@ -6,7 +6,7 @@ import { DataSource } from 'typeorm';
  * little later; with this, a statement first waits until its node has applied everything the
  * cluster had committed when it arrived, so a client reads its own writes through any instance and
  * node, and a plant's INSERT or DELETE sees every webhook subscription committed before it,
- * wherever it was made (src/webhooks/event-outbox.ts).
+ * wherever it was made (src/webhooks/event-outbox.service.ts).
  */
 export const GALERA_SYNC_WAIT = 7;
 

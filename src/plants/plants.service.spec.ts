@@ -3,7 +3,7 @@ import { ConfigService } from '@nestjs/config';
 import { Test } from '@nestjs/testing';
 import { CreatePlantDto } from './dto/create-plant.dto';
 import { PlantDto } from './dto/plant.dto';
-import { EventOutbox } from '../webhooks/event-outbox';
+import { EventOutbox } from '../webhooks/event-outbox.service';
 import { PlantsRepository } from './plants.repository';
 import { PlantsService } from './plants.service';
 import { PlantAlreadyExists, PlantNotFound } from './plants.errors';

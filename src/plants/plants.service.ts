@@ -4,7 +4,7 @@ import { isUniqueViolation } from '../database';
 import { AppConfig } from '../config/configuration';
 import { CreatePlantDto } from './dto/create-plant.dto';
 import { PlantDto } from './dto/plant.dto';
-import { EventOutbox } from '../webhooks/event-outbox';
+import { EventOutbox } from '../webhooks/event-outbox.service';
 import { PlantAlreadyExists, PlantNotFound } from './plants.errors';
 import { PlantsRepository, toPlantDto } from './plants.repository';
 

@@ -2,7 +2,7 @@ import { Module } from '@nestjs/common';
 import { LifecycleModule } from '../lifecycle/lifecycle.module';
 import { MetricsModule } from '../metrics/metrics.module';
 import { SecretsModule } from '../secrets/secrets.module';
-import { EventOutbox } from './event-outbox';
+import { EventOutbox } from './event-outbox.service';
 import { WebhookDispatcher } from './webhook-dispatcher';
 import { WebhooksController } from './webhooks.controller';
 import { WebhooksRepository } from './webhooks.repository';

@@ -1,6 +1,6 @@
 import { Test } from '@nestjs/testing';
 import { Condition, Database } from '../database';
-import { EventOutbox } from './event-outbox';
+import { EventOutbox } from './event-outbox.service';
 import { WebhooksRepository, noSubscriptionWants } from './webhooks.repository';
 
 /** The step the conditional statement of an owner's change shows as (the condition is the repository's). */

@@ -93,6 +93,7 @@ const CALLS: [Type<object>, Record<string, unknown[]>][] = [
       ],
       listSubscriptions: ['closed'],
       subscriptionExists: ['closed', 1n],
+      subscriptionWants: ['closed', ['plant.created']],
       recordEvents: ['closed', 'created', { id: 1n, name: 'Fern' }, [{ type: 'plant.created', data: '{}' }]],
       deleteSubscription: ['closed', 1n],
       recentAttempts: [1n, 10],

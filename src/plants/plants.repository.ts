@@ -28,15 +28,14 @@ const CONDITIONAL_STATEMENTS = {
   }),
   delete: (condition: string) => `${PLANT_STATEMENTS.delete} AND ${condition}`,
 };
-/** Each conditional statement composed once: a condition's text is the same on every call. */
-const composed = new Map<string, Statement>();
+/** Each conditional statement composed once, by the condition's SQL (the same string on every call). */
+const composed = { insert: new Map<string, Statement>(), delete: new Map<string, Statement>() };
 
 function conditional(kind: keyof typeof CONDITIONAL_STATEMENTS, onlyIf: Condition): Statement {
-  const key = `${kind} ${onlyIf.sql}`;
-  let statement = composed.get(key);
+  let statement = composed[kind].get(onlyIf.sql);
   if (statement === undefined) {
     statement = CONDITIONAL_STATEMENTS[kind](onlyIf.sql);
-    composed.set(key, statement);
+    composed[kind].set(onlyIf.sql, statement);
   }
   return statement;
 }
@@ -71,10 +70,14 @@ export class PlantsRepository {
    * Within a transaction (an idempotent request's, or one with events) it is one of its statements.
    */
   async insert(plant: NewPlant, onlyIf?: Condition): Promise<boolean> {
-    const parameters = [plant.owner, plant.id, plant.name, plant.tag ?? null];
+    const tag = plant.tag ?? null;
     const inserted = onlyIf
-      ? await this.database.execute(conditional('insert', onlyIf), [...parameters, ...onlyIf.parameters], WRITE)
-      : await this.database.execute(PLANT_STATEMENTS.insert, parameters, WRITE);
+      ? await this.database.execute(
+          conditional('insert', onlyIf),
+          [plant.owner, plant.id, plant.name, tag, ...onlyIf.parameters],
+          WRITE,
+        )
+      : await this.database.execute(PLANT_STATEMENTS.insert, [plant.owner, plant.id, plant.name, tag], WRITE);
     return inserted > 0;
   }
 

@@ -91,9 +91,17 @@ export function eventsOf<Change extends PlantChange>(
   return recorded;
 }
 
-/** The event types fired by `change`: a plant write needs no event recorded when no subscription wants any. */
-export function eventTypesOn(change: PlantChange): WebhookEvent[] {
-  return WEBHOOK_EVENTS.filter((type) => WEBHOOK_EVENT_TYPES[type].on === change);
+const TYPES_ON: Record<PlantChange, readonly WebhookEvent[]> = {
+  created: WEBHOOK_EVENTS.filter((type) => WEBHOOK_EVENT_TYPES[type].on === 'created'),
+  deleted: WEBHOOK_EVENTS.filter((type) => WEBHOOK_EVENT_TYPES[type].on === 'deleted'),
+};
+
+/**
+ * The event types fired by `change`: a plant write needs no event recorded when no subscription
+ * wants any. The same array for every call, as it is read on every create and delete.
+ */
+export function eventTypesOn(change: PlantChange): readonly WebhookEvent[] {
+  return TYPES_ON[change];
 }
 
 /**

@@ -33,19 +33,19 @@ function wants(type: WebhookEvent): string {
   return `(s.events LIKE '%"${type}"%'${previous})`;
 }
 const WANTING = 's.owner = ? AND s.disabled_at IS NULL AND ';
-/** noSubscriptionWants' SQL, the same text for the same event types (the plants repository composes it once). */
-const unwanted = new Map<string, string>();
+/** noSubscriptionWants' SQL by the array of event types asked about (eventTypesOn gives the same array each time). */
+const unwanted = new WeakMap<readonly WebhookEvent[], string>();
 
 /**
  * A condition for a plant statement: no subscription of `owner` wants any of `types`, so the
- * change needs no event recorded. Checked by the database in the statement itself.
+ * change needs no event recorded. Checked by the database in the statement itself. Its SQL is the
+ * same string for the same `types`, so the plants repository composes its statement once.
  */
 export function noSubscriptionWants(owner: string, types: readonly WebhookEvent[]): Condition {
-  const key = types.join(' ');
-  let sql = unwanted.get(key);
+  let sql = unwanted.get(types);
   if (sql === undefined) {
     sql = `NOT EXISTS (SELECT 1 FROM webhook_subscriptions s WHERE ${WANTING}(${types.map(wants).join(' OR ')}))`;
-    unwanted.set(key, sql);
+    unwanted.set(types, sql);
   }
   return { sql, parameters: [owner] };
 }

@@ -17,18 +17,17 @@ import {
   Measured,
   OUT,
   ROOT,
+  compareOnOneInstance,
   finishStandalone,
   issueToken,
   listLoad,
-  log,
-  measureLoad,
   prepareStandalone,
   runMain,
   serviceEnvironment,
   standaloneSettings,
   startProdArgv,
 } from './lib/harness';
-import { Round, median, ratioPerRound, ratioSummary, runSideBySide } from './lib/side-by-side';
+import { Round, median, ratioPerRound, ratioSummary } from './lib/side-by-side';
 import { Spawned, startProcess, stopProcess, waitForHttp } from './lib/sys';
 
 const S = standaloneSettings({
@@ -85,19 +84,14 @@ async function providerToken(): Promise<string> {
 
 function compareTokens(service: Spawned, tokens: Record<Kind, string>) {
   const load = (kind: Kind, sec: number) => listLoad(S.portBase, tokens[kind], sec, S.connections);
-  log(`warm-up: ${S.warmupSec} s per token`);
-  return runSideBySide<'list', Measured>({
-    sides: KINDS.map((kind) => ({
-      name: kind,
-      warm: async () => void (await load(kind, S.warmupSec)),
-      measure: () => measureLoad(service.pid, () => load(kind, S.durationSec)),
-    })),
-    workloads: ['list'],
+  return compareOnOneInstance({
+    kinds: KINDS,
+    workload: 'list',
+    pid: service.pid,
     rounds: S.rounds,
-    onRound: (round, { list: [p, j] }) =>
-      log(
-        `round ${round + 1}/${S.rounds}: pst ${p.rps.toFixed(0)} req/s (${p.cpuUsPerRequest.toFixed(1)} µs CPU/req), jwt ${j.rps.toFixed(0)} req/s (${j.cpuUsPerRequest.toFixed(1)} µs/req): jwt ÷ pst ${(j.rps / p.rps).toFixed(3)}`,
-      ),
+    warmupSec: S.warmupSec,
+    durationSec: S.durationSec,
+    load,
   });
 }
 

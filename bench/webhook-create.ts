@@ -21,18 +21,18 @@ import {
   OUT,
   ROOT,
   Standalone,
+  compareOnOneInstance,
   createLoad,
   finishStandalone,
   issueToken,
   log,
-  measureLoad,
   prepareStandalone,
   runMain,
   serviceEnvironment,
   standaloneSettings,
   startProdArgv,
 } from './lib/harness';
-import { Round, ratioPerRound, ratioSummary, runSideBySide } from './lib/side-by-side';
+import { Round, ratioPerRound, ratioSummary } from './lib/side-by-side';
 import { Spawned, sleep, startProcess, stopProcess, waitForHttp } from './lib/sys';
 import { startReceiver, subscribe, webhookEnvironment } from './lib/webhooks';
 
@@ -55,19 +55,14 @@ const PLANT = '"name":"Bench plant"';
 function compareOwners(service: Spawned, tokens: Record<Kind, string>) {
   const ids: Record<Kind, { next: bigint }> = { with: { next: 1n }, without: { next: 1n } };
   const load = (kind: Kind, sec: number) => createLoad(S.portBase, tokens[kind], sec, S.connections, ids[kind], PLANT);
-  log(`warm-up: ${S.warmupSec} s per owner`);
-  return runSideBySide<'create', Measured>({
-    sides: KINDS.map((kind) => ({
-      name: kind,
-      warm: async () => void (await load(kind, S.warmupSec)),
-      measure: () => measureLoad(service.pid, () => load(kind, S.durationSec)),
-    })),
-    workloads: ['create'],
+  return compareOnOneInstance({
+    kinds: KINDS,
+    workload: 'create',
+    pid: service.pid,
     rounds: S.rounds,
-    onRound: (round, { create: [o, w] }) =>
-      log(
-        `round ${round + 1}/${S.rounds}: without ${o.rps.toFixed(0)} req/s (${o.cpuUsPerRequest.toFixed(1)} µs CPU/req), with ${w.rps.toFixed(0)} req/s (${w.cpuUsPerRequest.toFixed(1)} µs/req): with ÷ without ${(w.rps / o.rps).toFixed(3)}`,
-      ),
+    warmupSec: S.warmupSec,
+    durationSec: S.durationSec,
+    load,
   });
 }
 

@@ -9,6 +9,7 @@ import { dirname, join } from 'node:path';
 import type { Connection } from 'mysql2/promise';
 import { DbTarget, connectServer, parseDbUrl, recreateDatabase, withScheme } from './db';
 import { integer, seconds } from './env';
+import { Round, runSideBySide } from './side-by-side';
 import { canPin, cpuSeconds, initClockTicks, run, sampleRss, setAffinity } from './sys';
 
 export const ROOT = process.cwd();
@@ -112,6 +113,42 @@ export interface Measured {
   maxRssMb: number;
   /** Responses read in time. */
   requests: number;
+}
+
+/**
+ * One workload in two or more forms on one running instance (owners, tokens), side by side: each
+ * round measures them one after the other in alternating order; the round's line gives each one's
+ * throughput and CPU per request and the ratio of the last to the first.
+ */
+export function compareOnOneInstance<K extends string, W extends string>(plan: {
+  kinds: readonly K[];
+  workload: W;
+  pid: number;
+  rounds: number;
+  warmupSec: number;
+  durationSec: number;
+  load: (kind: K, seconds: number) => Promise<autocannon.Result>;
+}): Promise<Round<W, Measured>[]> {
+  log(`warm-up: ${plan.warmupSec} s per ${plan.kinds.join(' and ')}`);
+  const line = (kind: K, m: Measured) =>
+    `${kind} ${m.rps.toFixed(0)} req/s (${m.cpuUsPerRequest.toFixed(1)} µs CPU/req)`;
+  return runSideBySide<W, Measured>({
+    sides: plan.kinds.map((kind) => ({
+      name: kind,
+      warm: async () => void (await plan.load(kind, plan.warmupSec)),
+      measure: () => measureLoad(plan.pid, () => plan.load(kind, plan.durationSec)),
+    })),
+    workloads: [plan.workload],
+    rounds: plan.rounds,
+    onRound: (round, measured) => {
+      const runs = measured[plan.workload];
+      const [first, last] = [runs[0], runs[runs.length - 1]];
+      log(
+        `round ${round + 1}/${plan.rounds}: ${runs.map((m, i) => line(plan.kinds[i], m)).join(', ')}: ` +
+          `${plan.kinds[runs.length - 1]} ÷ ${plan.kinds[0]} ${(last.rps / first.rps).toFixed(3)}`,
+      );
+    },
+  });
 }
 
 /**

@@ -26,12 +26,12 @@ class NothingChanged extends Error {}
  * for them the change is one statement, made on condition that no subscription wants its events
  * (the condition is evaluated by the database in the same statement, so a subscription committed by
  * another instance a moment before is seen). When that statement changed nothing, one read tells a
- * missing row from a subscription; only for a subscription, or an owner known to have one, does the
- * change run as a transaction with its events recorded
- * first, reading the subscriptions without locking them (RECORDING_ISOLATION), and changes the
- * plant last: on a Galera node every statement first waits for causality, and one waiting while its
- * transaction holds a row lock an applier needs would wait for that applier as it waits for it
- * (docs/scaling.md).
+ * missing row from a subscription. Only for a subscription, or an owner known to have one, does the
+ * change run as a transaction: its events recorded first, the subscriptions read without locks
+ * (RECORDING_ISOLATION), the plant changed last. On a Galera node every statement first waits for
+ * causality, and one waiting while its transaction holds a row lock an applier needs would wait for
+ * that applier as it waits for it (docs/scaling.md). Inside an outer transaction (an idempotent
+ * create's) the change joins it, and that transaction's isolation.
  */
 @Injectable()
 export class EventOutbox {
@@ -58,8 +58,8 @@ export class EventOutbox {
     if (!this.isWatched(owner)) {
       if (await write(noSubscriptionWants(owner, types))) return true;
       // Nothing changed: the row is not there (a delete of a missing plant), or a subscription
-      // wants the events. Only the second needs the transaction; the first is made again as it is,
-      // as a subscription may have gone since.
+      // wants the events. Only the second needs the transaction. Without one, the change is made
+      // again unconditionally: a subscription that stopped it may have gone since.
       if (!(await this.repository.subscriptionWants(owner, types))) return write();
     }
     const events = eventsOf(change, plant);

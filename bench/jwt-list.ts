@@ -21,13 +21,14 @@ import {
   finishStandalone,
   issueToken,
   listLoad,
+  pairRounds,
   prepareStandalone,
   runMain,
   serviceEnvironment,
   standaloneSettings,
   startProdArgv,
 } from './lib/harness';
-import { Round, median, ratioPerRound, ratioSummary } from './lib/side-by-side';
+import { Round, median, ratioSummary } from './lib/side-by-side';
 import { Spawned, startProcess, stopProcess, waitForHttp } from './lib/sys';
 
 const S = standaloneSettings({
@@ -96,17 +97,12 @@ function compareTokens(service: Spawned, tokens: Record<Kind, string>) {
 }
 
 function report(rounds: Round<'list', Measured>[], version: string, pin: boolean): string {
-  const runs = rounds.map((r) => r.list);
-  const [pst, jwt] = [0, 1];
-  const rps = ratioPerRound(runs, jwt, (m) => m.rps);
-  const cpu = ratioPerRound(runs, jwt, (m) => 1 / m.cpuUsPerRequest);
+  const { table, rps, cpu } = pairRounds(
+    rounds.map((r) => r.list),
+    KINDS,
+  );
   return [
-    '| round | pst req/s | pst CPU µs/req | jwt req/s | jwt CPU µs/req | jwt ÷ pst, req/s | jwt ÷ pst, requests per CPU-second |',
-    '|---:|---:|---:|---:|---:|---:|---:|',
-    ...runs.map(
-      (r, i) =>
-        `| ${i + 1} | ${r[pst].rps.toFixed(0)} | ${r[pst].cpuUsPerRequest.toFixed(1)} | ${r[jwt].rps.toFixed(0)} | ${r[jwt].cpuUsPerRequest.toFixed(1)} | ${rps[i].toFixed(3)} | ${cpu[i].toFixed(3)} |`,
-    ),
+    ...table,
     '',
     `JWT ÷ pst list throughput, median of ${rounds.length} rounds: ${ratioSummary(rps, true)} ` +
       `(target: at least ${TARGET}, ${median(rps) >= TARGET ? 'met' : 'NOT met'}); in requests per CPU-second: ${ratioSummary(cpu)}.`,

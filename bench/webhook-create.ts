@@ -26,13 +26,14 @@ import {
   finishStandalone,
   issueToken,
   log,
+  pairRounds,
   prepareStandalone,
   runMain,
   serviceEnvironment,
   standaloneSettings,
   startProdArgv,
 } from './lib/harness';
-import { Round, ratioPerRound, ratioSummary } from './lib/side-by-side';
+import { Round, ratioSummary } from './lib/side-by-side';
 import { Spawned, sleep, startProcess, stopProcess, waitForHttp } from './lib/sys';
 import { startReceiver, subscribe, webhookEnvironment } from './lib/webhooks';
 
@@ -104,16 +105,9 @@ function createsMeasured(runs: Measured[][]): number {
 
 function report(rounds: Round<'create', Measured>[], drain: Drain, version: string, pin: boolean): string {
   const runs = rounds.map((r) => r.create);
-  const [without, withHook] = [0, 1];
-  const rps = ratioPerRound(runs, withHook, (m) => m.rps);
-  const cpu = ratioPerRound(runs, withHook, (m) => 1 / m.cpuUsPerRequest);
+  const { table, rps, cpu } = pairRounds(runs, KINDS);
   return [
-    '| round | without req/s | without CPU µs/req | with req/s | with CPU µs/req | with ÷ without, req/s | with ÷ without, requests per CPU-second |',
-    '|---:|---:|---:|---:|---:|---:|---:|',
-    ...runs.map(
-      (r, i) =>
-        `| ${i + 1} | ${r[without].rps.toFixed(0)} | ${r[without].cpuUsPerRequest.toFixed(1)} | ${r[withHook].rps.toFixed(0)} | ${r[withHook].cpuUsPerRequest.toFixed(1)} | ${rps[i].toFixed(3)} | ${cpu[i].toFixed(3)} |`,
-    ),
+    ...table,
     '',
     `Create throughput with one subscription ÷ without, median of ${rounds.length} rounds: ${ratioSummary(rps, true)}; ` +
       `in requests per CPU-second: ${ratioSummary(cpu)}.`,

@@ -9,7 +9,7 @@ import { dirname, join } from 'node:path';
 import type { Connection } from 'mysql2/promise';
 import { DbTarget, connectServer, parseDbUrl, recreateDatabase, withScheme } from './db';
 import { integer, seconds } from './env';
-import { Round, runSideBySide } from './side-by-side';
+import { Round, ratioPerRound, runSideBySide } from './side-by-side';
 import { canPin, cpuSeconds, initClockTicks, run, sampleRss, setAffinity } from './sys';
 
 export const ROOT = process.cwd();
@@ -149,6 +149,30 @@ export function compareOnOneInstance<K extends string, W extends string>(plan: {
       );
     },
   });
+}
+
+/**
+ * compareOnOneInstance's rounds of two kinds as a table, a row per round with the second kind's
+ * ratios to the first (throughput, requests per CPU-second); the ratios too, for the summary line.
+ */
+export function pairRounds(
+  runs: Measured[][],
+  [first, second]: readonly [string, string],
+): { table: string[]; rps: number[]; cpu: number[] } {
+  const rps = ratioPerRound(runs, 1, (m) => m.rps);
+  const cpu = ratioPerRound(runs, 1, (m) => 1 / m.cpuUsPerRequest);
+  const cells = (m: Measured) => `${m.rps.toFixed(0)} | ${m.cpuUsPerRequest.toFixed(1)}`;
+  return {
+    table: [
+      `| round | ${first} req/s | ${first} CPU µs/req | ${second} req/s | ${second} CPU µs/req | ${second} ÷ ${first}, req/s | ${second} ÷ ${first}, requests per CPU-second |`,
+      '|---:|---:|---:|---:|---:|---:|---:|',
+      ...runs.map(
+        (r, i) => `| ${i + 1} | ${cells(r[0])} | ${cells(r[1])} | ${rps[i].toFixed(3)} | ${cpu[i].toFixed(3)} |`,
+      ),
+    ],
+    rps,
+    cpu,
+  };
 }
 
 /**

@@ -40,15 +40,15 @@ import { tracingOn } from '../tracing/tracing';
         return dataSource;
       },
     }),
-    // No CLS middleware, interceptor or guard: a context exists only while a transaction is open,
-    // so requests that open none pay nothing for it.
-    ClsModule.forRoot({
-      plugins: [
-        new ClsPluginTransactional({
-          adapter: new TransactionalAdapterTypeOrm({ dataSourceToken: getDataSourceToken() }),
-        }),
-      ],
-    }),
+    // The transactional plugin alone, without ClsModule.forRoot: forRoot also registers a global
+    // guard and interceptor (no-ops unless mounted), and one global interceptor puts every request
+    // of every route through an Observable pipeline. A context exists only while a transaction is
+    // open (`@Transactional()` opens its own), so requests that open none pay nothing for it.
+    ClsModule.registerPlugins([
+      new ClsPluginTransactional({
+        adapter: new TransactionalAdapterTypeOrm({ dataSourceToken: getDataSourceToken() }),
+      }),
+    ]),
   ],
   providers: [Database],
   exports: [Database],

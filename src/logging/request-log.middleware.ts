@@ -5,8 +5,8 @@ import { randomUUID } from 'node:crypto';
 import { IncomingMessage, ServerResponse } from 'node:http';
 import { Level } from 'pino';
 import { Principal, TokenKind } from '../auth/principal';
+import { loggedPath } from '../common/http/redact-tokens';
 import { requestElapsedMs, startRequestClock } from '../common/http/request-clock';
-import { redactTokens } from '../common/http/redact-tokens';
 import { routeTemplate } from '../common/http/route-template';
 import { tracingOn } from '../tracing/tracing';
 import { LogOutput } from './log-output';
@@ -15,7 +15,6 @@ export const REQUEST_ID_HEADER = 'X-Request-Id';
 
 /** A client's request id is kept if it is 1 to 128 visible ASCII characters; otherwise one is made. */
 const ACCEPTED_REQUEST_ID = /^[\x21-\x7e]{1,128}$/;
-const MAX_LOGGED_PATH = 200;
 
 /** Logged for a request whose client closed the connection before the answer was complete, as nginx does. */
 export const CLIENT_CLOSED_REQUEST = 499;
@@ -61,13 +60,11 @@ export interface RequestLogFields {
 export function requestLogFields(req: IncomingMessage, res: ServerResponse, durationMs: number): RequestLogFields {
   const request = req as LoggedRequest;
   const url = (request as Partial<Pick<Request, 'originalUrl'>>).originalUrl ?? request.url ?? '';
-  const query = url.indexOf('?');
-  const path = redactTokens(query === -1 ? url : url.slice(0, query));
   return {
     requestId: request.id,
     method: request.method,
     route: routeTemplate(request as Request) ?? null,
-    path: path.length > MAX_LOGGED_PATH ? `${path.slice(0, MAX_LOGGED_PATH)}…` : path,
+    path: loggedPath(url),
     status: res.writableFinished ? res.statusCode : CLIENT_CLOSED_REQUEST,
     durationMs,
     subject: request.user?.subject ?? null,

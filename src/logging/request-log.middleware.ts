@@ -5,6 +5,7 @@ import { randomUUID } from 'node:crypto';
 import { IncomingMessage, ServerResponse } from 'node:http';
 import { Level } from 'pino';
 import { Principal, TokenKind } from '../auth/principal';
+import { clientAddress } from '../common/http/client-address';
 import { loggedPath } from '../common/http/redact-tokens';
 import { requestElapsedMs, startRequestClock } from '../common/http/request-clock';
 import { routeTemplate } from '../common/http/route-template';
@@ -23,7 +24,7 @@ export const CLIENT_CLOSED_REQUEST = 499;
 const PROBE_PATHS = /^\/health\//;
 
 type LoggedRequest = IncomingMessage &
-  Partial<Pick<Request, 'path' | 'ip' | 'route'>> & { id?: string; user?: Principal; spanContext?: SpanContext };
+  Partial<Pick<Request, 'route'>> & { id?: string; user?: Principal; spanContext?: SpanContext };
 
 export function requestIdFor(req: IncomingMessage, res: ServerResponse): string {
   const incoming = req.headers['x-request-id'];
@@ -71,15 +72,6 @@ export function requestLogFields(req: IncomingMessage, res: ServerResponse, dura
     tokenKind: request.user?.kind ?? null,
     client: clientAddress(request),
   };
-}
-
-/**
- * Express's `req.ip` (the socket's address, or the one TRUST_PROXY lets X-Forwarded-For give),
- * read without proxy-addr when there is no X-Forwarded-For: it then gives the socket's address too,
- * and parsing the header for nothing is most of what a line costs to build.
- */
-function clientAddress(request: LoggedRequest): string | undefined {
-  return request.headers['x-forwarded-for'] === undefined ? request.socket?.remoteAddress : request.ip;
 }
 
 /** Server errors at error, a response the client did not wait for at warn, probes at debug. */

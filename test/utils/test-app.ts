@@ -4,6 +4,7 @@ import { ConfigService } from '@nestjs/config';
 import { Test } from '@nestjs/testing';
 import { isInteger, parse, stringify } from 'lossless-json';
 import { Logger } from 'nestjs-pino';
+import { dirname, join } from 'node:path';
 import { Writable } from 'node:stream';
 import request from 'supertest';
 import { DataSource } from 'typeorm';
@@ -58,6 +59,7 @@ export async function startTestApp(
     .overrideProvider(ENVIRONMENT)
     .useValue({ ...TEST_ENV, ...db.env, ...extraEnv });
   if (logSink) {
+    useNewRootLogger();
     builder = builder.overrideProvider(LogOutput).useFactory({
       factory: (config: ConfigService<AppConfig, true>) => new LogOutput(config, logSink),
       inject: [ConfigService],
@@ -94,6 +96,18 @@ export async function startTestApp(
     },
     close: () => app.close(),
   };
+}
+
+/**
+ * nestjs-pino keeps one root logger per process, made by the first app that asks for it, and
+ * Nest's Logger writes through it: a second app of the process would have its lines written to the
+ * first one's output. With the library's own reset for tests (not exported by its entry point), the
+ * next app makes its own.
+ */
+function useNewRootLogger(): void {
+  const pinoLogger = join(dirname(require.resolve('nestjs-pino')), 'PinoLogger.js');
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  (require(pinoLogger) as { __resetOutOfContextForTests: () => void }).__resetOutOfContextForTests();
 }
 
 export const bearer = (token: string) => ({ Authorization: `Bearer ${token}` });

@@ -31,10 +31,10 @@ export function loggedPath(url: string): string {
 }
 
 /**
- * Another party's URL (an identity provider's, a webhook receiver's) as a log line or an error
- * message may write it: scheme, host, port and path (tokens redacted); a user name, a password, a
- * query and a fragment, where such URLs carry their secrets, are replaced. Text that is not a URL
- * is written as `[redacted]`.
+ * Another party's URL (the identity provider's) as a log line or an error message may write it:
+ * scheme, host, port and path (tokens redacted); a user name, a password, a query and a fragment,
+ * where such URLs carry their secrets, are replaced. Text that is not a URL is written as
+ * `[redacted]`.
  */
 export function redactUrl(url: string): string {
   const parsed = URL.parse(url);

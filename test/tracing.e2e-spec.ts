@@ -3,7 +3,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import { prepareDatabase, testDatabases } from './utils/databases';
 import { OtlpReceiver, ReceivedSpan, SPAN_KIND_CLIENT, SPAN_KIND_SERVER } from './utils/otlp-receiver';
-import { ServiceProcess, createTokenWithCli, startServiceProcess } from './utils/service-process';
+import { ServiceProcess, createTokenWithCli, freePort, startServiceProcess } from './utils/service-process';
 import { waitFor } from './utils/wait-for';
 
 const ROOT = join(__dirname, '..');
@@ -257,6 +257,101 @@ describe('tracing unset', () => {
         sdkLoaded: false,
         on: false,
       });
+    }
+  });
+});
+
+describe('what a server span takes from headers any client sets (sqlite)', () => {
+  const receiver = new OtlpReceiver();
+  /** TRUST_PROXY unset, and an identity provider that cannot be reached: a JWT is answered 503. */
+  let direct: ServiceProcess;
+  /** TRUST_PROXY=loopback: the test is the proxy. */
+  let proxied: ServiceProcess;
+  let token: string;
+  /** The shape of a JWT, refused by nothing before the provider is asked for its keys. */
+  const jwt = 'eyJhbGciOiJSUzI1NiJ9.eyJzdWIiOiJwYXN0ZWQifQ.c2lnbmF0dXJlLW9mLXRoZS1qd3Q';
+
+  beforeAll(async () => {
+    await receiver.start();
+    const env = (await prepareDatabase('sqlite')).env;
+    token = await createTokenWithCli(env, 'forwarded');
+    const oidc = { OIDC_ISSUER: `http://127.0.0.1:${await freePort()}`, OIDC_AUDIENCE: 'plant-store' };
+    [direct, proxied] = await Promise.all([
+      startServiceProcess({ ...env, ...tracingEnv(receiver), ...oidc }),
+      startServiceProcess({ ...env, ...tracingEnv(receiver), TRUST_PROXY: 'loopback' }),
+    ]);
+  }, 120_000);
+
+  afterAll(async () => {
+    await Promise.all([direct?.stop(), proxied?.stop()]);
+    await receiver.stop();
+  });
+
+  /** Sends a request and waits for its log line and its server span. */
+  async function call(
+    service: ServiceProcess,
+    path: string,
+    headers: Record<string, string>,
+    method = 'GET',
+  ): Promise<{ status: number; line: Record<string, unknown>; span: ReceivedSpan }> {
+    const requestId = randomUUID();
+    const res = await fetch(`${service.url}${path}`, {
+      method,
+      headers: { authorization: `Bearer ${token}`, 'x-request-id': requestId, ...headers },
+    });
+    await res.arrayBuffer();
+    const lineOf = () => service.logLines().find((entry) => entry.requestId === requestId && 'path' in entry);
+    await waitFor(() => lineOf() !== undefined, { what: `the log line of ${requestId}` });
+    const line = lineOf()!;
+    const spanOf = () => receiver.spans.find((span) => span.spanId === line.span_id);
+    await waitFor(() => spanOf() !== undefined, { what: `the server span of ${requestId}` });
+    return { status: res.status, line, span: spanOf()! };
+  }
+
+  it.each([
+    ['X-Forwarded-For', { 'x-forwarded-for': '203.0.113.77' }, ['203.0.113.77']],
+    ['Forwarded', { forwarded: 'for=anything;host=forged.example' }, ['anything', 'forged.example']],
+    ['X-Forwarded-Host', { 'x-forwarded-host': 'forged.example' }, ['forged.example']],
+  ])('without TRUST_PROXY, a forged %s reaches neither the span nor the log line', async (_name, headers, forged) => {
+    const { status, line, span } = await call(direct, '/plants', headers);
+    expect(status).toBe(200);
+    expect(line.client).toBe('127.0.0.1');
+    expect(span.attributes).toMatchObject({ 'client.address': '127.0.0.1', 'server.address': '127.0.0.1' });
+    for (const value of forged) expect(JSON.stringify([span, line])).not.toContain(value);
+  });
+
+  it('behind a trusted proxy, the span and the log line have the client X-Forwarded-For names, as Express reads it', async () => {
+    const forwarded = await call(proxied, '/plants', { 'x-forwarded-for': '198.51.100.23, 203.0.113.77' });
+    expect(forwarded.line.client).toBe('203.0.113.77');
+    expect(forwarded.span.attributes['client.address']).toBe('203.0.113.77');
+    // Express reads X-Forwarded-For only: a Forwarded header says nothing, even from a trusted proxy.
+    const standard = await call(proxied, '/plants', { forwarded: 'for=198.51.100.24' });
+    expect(standard.line.client).toBe('127.0.0.1');
+    expect(standard.span.attributes['client.address']).toBe('127.0.0.1');
+  });
+
+  it('writes a token in the URL or a header of a request answered 503 nowhere: log, span, or any export', async () => {
+    const { status, line, span } = await call(
+      direct,
+      `/plants/${token}?access_token=${token}`,
+      { authorization: `Bearer ${jwt}`, 'user-agent': `client/1 (${token})` },
+      'DELETE',
+    );
+    // The provider's keys cannot be had: the JWT cannot be checked.
+    expect(status).toBe(503);
+    expect(line).toMatchObject({ path: '/plants/[redacted]', status: 503 });
+    expect(span.attributes).toMatchObject({
+      'url.path': '/plants/[redacted]',
+      'url.query': 'access_token=[redacted]',
+      'user_agent.original': 'client/1 ([redacted])',
+    });
+    // The exception filter's line of the 503 is written before the request line.
+    expect(
+      direct.logLines().find((entry) => entry.requestId === line.requestId && entry.level === 'warn'),
+    ).toMatchObject({ msg: expect.stringMatching(/^DELETE \/plants\/\[redacted\] -> 503: /) });
+    for (const secret of [token.slice('pst_'.length), jwt.split('.')[1]]) {
+      expect(direct.output()).not.toContain(secret);
+      expect(receiver.bodies.join('\n')).not.toContain(secret);
     }
   });
 });

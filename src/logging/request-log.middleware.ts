@@ -5,8 +5,9 @@ import { randomUUID } from 'node:crypto';
 import { IncomingMessage, ServerResponse } from 'node:http';
 import { Level } from 'pino';
 import { Principal, TokenKind } from '../auth/principal';
+import { clientAddress } from '../common/http/client-address';
+import { loggedPath } from '../common/http/redact-tokens';
 import { requestElapsedMs, startRequestClock } from '../common/http/request-clock';
-import { redactTokens } from '../common/http/redact-tokens';
 import { routeTemplate } from '../common/http/route-template';
 import { tracingOn } from '../tracing/tracing';
 import { LogOutput } from './log-output';
@@ -15,7 +16,6 @@ export const REQUEST_ID_HEADER = 'X-Request-Id';
 
 /** A client's request id is kept if it is 1 to 128 visible ASCII characters; otherwise one is made. */
 const ACCEPTED_REQUEST_ID = /^[\x21-\x7e]{1,128}$/;
-const MAX_LOGGED_PATH = 200;
 
 /** Logged for a request whose client closed the connection before the answer was complete, as nginx does. */
 export const CLIENT_CLOSED_REQUEST = 499;
@@ -24,7 +24,7 @@ export const CLIENT_CLOSED_REQUEST = 499;
 const PROBE_PATHS = /^\/health\//;
 
 type LoggedRequest = IncomingMessage &
-  Partial<Pick<Request, 'path' | 'ip' | 'route'>> & { id?: string; user?: Principal; spanContext?: SpanContext };
+  Partial<Pick<Request, 'route'>> & { id?: string; user?: Principal; spanContext?: SpanContext };
 
 export function requestIdFor(req: IncomingMessage, res: ServerResponse): string {
   const incoming = req.headers['x-request-id'];
@@ -61,28 +61,17 @@ export interface RequestLogFields {
 export function requestLogFields(req: IncomingMessage, res: ServerResponse, durationMs: number): RequestLogFields {
   const request = req as LoggedRequest;
   const url = (request as Partial<Pick<Request, 'originalUrl'>>).originalUrl ?? request.url ?? '';
-  const query = url.indexOf('?');
-  const path = redactTokens(query === -1 ? url : url.slice(0, query));
   return {
     requestId: request.id,
     method: request.method,
     route: routeTemplate(request as Request) ?? null,
-    path: path.length > MAX_LOGGED_PATH ? `${path.slice(0, MAX_LOGGED_PATH)}…` : path,
+    path: loggedPath(url),
     status: res.writableFinished ? res.statusCode : CLIENT_CLOSED_REQUEST,
     durationMs,
     subject: request.user?.subject ?? null,
     tokenKind: request.user?.kind ?? null,
     client: clientAddress(request),
   };
-}
-
-/**
- * Express's `req.ip` (the socket's address, or the one TRUST_PROXY lets X-Forwarded-For give),
- * read without proxy-addr when there is no X-Forwarded-For: it then gives the socket's address too,
- * and parsing the header for nothing is most of what a line costs to build.
- */
-function clientAddress(request: LoggedRequest): string | undefined {
-  return request.headers['x-forwarded-for'] === undefined ? request.socket?.remoteAddress : request.ip;
 }
 
 /** Server errors at error, a response the client did not wait for at warn, probes at debug. */

@@ -25,9 +25,10 @@ interface FakeRequest {
   path: string;
   headers: Record<string, string | undefined>;
   rawHeaders: string[];
-  ip?: string;
+  socket: { remoteAddress?: string };
 }
 
+/** `ip` is the client address: without X-Forwarded-For, the socket's (see clientAddress). */
 function requestFor(
   options: { headers?: Record<string, string>; ip?: string; method?: string; path?: string } = {},
 ): FakeRequest {
@@ -37,7 +38,7 @@ function requestFor(
     path: options.path ?? '/plants',
     headers,
     rawHeaders: Object.entries(headers).flat(),
-    ip: 'ip' in options ? options.ip : '203.0.113.5',
+    socket: { remoteAddress: 'ip' in options ? options.ip : '203.0.113.5' },
   };
 }
 

@@ -5,6 +5,7 @@ import { NextFunction, Request, Response } from 'express';
 import { readAuthorization } from '../auth/authorization';
 import { JwtVerifier } from '../auth/oidc/jwt-verifier';
 import { TokensService } from '../auth/tokens.service';
+import { clientAddress } from '../common/http/client-address';
 import { AppConfig } from '../config/configuration';
 import { TooManyRequests } from './rate-limit.errors';
 import { RateLimitStorage } from './rate-limit.storage';
@@ -75,7 +76,7 @@ export class RateLimitMiddleware implements NestMiddleware {
       await this.count(`user:${known.subject}`, res);
       return next();
     }
-    await this.count(`ip:${normalizeIp(req.ip ?? 'unknown')}`, res);
+    await this.count(`ip:${normalizeIp(clientAddress(req) ?? 'unknown')}`, res);
     if (secret !== null) userCharges.set(req, (subject) => this.count(`user:${subject}`, res));
     next();
   }

@@ -1,9 +1,10 @@
-import { Span } from '@opentelemetry/api';
+import { Attributes, Span } from '@opentelemetry/api';
 import { HttpInstrumentation } from '@opentelemetry/instrumentation-http';
 import { IORedisInstrumentation } from '@opentelemetry/instrumentation-ioredis';
 import { NodeSDK } from '@opentelemetry/sdk-node';
 import type { Request } from 'express';
 import { IncomingMessage } from 'node:http';
+import { clientAddress } from '../common/http/client-address';
 import { redactTokens } from '../common/http/redact-tokens';
 import { routeTemplate } from '../common/http/route-template';
 
@@ -27,10 +28,56 @@ export function urlAttributes(url: string): Record<string, string> {
 }
 
 /**
- * A request's server span is named by the route it matched (`GET /plants/{id}`, the template the
- * OpenAPI document, the metrics and the log line use), never by the raw path; a request that matched
- * no route keeps the method alone, as the conventions say.
+ * `host` and `port` of a Host header (`example.com:8080`, `[::1]:3000`), as Express's `hostname`
+ * splits it.
  */
+function hostAndPort(host: string): { host: string; port?: number } {
+  const end = host.startsWith('[') ? host.indexOf(']') + 1 : 0;
+  const colon = host.indexOf(':', end);
+  const name = colon === -1 ? host : host.slice(0, colon);
+  const port = colon === -1 ? '' : host.slice(colon + 1);
+  return { host: end > 0 ? name.slice(1, end - 1) : name, port: /^\d{1,5}$/.test(port) ? Number(port) : undefined };
+}
+
+/**
+ * What a server span starts with beyond the instrumentation's own, replacing what it would take
+ * from headers any client can send:
+ *
+ * - `client.address`: the socket's address. The instrumentation takes `Forwarded` or
+ *   X-Forwarded-For as they come; the service believes only what TRUST_PROXY allows, which Express
+ *   decides once it has the request (`finishServerSpan`).
+ * - `server.address`, `server.port`: the Host header's, not a `Forwarded` or X-Forwarded-Host.
+ * - the URL and the User-Agent with anything shaped like a token replaced.
+ *
+ * Undefined values remove the instrumentation's attribute of that name.
+ */
+export function startAttributes(request: IncomingMessage): Attributes {
+  const host = request.headers.host === undefined ? undefined : hostAndPort(request.headers.host);
+  const userAgent = request.headers['user-agent'];
+  return {
+    ...urlAttributes(request.url ?? ''),
+    // Express has not taken the request yet: this is the socket's address.
+    'client.address': clientAddress(request),
+    'server.address': host && redactTokens(host.host),
+    'server.port': host?.port,
+    'user_agent.original': userAgent && redactTokens(userAgent),
+  };
+}
+
+/**
+ * Once the request is answered: the span is named by the route it matched (`GET /plants/{id}`, the
+ * template the OpenAPI document, the metrics and the log line use), never by the raw path, and a
+ * request that matched no route keeps the method alone, as the conventions say; its
+ * `client.address` is the one the log line and the rate limit use (`clientAddress`, under
+ * TRUST_PROXY).
+ */
+export function finishServerSpan(span: Span, request: IncomingMessage): void {
+  const client = clientAddress(request);
+  if (client !== undefined) span.setAttribute('client.address', client);
+  nameByRoute(span, request);
+}
+
+/** The span named by the route the request matched, which it records as `http.route`. */
 export function nameByRoute(span: Span, request: IncomingMessage): void {
   const route = routeTemplate(request as Request);
   if (route === undefined) return;
@@ -63,8 +110,8 @@ export function startSdk(env: NodeJS.ProcessEnv): NodeSDK {
       new HttpInstrumentation({
         disableOutgoingRequestInstrumentation: true,
         ignoreIncomingRequestHook: (request) => PROBE_PATHS.test(request.url ?? ''),
-        startIncomingSpanHook: (request) => urlAttributes(request.url ?? ''),
-        applyCustomAttributesOnSpan: (span, request) => nameByRoute(span, request as IncomingMessage),
+        startIncomingSpanHook: (request) => startAttributes(request as IncomingMessage),
+        applyCustomAttributesOnSpan: (span, request) => finishServerSpan(span, request as IncomingMessage),
       }),
       new IORedisInstrumentation({ requireParentSpan: true, dbStatementSerializer: (command) => command }),
     ],

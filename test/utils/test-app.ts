@@ -1,13 +1,19 @@
 import { INestApplication } from '@nestjs/common';
 import { NestExpressApplication } from '@nestjs/platform-express';
+import { ConfigService } from '@nestjs/config';
 import { Test } from '@nestjs/testing';
 import { isInteger, parse, stringify } from 'lossless-json';
+import { Logger } from 'nestjs-pino';
+import { dirname, join } from 'node:path';
+import { Writable } from 'node:stream';
 import request from 'supertest';
 import { DataSource } from 'typeorm';
 import { AppModule } from '../../src/app.module';
 import { APP_OPTIONS, configureApp, createHttpAdapter } from '../../src/app.setup';
 import { CreateTokenInput, TokensService } from '../../src/auth/tokens.service';
+import { AppConfig } from '../../src/config/configuration';
 import { ENVIRONMENT } from '../../src/config/config.module';
+import { LogOutput } from '../../src/logging/log-output';
 import { TestDatabase, prepareDatabase } from './databases';
 import { recordResponses } from './openapi-contract';
 
@@ -38,18 +44,30 @@ export const TEST_ENV: Readonly<Record<string, string>> = {
  * The real AppModule, configured exactly as main.ts configures it, on a real database. Its
  * configuration is TEST_ENV, the database's variables and `extraEnv`, and nothing else: neither
  * `process.env` nor a `.env` file is read, and neither is written.
+ *
+ * `logSink`, a stand-in for stdout, gets every line the service logs (at LOG_LEVEL, which TEST_ENV
+ * makes silent), through the service's own logger as main.ts sets it up; without it, only Nest's
+ * errors are printed.
  */
 export async function startTestApp(
   name: TestDatabase['name'],
   extraEnv: Record<string, string> = {},
+  { logSink }: { logSink?: Writable } = {},
 ): Promise<TestApp> {
   const db = await prepareDatabase(name);
-  const moduleRef = await Test.createTestingModule({ imports: [AppModule] })
+  let builder = Test.createTestingModule({ imports: [AppModule] })
     .overrideProvider(ENVIRONMENT)
-    .useValue({ ...TEST_ENV, ...db.env, ...extraEnv })
-    .compile();
+    .useValue({ ...TEST_ENV, ...db.env, ...extraEnv });
+  if (logSink) {
+    useNewRootLogger();
+    builder = builder.overrideProvider(LogOutput).useFactory({
+      factory: (config: ConfigService<AppConfig, true>) => new LogOutput(config, logSink),
+      inject: [ConfigService],
+    });
+  }
+  const moduleRef = await builder.compile();
   const app = moduleRef.createNestApplication<NestExpressApplication>(createHttpAdapter(), APP_OPTIONS);
-  app.useLogger(['error']);
+  app.useLogger(logSink ? app.get(Logger) : ['error']);
   // First, before anything can answer: every response is checked against openapi.json (contract-setup.ts).
   app.use(recordResponses());
   configureApp(app);
@@ -78,6 +96,18 @@ export async function startTestApp(
     },
     close: () => app.close(),
   };
+}
+
+/**
+ * nestjs-pino keeps one root logger per process, made by the first app that asks for it, and
+ * Nest's Logger writes through it: a second app of the process would have its lines written to the
+ * first one's output. With the library's own reset for tests (not exported by its entry point), the
+ * next app makes its own.
+ */
+function useNewRootLogger(): void {
+  const pinoLogger = join(dirname(require.resolve('nestjs-pino')), 'PinoLogger.js');
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  (require(pinoLogger) as { __resetOutOfContextForTests: () => void }).__resetOutOfContextForTests();
 }
 
 export const bearer = (token: string) => ({ Authorization: `Bearer ${token}` });

@@ -1,6 +1,7 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import { createRemoteJWKSet, errors, JWTPayload, jwtVerify } from 'jose';
+import { redactUrl } from '../../common/http/redact-tokens';
 import { AppConfig, OidcConfig } from '../../config/configuration';
 import { SigningKeysUnavailable } from '../auth.errors';
 import { Principal } from '../principal';
@@ -137,7 +138,7 @@ export class JwtVerifier {
     } catch (error) {
       if (error instanceof SigningKeysUnavailable) throw error;
       if (error instanceof errors.JOSEError && !UNAVAILABLE_CODES.has(error.code)) return null;
-      this.logger.warn(`Signing keys of ${config.issuer} unavailable: ${describe(error)}`);
+      this.logger.warn(`Signing keys of ${redactUrl(config.issuer)} unavailable: ${describe(error)}`);
       throw new SigningKeysUnavailable();
     }
 
@@ -186,17 +187,19 @@ export class JwtVerifier {
     let body: Partial<ProviderMetadata>;
     try {
       const res = await fetch(url, { signal: AbortSignal.timeout(PROVIDER_TIMEOUT_MS), redirect: 'error' });
-      if (res.status !== 200) throw new Error(`${url} answered ${res.status}`);
+      if (res.status !== 200) throw new Error(`${redactUrl(url)} answered ${res.status}`);
       body = (await res.json()) as Partial<ProviderMetadata>;
     } catch (error) {
-      this.logger.warn(`Discovery of ${issuer} failed: ${describe(error)}`);
+      this.logger.warn(`Discovery of ${redactUrl(issuer)} failed: ${describe(error)}`);
       throw new SigningKeysUnavailable();
     }
     // OpenID Connect Discovery 1.0, section 4.3: the document must name the issuer it was fetched for.
     // Keys come over https whenever the issuer is https (plain http is allowed for loopback issuers only).
     const secure = new URL(issuer).protocol === 'http:' || URL.parse(body.jwks_uri ?? '')?.protocol === 'https:';
     if (body.issuer !== issuer || typeof body.jwks_uri !== 'string' || !URL.canParse(body.jwks_uri) || !secure) {
-      this.logger.error(`Discovery of ${issuer}: the document names another issuer or no valid https jwks_uri`);
+      this.logger.error(
+        `Discovery of ${redactUrl(issuer)}: the document names another issuer or no valid https jwks_uri`,
+      );
       throw new SigningKeysUnavailable();
     }
     return body as ProviderMetadata;

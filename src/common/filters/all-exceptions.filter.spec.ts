@@ -28,9 +28,9 @@ describe(AllExceptionsFilter.name, () => {
 
   const request = { method: 'POST', path: '/plants', url: '/plants?access_token=pst_secret', id: 'req-7' };
 
-  function hostFor(res: FakeResponse): ArgumentsHost {
+  function hostFor(res: FakeResponse, req: object = request): ArgumentsHost {
     return {
-      switchToHttp: () => ({ getResponse: () => res, getRequest: () => request, getNext: () => undefined }),
+      switchToHttp: () => ({ getResponse: () => res, getRequest: () => req, getNext: () => undefined }),
     } as unknown as ArgumentsHost;
   }
 
@@ -228,6 +228,38 @@ describe(AllExceptionsFilter.name, () => {
     ])('answers a thrown %s with 500', (_label, exception) => {
       expect(answer(exception)).toEqual({ status: 500, body: { error: 500, message: new InternalError().message } });
       expect(logError).toHaveBeenCalledWith({ requestId: 'req-7', msg: `POST /plants -> 500: ${String(exception)}` });
+    });
+  });
+
+  describe('a token in the URL', () => {
+    const TOKEN = `pst_${'T'.repeat(43)}`;
+    const pasted = {
+      method: 'DELETE',
+      path: `/plants/${TOKEN}`,
+      originalUrl: `/plants/${TOKEN}?access_token=${TOKEN}`,
+      url: `/plants/${TOKEN}?access_token=${TOKEN}`,
+      id: 'req-8',
+    };
+    const logged = () => JSON.stringify([...logWarn.mock.calls, ...logError.mock.calls]);
+
+    it('is redacted in the line of a 503, as in the request line', () => {
+      filter.catch(new CannotExecuteNotConnectedError(), hostFor(response, pasted));
+      expect(logWarn).toHaveBeenCalledWith({
+        requestId: 'req-8',
+        msg: expect.stringMatching(/^DELETE \/plants\/\[redacted\] -> 503: /),
+      });
+      expect(logged()).not.toContain(TOKEN.slice(4));
+    });
+
+    it("is redacted in the line of a 500, the error's own text included", () => {
+      filter.catch(new Error(`No plant at /plants/${TOKEN}`), hostFor(response, pasted));
+      expect(logError).toHaveBeenCalledWith({
+        requestId: 'req-8',
+        msg: expect.stringMatching(
+          /^DELETE \/plants\/\[redacted\] -> 500: Error: No plant at \/plants\/\[redacted\]\n/,
+        ),
+      });
+      expect(logged()).not.toContain(TOKEN.slice(4));
     });
   });
 

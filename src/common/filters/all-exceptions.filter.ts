@@ -2,6 +2,7 @@ import { ArgumentsHost, Catch, ExceptionFilter, HttpException, Logger, NotFoundE
 import { Request, Response } from 'express';
 import { STATUS_CODES } from 'node:http';
 import { isDatabaseUnavailable } from '../../database';
+import { loggedPath, redactTokens } from '../http/redact-tokens';
 import { DatabaseUnavailable, InternalError } from './server.errors';
 
 export interface ErrorBody {
@@ -27,14 +28,18 @@ export class AllExceptionsFilter implements ExceptionFilter {
     const request = http.getRequest<Request & { id?: string }>();
     const body = this.describe(exception, request);
 
-    // Lines carry the request id, so they join the request's own log line.
+    // Lines carry the request id, so they join the request's own log line, and write the path as it
+    // does (no query, tokens redacted); the error's own text may quote the request too.
     if (body.error === 503) {
       // Expected while the database is down: one line each, no stack, so the log stays readable.
       const reason = String((exception as Error)?.message ?? exception);
-      this.logger.warn({ requestId: request.id, msg: `${request.method} ${request.path} -> 503: ${reason}` });
+      this.logger.warn({ requestId: request.id, msg: redactTokens(`${this.requestLine(request)} -> 503: ${reason}`) });
     } else if (body.error >= 500) {
       const stack = exception instanceof Error ? exception.stack : String(exception);
-      this.logger.error({ requestId: request.id, msg: `${request.method} ${request.path} -> ${body.error}: ${stack}` });
+      this.logger.error({
+        requestId: request.id,
+        msg: redactTokens(`${this.requestLine(request)} -> ${body.error}: ${stack}`),
+      });
     }
     if (response.headersSent) {
       // Part of a response is already on the wire; all that is left is to end it.
@@ -42,6 +47,10 @@ export class AllExceptionsFilter implements ExceptionFilter {
       return;
     }
     response.status(body.error).json(body);
+  }
+
+  private requestLine(request: Request): string {
+    return `${request.method} ${loggedPath(request.originalUrl ?? request.url ?? '')}`;
   }
 
   private describe(exception: unknown, request: Request): ErrorBody {

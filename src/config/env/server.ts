@@ -45,7 +45,7 @@ export const serverSettings = {
       message:
         '$property must be true, false, a number of proxy hops, or a comma-separated list of proxy addresses, subnets or the names loopback, linklocal, uniquelocal',
       description:
-        "Which proxies' `X-Forwarded-For` is believed, which decides the client address used for rate limits and logs: `false` (none), `true` (any), a number of proxy hops, or a comma-separated list of proxy addresses, subnets or `loopback`, `linklocal`, `uniquelocal`.",
+        "Which proxies' `X-Forwarded-For` is believed, which decides the client address used for rate limits, logs and traces: `false` (none), `true` (any), a number of proxy hops, or a comma-separated list of proxy addresses, subnets or `loopback`, `linklocal`, `uniquelocal`.",
     },
   ),
   SHUTDOWN_TIMEOUT_MS: integer({

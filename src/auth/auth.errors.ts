@@ -18,14 +18,16 @@ export class DuplicateAuthorization extends BadRequestException {
 
 /** No bearer token at all (or another scheme). */
 export class AuthenticationRequired extends UnauthorizedException {
+  static readonly doc = errorDoc(new AuthenticationRequired(), 'No bearer token');
+
   constructor() {
     super('Authentication required: send Authorization: Bearer <token>');
   }
 }
 
-/** A bearer token that is unknown, malformed, expired or revoked. Its doc is every route's 401, both kinds. */
+/** A bearer token that is unknown, malformed, expired or revoked. */
 export class InvalidToken extends UnauthorizedException {
-  static readonly doc = errorDoc(new InvalidToken(), 'No token, or an unknown, expired or revoked one');
+  static readonly doc = errorDoc(new InvalidToken(), 'An unknown, malformed, expired or revoked token');
 
   constructor() {
     super('The access token is invalid, expired or revoked');
@@ -42,6 +44,11 @@ export class MissingScope extends ForbiddenException {
 
 /** A JWT cannot be checked: the provider's keys cannot be had. Not a 401, since the token may well be valid. */
 export class SigningKeysUnavailable extends ServiceUnavailableException {
+  static readonly doc = errorDoc(
+    new SigningKeysUnavailable(),
+    "An identity provider's access token (with `OIDC_ISSUER` set) that cannot be checked, since the provider's signing keys cannot be fetched; retry later",
+  );
+
   constructor() {
     super(
       "The identity provider's signing keys cannot be fetched, so this access token cannot be checked; retry later",

@@ -3,7 +3,6 @@ import {
   ApiOkResponse,
   ApiOperation,
   ApiProperty,
-  ApiResponse,
   ApiSchema,
   ApiServiceUnavailableResponse,
   ApiTags,
@@ -25,20 +24,6 @@ export const DATABASE_PING_TIMEOUT_MS = 1000;
 
 /** Declared, not left out: an operation without `security` would inherit any top-level requirement. */
 const NO_TOKEN: [] = [];
-
-/**
- * Probes are never rate limited and need no token, so the only 4xx they give is Node's HTTP layer
- * refusing the request before any route sees it (src/common/http/http-layer-errors.ts).
- */
-const ApiRefusedBeforeRouting = () =>
-  ApiResponse({
-    status: '4XX',
-    type: ErrorDto,
-    description:
-      'Refused before routing: not valid HTTP/1.1 (400), an `Expect` other than `100-continue` (417), ' +
-      'request line and headers over 16 KiB (431); the connection is then closed',
-    example: { error: 431, message: 'The request line and headers exceed 16 KiB' },
-  });
 
 const NOT_READY_REASONS: Record<string, string> = {
   lifecycle: 'the instance is shutting down',
@@ -85,7 +70,6 @@ export class HealthController {
     security: NO_TOKEN,
   })
   @ApiOkResponse({ type: HealthDto, description: 'Alive' })
-  @ApiRefusedBeforeRouting()
   live(): Promise<HealthDto> {
     return this.run([]);
   }
@@ -99,7 +83,6 @@ export class HealthController {
     security: NO_TOKEN,
   })
   @ApiOkResponse({ type: HealthDto, description: 'Ready for traffic' })
-  @ApiRefusedBeforeRouting()
   @ApiServiceUnavailableResponse({ type: ErrorDto, description: 'Not ready: the message names what is down' })
   async ready(): Promise<HealthDto> {
     return this.run([

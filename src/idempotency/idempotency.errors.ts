@@ -2,19 +2,18 @@ import { BadRequestException, ConflictException, UnprocessableEntityException } 
 import { errorDoc } from '../common/openapi/error-doc';
 
 export class InvalidIdempotencyKey extends BadRequestException {
+  static readonly doc = errorDoc(new InvalidIdempotencyKey(), 'An invalid `Idempotency-Key`, or the field twice');
+
   constructor() {
     super('Idempotency-Key must be one value of 1 to 255 visible ASCII characters (0x21 to 0x7E)');
   }
 }
 
-/**
- * The first request with this key is still running. It shares 409 with the route's own conflict,
- * so its doc is the second half of that response's description.
- */
+/** The first request with this key is still running. It shares 409 with the route's own conflict. */
 export class IdempotencyKeyInFlight extends ConflictException {
   static readonly doc = errorDoc(
     new IdempotencyKeyInFlight(),
-    'a request with the same Idempotency-Key is still in progress (retry later)',
+    'A request with the same Idempotency-Key is still in progress (retry later)',
   );
 
   constructor() {

@@ -4,7 +4,7 @@ import { TakesJsonBody } from '../common/json/json-body.guard';
 import { ApiErrors } from '../common/openapi/api-errors.decorator';
 import { ErrorDoc } from '../common/openapi/error-doc';
 import { InvalidRequest } from '../common/validation/validation.errors';
-import { IdempotencyKeyInFlight, IdempotencyKeyReused } from './idempotency.errors';
+import { IdempotencyKeyInFlight, IdempotencyKeyReused, InvalidIdempotencyKey } from './idempotency.errors';
 import { IDEMPOTENCY_KEY_HEADER, REPLAYED_HEADER } from './idempotency-key';
 
 /** The header of a replayed answer, for the route's success response in the OpenAPI document. */
@@ -52,7 +52,7 @@ export function CreatesFromJsonBody(route: CreatingRoute): MethodDecorator {
   );
 }
 
-/** `Idempotency-Key` and its two refusals, for the OpenAPI document. */
+/** `Idempotency-Key` and its refusals, for the OpenAPI document. */
 function idempotencyKey(conflict: ErrorDoc): MethodDecorator {
   return applyDecorators(
     ApiHeader({
@@ -67,9 +67,6 @@ function idempotencyKey(conflict: ErrorDoc): MethodDecorator {
         'kept. See docs/api.md.',
       schema: { type: 'string', minLength: 1, maxLength: 255, pattern: '^[\\x21-\\x7E]+$' },
     }),
-    ApiErrors(
-      { ...conflict, description: `${conflict.description}; or ${IdempotencyKeyInFlight.doc.description}` },
-      IdempotencyKeyReused.doc,
-    ),
+    ApiErrors(InvalidIdempotencyKey.doc, conflict, IdempotencyKeyInFlight.doc, IdempotencyKeyReused.doc),
   );
 }

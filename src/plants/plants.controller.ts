@@ -3,16 +3,13 @@ import { ApiBearerAuth, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiPa
 import type { Request, Response } from 'express';
 import { CurrentPrincipal } from '../auth/decorators/current-principal.decorator';
 import { RequireScopes } from '../auth/decorators/require-scopes.decorator';
-import { InvalidToken, MissingScope } from '../auth/auth.errors';
 import { Principal } from '../auth/principal';
-import { DatabaseUnavailable, InternalError } from '../common/filters/server.errors';
 import { ApiErrors } from '../common/openapi/api-errors.decorator';
 import { ParseInt64Pipe } from '../common/validation/parse-int64.pipe';
 import { InvalidRequest } from '../common/validation/validation.errors';
 import { runIdempotent } from '../idempotency/idempotent-call';
 import { IdempotencyService } from '../idempotency/idempotency.service';
 import { CreatesFromJsonBody, CreatingRoute } from '../idempotency/idempotent.decorator';
-import { TooManyRequests } from '../rate-limit/rate-limit.errors';
 import { CreatePlantDto } from './dto/create-plant.dto';
 import { ListPlantsQueryDto } from './dto/list-plants-query.dto';
 import { PlantDto } from './dto/plant.dto';
@@ -29,7 +26,6 @@ const CREATE_PLANT: CreatingRoute = {
 
 @ApiTags('plants')
 @ApiBearerAuth('bearer')
-@ApiErrors(InvalidToken.doc, MissingScope.doc, TooManyRequests.doc, InternalError.doc, DatabaseUnavailable.doc)
 @Controller('plants')
 export class PlantsController {
   constructor(

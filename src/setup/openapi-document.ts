@@ -1,6 +1,19 @@
 import { INestApplication } from '@nestjs/common';
-import { DocumentBuilder, OpenAPIObject, ResponseObject, SwaggerModule } from '@nestjs/swagger';
-import { RATE_LIMIT_FIELDS } from '../common/openapi/api-errors.decorator';
+import { DocumentBuilder, OpenAPIObject, OperationObject, ResponseObject, SwaggerModule } from '@nestjs/swagger';
+import {
+  AuthenticationRequired,
+  DuplicateAuthorization,
+  InvalidToken,
+  MissingScope,
+  SigningKeysUnavailable,
+} from '../auth/auth.errors';
+import { DatabaseUnavailable, InternalError } from '../common/filters/server.errors';
+import { HTTP_LAYER_REFUSALS } from '../common/http/http-layer-errors';
+import { UndecodablePath } from '../common/http/http.errors';
+import { RATE_LIMIT_FIELDS, addErrorResponses } from '../common/openapi/api-errors.decorator';
+import { ErrorDoc } from '../common/openapi/error-doc';
+import { ErrorDto } from '../common/openapi/error.dto';
+import { TooManyRequests } from '../rate-limit/rate-limit.errors';
 import { isRateLimited } from '../rate-limit/rate-limit.middleware';
 import {
   WEBHOOK_DELIVERY_DESCRIPTION,
@@ -44,9 +57,70 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
     .addTag('webhooks', WEBHOOK_DELIVERY_DESCRIPTION)
     .build();
   const document = SwaggerModule.createDocument(app, config, {
-    extraModels: WEBHOOK_EVENT_SCHEMAS,
+    extraModels: [ErrorDto, ...WEBHOOK_EVENT_SCHEMAS],
   });
-  return withWebhookEvents(withRateLimitFields(document));
+  withErrors(document, ANSWERED_BY_THE_SERVICE);
+  withRateLimitFields(document);
+  // After the RateLimit fields: Node's HTTP layer answers these before the limit counts the request.
+  withErrors(document, [{ errors: HTTP_LAYER_REFUSALS, reaches: () => true }]);
+  return withWebhookEvents(document);
+}
+
+const METHODS = ['get', 'put', 'post', 'delete', 'patch', 'head', 'options', 'trace'] as const;
+
+/** Each operation of the document, with its method and path template. */
+function* operationsOf(
+  document: OpenAPIObject,
+): Generator<{ method: string; path: string; operation: OperationObject }> {
+  for (const [path, item] of Object.entries(document.paths)) {
+    for (const method of METHODS) {
+      const operation = item[method];
+      if (operation) yield { method: method.toUpperCase(), path, operation };
+    }
+  }
+}
+
+/** Failures that reach some operations whatever their routes declare, and which ones. */
+interface ErrorRule {
+  errors: readonly ErrorDoc[];
+  reaches: (method: string, path: string, operation: OperationObject) => boolean;
+}
+
+/** Whether the global bearer guard checks a token on this operation (public ones declare `security: []`). */
+const needsToken = (operation: OperationObject) =>
+  (operation.security ?? []).some((requirement) => Object.keys(requirement).length > 0);
+
+/**
+ * What the service's own layers refuse, before or beside a route's handler: the exception filter
+ * (an unexpected failure), the rate limit, the bearer guard (whose token lookup reads the
+ * database), and the router (a path parameter it cannot percent-decode). A route declares only its
+ * own failures; test/documented-refusals.e2e-spec.ts sends each of these to every operation.
+ */
+const ANSWERED_BY_THE_SERVICE: ErrorRule[] = [
+  { errors: [InternalError.doc], reaches: () => true },
+  { errors: [TooManyRequests.doc], reaches: (method, path) => isRateLimited(method, path) },
+  {
+    errors: [
+      DuplicateAuthorization.doc,
+      AuthenticationRequired.doc,
+      InvalidToken.doc,
+      MissingScope.doc,
+      DatabaseUnavailable.doc,
+      SigningKeysUnavailable.doc,
+    ],
+    reaches: (_method, _path, operation) => needsToken(operation),
+  },
+  {
+    errors: [UndecodablePath.doc],
+    reaches: (_method, _path, operation) =>
+      (operation.parameters ?? []).some((parameter) => 'in' in parameter && parameter.in === 'path'),
+  },
+];
+
+function withErrors(document: OpenAPIObject, rules: readonly ErrorRule[]): void {
+  for (const { method, path, operation } of operationsOf(document)) {
+    for (const { errors, reaches } of rules) if (reaches(method, path, operation)) addErrorResponses(operation, errors);
+  }
 }
 
 /** The events, in the `x-webhooks` extension (see webhookEventOperations). */
@@ -55,19 +129,15 @@ function withWebhookEvents(document: OpenAPIObject): OpenAPIObject {
 }
 
 /** Every answer of a limited operation carries the RateLimit fields, successes and errors alike. */
-function withRateLimitFields(document: OpenAPIObject): OpenAPIObject {
+function withRateLimitFields(document: OpenAPIObject): void {
   document.components = { ...document.components, headers: { ...document.components?.headers, ...RATE_LIMIT_FIELDS } };
   const references = Object.fromEntries(
     Object.keys(RATE_LIMIT_FIELDS).map((name) => [name, { $ref: `#/components/headers/${name}` }]),
   );
-  for (const [path, item] of Object.entries(document.paths)) {
-    for (const method of ['get', 'put', 'post', 'delete', 'patch', 'head', 'options', 'trace'] as const) {
-      const operation = item[method];
-      if (!operation || !isRateLimited(method.toUpperCase(), path)) continue;
-      for (const response of Object.values(operation.responses) as ResponseObject[]) {
-        response.headers = { ...response.headers, ...references };
-      }
+  for (const { method, path, operation } of operationsOf(document)) {
+    if (!isRateLimited(method, path)) continue;
+    for (const response of Object.values(operation.responses) as ResponseObject[]) {
+      response.headers = { ...response.headers, ...references };
     }
   }
-  return document;
 }

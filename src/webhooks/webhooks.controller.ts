@@ -3,16 +3,13 @@ import { ApiBearerAuth, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiPa
 import type { Request } from 'express';
 import { CurrentPrincipal } from '../auth/decorators/current-principal.decorator';
 import { RequireScopes } from '../auth/decorators/require-scopes.decorator';
-import { InvalidToken, MissingScope } from '../auth/auth.errors';
 import { Principal } from '../auth/principal';
-import { InternalError } from '../common/filters/server.errors';
 import { ApiErrors } from '../common/openapi/api-errors.decorator';
 import { ParseInt64Pipe } from '../common/validation/parse-int64.pipe';
 import { InvalidRequest } from '../common/validation/validation.errors';
 import { runIdempotent } from '../idempotency/idempotent-call';
 import { IdempotencyService } from '../idempotency/idempotency.service';
 import { CreatesFromJsonBody, CreatingRoute } from '../idempotency/idempotent.decorator';
-import { TooManyRequests } from '../rate-limit/rate-limit.errors';
 import { CreateWebhookDto } from './dto/create-webhook.dto';
 import { CreatedWebhookDto, WebhookAttemptDto, WebhookDto } from './dto/webhook.dto';
 import {
@@ -37,7 +34,7 @@ const ID_PARAM = { name: 'id', type: 'integer', format: 'int64', description: 'I
 
 @ApiTags('webhooks')
 @ApiBearerAuth('bearer')
-@ApiErrors(InvalidToken.doc, MissingScope.doc, TooManyRequests.doc, InternalError.doc, WebhooksNotConfigured.doc)
+@ApiErrors(WebhooksNotConfigured.doc)
 @Controller('webhooks')
 export class WebhooksController {
   constructor(

@@ -27,14 +27,11 @@ export class WebhookNotFound extends NotFoundException {
   }
 }
 
-/**
- * The feature is off (WEBHOOK_SECRET_KEY unset), not the database down. Its doc is the 503 of every
- * /webhooks route, which the database's unavailability shares.
- */
+/** The feature is off (WEBHOOK_SECRET_KEY unset), not the database down: retrying does not help. */
 export class WebhooksNotConfigured extends ServiceUnavailableException {
   static readonly doc = errorDoc(
     new WebhooksNotConfigured(),
-    'The database is unavailable (retry later), or webhooks are not configured on this server (WEBHOOK_SECRET_KEY unset)',
+    'Webhooks are not configured on this server (`WEBHOOK_SECRET_KEY` unset)',
   );
 
   constructor() {

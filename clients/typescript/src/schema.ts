@@ -449,18 +449,61 @@ export interface operations {
                     "application/json": components["schemas"]["Health"];
                 };
             };
-            /** @description Refused before routing: not valid HTTP/1.1 (400), an `Expect` other than `100-continue` (417), request line and headers over 16 KiB (431); the connection is then closed */
-            "4XX": {
+            /**
+             * @description Not a valid HTTP/1.1 request; the connection is then closed
+             *
+             *     An HTTP/1.1 request without a `Host` header; the connection is then closed
+             */
+            400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "error": 431,
-                     *       "message": "The request line and headers exceed 16 KiB"
-                     *     }
-                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request line and headers did not arrive within 60 s, or the whole request within 300 s (Node's limits); the connection is then closed */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A chunked body whose chunk extensions exceed 16 KiB, on any route; the connection is then closed */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An `Expect` header other than `100-continue`; the connection is then closed */
+            417: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request line and headers over 16 KiB together; the connection is then closed */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected failure; details are in the service log, never in the response */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -484,8 +527,12 @@ export interface operations {
                     "application/json": components["schemas"]["Health"];
                 };
             };
-            /** @description Not ready: the message names what is down */
-            503: {
+            /**
+             * @description Not a valid HTTP/1.1 request; the connection is then closed
+             *
+             *     An HTTP/1.1 request without a `Host` header; the connection is then closed
+             */
+            400: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -493,18 +540,57 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Refused before routing: not valid HTTP/1.1 (400), an `Expect` other than `100-continue` (417), request line and headers over 16 KiB (431); the connection is then closed */
-            "4XX": {
+            /** @description The request line and headers did not arrive within 60 s, or the whole request within 300 s (Node's limits); the connection is then closed */
+            408: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "error": 431,
-                     *       "message": "The request line and headers exceed 16 KiB"
-                     *     }
-                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A chunked body whose chunk extensions exceed 16 KiB, on any route; the connection is then closed */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An `Expect` header other than `100-continue`; the connection is then closed */
+            417: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request line and headers over 16 KiB together; the connection is then closed */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected failure; details are in the service log, never in the response */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not ready: the message names what is down */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -537,7 +623,15 @@ export interface operations {
                     "application/json": components["schemas"]["Plant"][];
                 };
             };
-            /** @description Invalid request: the message names every problem */
+            /**
+             * @description Invalid request: the message names every problem
+             *
+             *     More than one Authorization header
+             *
+             *     Not a valid HTTP/1.1 request; the connection is then closed
+             *
+             *     An HTTP/1.1 request without a `Host` header; the connection is then closed
+             */
             400: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -545,16 +639,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "error": 400,
-                     *       "message": "name must not be blank"
-                     *     }
-                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No token, or an unknown, expired or revoked one */
+            /**
+             * @description No bearer token
+             *
+             *     An unknown, malformed, expired or revoked token
+             */
             401: {
                 headers: {
                     /** @description RFC 6750 challenge, e.g. `Bearer realm="plant-store", error="invalid_token"` */
@@ -564,12 +656,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "error": 401,
-                     *       "message": "The access token is invalid, expired or revoked"
-                     *     }
-                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -583,12 +669,33 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "error": 403,
-                     *       "message": "This token lacks the scope plants:write"
-                     *     }
-                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request line and headers did not arrive within 60 s, or the whole request within 300 s (Node's limits); the connection is then closed */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A chunked body whose chunk extensions exceed 16 KiB, on any route; the connection is then closed */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An `Expect` header other than `100-continue`; the connection is then closed */
+            417: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -602,12 +709,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "error": 429,
-                     *       "message": "Too many requests: at most 600 per minute; retry in 42 s"
-                     *     }
-                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request line and headers over 16 KiB together; the connection is then closed */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -619,16 +729,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "error": 500,
-                     *       "message": "Internal server error"
-                     *     }
-                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The database is unavailable; retry later */
+            /**
+             * @description The database is unavailable; retry later
+             *
+             *     An identity provider's access token (with `OIDC_ISSUER` set) that cannot be checked, since the provider's signing keys cannot be fetched; retry later
+             */
             503: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -636,12 +744,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "error": 503,
-                     *       "message": "The database is unavailable; try again shortly"
-                     *     }
-                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -676,7 +778,19 @@ export interface operations {
                     "application/json": components["schemas"]["Plant"];
                 };
             };
-            /** @description Invalid request: the message names every problem */
+            /**
+             * @description Request body is not JSON text: malformed, or nested too deeply
+             *
+             *     An invalid `Idempotency-Key`, or the field twice
+             *
+             *     Invalid request: the message names every problem
+             *
+             *     More than one Authorization header
+             *
+             *     Not a valid HTTP/1.1 request; the connection is then closed
+             *
+             *     An HTTP/1.1 request without a `Host` header; the connection is then closed
+             */
             400: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -684,16 +798,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "error": 400,
-                     *       "message": "name must not be blank"
-                     *     }
-                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No token, or an unknown, expired or revoked one */
+            /**
+             * @description No bearer token
+             *
+             *     An unknown, malformed, expired or revoked token
+             */
             401: {
                 headers: {
                     /** @description RFC 6750 challenge, e.g. `Bearer realm="plant-store", error="invalid_token"` */
@@ -703,12 +815,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "error": 401,
-                     *       "message": "The access token is invalid, expired or revoked"
-                     *     }
-                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -722,16 +828,23 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "error": 403,
-                     *       "message": "This token lacks the scope plants:write"
-                     *     }
-                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description This user already has a plant with this id; the existing plant is unchanged; or a request with the same Idempotency-Key is still in progress (retry later) */
+            /** @description The request line and headers did not arrive within 60 s, or the whole request within 300 s (Node's limits); the connection is then closed */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description This user already has a plant with this id; the existing plant is unchanged
+             *
+             *     A request with the same Idempotency-Key is still in progress (retry later)
+             */
             409: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -739,16 +852,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "error": 409,
-                     *       "message": "A plant with id 42 already exists"
-                     *     }
-                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Request body over 16 KiB */
+            /**
+             * @description Request body over 16 KiB
+             *
+             *     A chunked body whose chunk extensions exceed 16 KiB, on any route; the connection is then closed
+             */
             413: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -756,12 +867,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "error": 413,
-                     *       "message": "Request body exceeds 16384 bytes"
-                     *     }
-                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -773,12 +878,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "error": 415,
-                     *       "message": "Request body must be JSON (Content-Type: application/json)"
-                     *     }
-                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An `Expect` header other than `100-continue`; the connection is then closed */
+            417: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -790,12 +898,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "error": 422,
-                     *       "message": "This Idempotency-Key was already used for a different request (method, path or body); use a new key"
-                     *     }
-                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -809,12 +911,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "error": 429,
-                     *       "message": "Too many requests: at most 600 per minute; retry in 42 s"
-                     *     }
-                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request line and headers over 16 KiB together; the connection is then closed */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -826,16 +931,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "error": 500,
-                     *       "message": "Internal server error"
-                     *     }
-                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The database is unavailable; retry later */
+            /**
+             * @description The database is unavailable; retry later
+             *
+             *     An identity provider's access token (with `OIDC_ISSUER` set) that cannot be checked, since the provider's signing keys cannot be fetched; retry later
+             */
             503: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -843,12 +946,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "error": 503,
-                     *       "message": "The database is unavailable; try again shortly"
-                     *     }
-                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -875,7 +972,17 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Invalid request: the message names every problem */
+            /**
+             * @description Invalid request: the message names every problem
+             *
+             *     More than one Authorization header
+             *
+             *     A path parameter that is not valid percent-encoding
+             *
+             *     Not a valid HTTP/1.1 request; the connection is then closed
+             *
+             *     An HTTP/1.1 request without a `Host` header; the connection is then closed
+             */
             400: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -883,16 +990,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "error": 400,
-                     *       "message": "name must not be blank"
-                     *     }
-                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No token, or an unknown, expired or revoked one */
+            /**
+             * @description No bearer token
+             *
+             *     An unknown, malformed, expired or revoked token
+             */
             401: {
                 headers: {
                     /** @description RFC 6750 challenge, e.g. `Bearer realm="plant-store", error="invalid_token"` */
@@ -902,12 +1007,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "error": 401,
-                     *       "message": "The access token is invalid, expired or revoked"
-                     *     }
-                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -921,12 +1020,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "error": 403,
-                     *       "message": "This token lacks the scope plants:write"
-                     *     }
-                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -938,12 +1031,33 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "error": 404,
-                     *       "message": "Plant 42 not found"
-                     *     }
-                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request line and headers did not arrive within 60 s, or the whole request within 300 s (Node's limits); the connection is then closed */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A chunked body whose chunk extensions exceed 16 KiB, on any route; the connection is then closed */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An `Expect` header other than `100-continue`; the connection is then closed */
+            417: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -957,12 +1071,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "error": 429,
-                     *       "message": "Too many requests: at most 600 per minute; retry in 42 s"
-                     *     }
-                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request line and headers over 16 KiB together; the connection is then closed */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -974,16 +1091,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "error": 500,
-                     *       "message": "Internal server error"
-                     *     }
-                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The database is unavailable; retry later */
+            /**
+             * @description The database is unavailable; retry later
+             *
+             *     An identity provider's access token (with `OIDC_ISSUER` set) that cannot be checked, since the provider's signing keys cannot be fetched; retry later
+             */
             503: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -991,12 +1106,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "error": 503,
-                     *       "message": "The database is unavailable; try again shortly"
-                     *     }
-                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -1022,7 +1131,28 @@ export interface operations {
                     "application/json": components["schemas"]["Webhook"][];
                 };
             };
-            /** @description No token, or an unknown, expired or revoked one */
+            /**
+             * @description More than one Authorization header
+             *
+             *     Not a valid HTTP/1.1 request; the connection is then closed
+             *
+             *     An HTTP/1.1 request without a `Host` header; the connection is then closed
+             */
+            400: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description No bearer token
+             *
+             *     An unknown, malformed, expired or revoked token
+             */
             401: {
                 headers: {
                     /** @description RFC 6750 challenge, e.g. `Bearer realm="plant-store", error="invalid_token"` */
@@ -1032,12 +1162,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "error": 401,
-                     *       "message": "The access token is invalid, expired or revoked"
-                     *     }
-                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -1051,12 +1175,33 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "error": 403,
-                     *       "message": "This token lacks the scope plants:write"
-                     *     }
-                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request line and headers did not arrive within 60 s, or the whole request within 300 s (Node's limits); the connection is then closed */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A chunked body whose chunk extensions exceed 16 KiB, on any route; the connection is then closed */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An `Expect` header other than `100-continue`; the connection is then closed */
+            417: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -1070,12 +1215,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "error": 429,
-                     *       "message": "Too many requests: at most 600 per minute; retry in 42 s"
-                     *     }
-                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request line and headers over 16 KiB together; the connection is then closed */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -1087,16 +1235,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "error": 500,
-                     *       "message": "Internal server error"
-                     *     }
-                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The database is unavailable (retry later), or webhooks are not configured on this server (WEBHOOK_SECRET_KEY unset) */
+            /**
+             * @description Webhooks are not configured on this server (`WEBHOOK_SECRET_KEY` unset)
+             *
+             *     The database is unavailable; retry later
+             *
+             *     An identity provider's access token (with `OIDC_ISSUER` set) that cannot be checked, since the provider's signing keys cannot be fetched; retry later
+             */
             503: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -1104,12 +1252,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "error": 503,
-                     *       "message": "Webhooks are not configured on this server: its operator must set WEBHOOK_SECRET_KEY"
-                     *     }
-                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -1144,7 +1286,19 @@ export interface operations {
                     "application/json": components["schemas"]["CreatedWebhook"];
                 };
             };
-            /** @description Invalid request: the message names every problem */
+            /**
+             * @description Request body is not JSON text: malformed, or nested too deeply
+             *
+             *     An invalid `Idempotency-Key`, or the field twice
+             *
+             *     Invalid request: the message names every problem
+             *
+             *     More than one Authorization header
+             *
+             *     Not a valid HTTP/1.1 request; the connection is then closed
+             *
+             *     An HTTP/1.1 request without a `Host` header; the connection is then closed
+             */
             400: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -1152,16 +1306,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "error": 400,
-                     *       "message": "name must not be blank"
-                     *     }
-                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No token, or an unknown, expired or revoked one */
+            /**
+             * @description No bearer token
+             *
+             *     An unknown, malformed, expired or revoked token
+             */
             401: {
                 headers: {
                     /** @description RFC 6750 challenge, e.g. `Bearer realm="plant-store", error="invalid_token"` */
@@ -1171,12 +1323,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "error": 401,
-                     *       "message": "The access token is invalid, expired or revoked"
-                     *     }
-                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -1190,16 +1336,23 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "error": 403,
-                     *       "message": "This token lacks the scope plants:write"
-                     *     }
-                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The user already has 10 subscriptions; or a request with the same Idempotency-Key is still in progress (retry later) */
+            /** @description The request line and headers did not arrive within 60 s, or the whole request within 300 s (Node's limits); the connection is then closed */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The user already has 10 subscriptions
+             *
+             *     A request with the same Idempotency-Key is still in progress (retry later)
+             */
             409: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -1207,16 +1360,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "error": 409,
-                     *       "message": "At most 10 webhook subscriptions per user; delete one before adding another"
-                     *     }
-                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Request body over 16 KiB */
+            /**
+             * @description Request body over 16 KiB
+             *
+             *     A chunked body whose chunk extensions exceed 16 KiB, on any route; the connection is then closed
+             */
             413: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -1224,12 +1375,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "error": 413,
-                     *       "message": "Request body exceeds 16384 bytes"
-                     *     }
-                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -1241,12 +1386,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "error": 415,
-                     *       "message": "Request body must be JSON (Content-Type: application/json)"
-                     *     }
-                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An `Expect` header other than `100-continue`; the connection is then closed */
+            417: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -1258,12 +1406,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "error": 422,
-                     *       "message": "This Idempotency-Key was already used for a different request (method, path or body); use a new key"
-                     *     }
-                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -1277,12 +1419,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "error": 429,
-                     *       "message": "Too many requests: at most 600 per minute; retry in 42 s"
-                     *     }
-                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request line and headers over 16 KiB together; the connection is then closed */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -1294,16 +1439,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "error": 500,
-                     *       "message": "Internal server error"
-                     *     }
-                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The database is unavailable (retry later), or webhooks are not configured on this server (WEBHOOK_SECRET_KEY unset) */
+            /**
+             * @description Webhooks are not configured on this server (`WEBHOOK_SECRET_KEY` unset)
+             *
+             *     The database is unavailable; retry later
+             *
+             *     An identity provider's access token (with `OIDC_ISSUER` set) that cannot be checked, since the provider's signing keys cannot be fetched; retry later
+             */
             503: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -1311,12 +1456,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "error": 503,
-                     *       "message": "Webhooks are not configured on this server: its operator must set WEBHOOK_SECRET_KEY"
-                     *     }
-                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -1343,7 +1482,17 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Invalid request: the message names every problem */
+            /**
+             * @description Invalid request: the message names every problem
+             *
+             *     More than one Authorization header
+             *
+             *     A path parameter that is not valid percent-encoding
+             *
+             *     Not a valid HTTP/1.1 request; the connection is then closed
+             *
+             *     An HTTP/1.1 request without a `Host` header; the connection is then closed
+             */
             400: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -1351,16 +1500,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "error": 400,
-                     *       "message": "name must not be blank"
-                     *     }
-                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No token, or an unknown, expired or revoked one */
+            /**
+             * @description No bearer token
+             *
+             *     An unknown, malformed, expired or revoked token
+             */
             401: {
                 headers: {
                     /** @description RFC 6750 challenge, e.g. `Bearer realm="plant-store", error="invalid_token"` */
@@ -1370,12 +1517,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "error": 401,
-                     *       "message": "The access token is invalid, expired or revoked"
-                     *     }
-                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -1389,12 +1530,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "error": 403,
-                     *       "message": "This token lacks the scope plants:write"
-                     *     }
-                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -1406,12 +1541,33 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "error": 404,
-                     *       "message": "Webhook subscription 42 not found"
-                     *     }
-                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request line and headers did not arrive within 60 s, or the whole request within 300 s (Node's limits); the connection is then closed */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A chunked body whose chunk extensions exceed 16 KiB, on any route; the connection is then closed */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An `Expect` header other than `100-continue`; the connection is then closed */
+            417: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -1425,12 +1581,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "error": 429,
-                     *       "message": "Too many requests: at most 600 per minute; retry in 42 s"
-                     *     }
-                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request line and headers over 16 KiB together; the connection is then closed */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -1442,16 +1601,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "error": 500,
-                     *       "message": "Internal server error"
-                     *     }
-                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The database is unavailable (retry later), or webhooks are not configured on this server (WEBHOOK_SECRET_KEY unset) */
+            /**
+             * @description Webhooks are not configured on this server (`WEBHOOK_SECRET_KEY` unset)
+             *
+             *     The database is unavailable; retry later
+             *
+             *     An identity provider's access token (with `OIDC_ISSUER` set) that cannot be checked, since the provider's signing keys cannot be fetched; retry later
+             */
             503: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -1459,12 +1618,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "error": 503,
-                     *       "message": "Webhooks are not configured on this server: its operator must set WEBHOOK_SECRET_KEY"
-                     *     }
-                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -1493,7 +1646,17 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookAttempt"][];
                 };
             };
-            /** @description Invalid request: the message names every problem */
+            /**
+             * @description Invalid request: the message names every problem
+             *
+             *     More than one Authorization header
+             *
+             *     A path parameter that is not valid percent-encoding
+             *
+             *     Not a valid HTTP/1.1 request; the connection is then closed
+             *
+             *     An HTTP/1.1 request without a `Host` header; the connection is then closed
+             */
             400: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -1501,16 +1664,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "error": 400,
-                     *       "message": "name must not be blank"
-                     *     }
-                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No token, or an unknown, expired or revoked one */
+            /**
+             * @description No bearer token
+             *
+             *     An unknown, malformed, expired or revoked token
+             */
             401: {
                 headers: {
                     /** @description RFC 6750 challenge, e.g. `Bearer realm="plant-store", error="invalid_token"` */
@@ -1520,12 +1681,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "error": 401,
-                     *       "message": "The access token is invalid, expired or revoked"
-                     *     }
-                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -1539,12 +1694,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "error": 403,
-                     *       "message": "This token lacks the scope plants:write"
-                     *     }
-                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -1556,12 +1705,33 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "error": 404,
-                     *       "message": "Webhook subscription 42 not found"
-                     *     }
-                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request line and headers did not arrive within 60 s, or the whole request within 300 s (Node's limits); the connection is then closed */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A chunked body whose chunk extensions exceed 16 KiB, on any route; the connection is then closed */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An `Expect` header other than `100-continue`; the connection is then closed */
+            417: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -1575,12 +1745,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "error": 429,
-                     *       "message": "Too many requests: at most 600 per minute; retry in 42 s"
-                     *     }
-                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request line and headers over 16 KiB together; the connection is then closed */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -1592,16 +1765,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "error": 500,
-                     *       "message": "Internal server error"
-                     *     }
-                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The database is unavailable (retry later), or webhooks are not configured on this server (WEBHOOK_SECRET_KEY unset) */
+            /**
+             * @description Webhooks are not configured on this server (`WEBHOOK_SECRET_KEY` unset)
+             *
+             *     The database is unavailable; retry later
+             *
+             *     An identity provider's access token (with `OIDC_ISSUER` set) that cannot be checked, since the provider's signing keys cannot be fetched; retry later
+             */
             503: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -1609,12 +1782,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "error": 503,
-                     *       "message": "Webhooks are not configured on this server: its operator must set WEBHOOK_SECRET_KEY"
-                     *     }
-                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };

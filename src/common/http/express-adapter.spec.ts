@@ -4,7 +4,8 @@ import { Express, Request } from 'express';
 import { Server } from 'node:http';
 import { AddressInfo, createConnection } from 'node:net';
 import request from 'supertest';
-import { ServiceExpressAdapter, UNDECODABLE_PATH_MESSAGE } from './express-adapter';
+import { ServiceExpressAdapter } from './express-adapter';
+import { UndecodablePath } from './http.errors';
 
 const order: string[] = [];
 
@@ -80,7 +81,7 @@ describe(ServiceExpressAdapter.name, () => {
     const app = await start();
     const res = await request(app.getHttpServer()).get('/items/pst_secret%E0%A4%A');
     expect(res.status).toBe(400);
-    expect(res.text).toContain(UNDECODABLE_PATH_MESSAGE);
+    expect(res.text).toContain(new UndecodablePath().message);
     expect(res.text).not.toContain('pst_secret');
   });
 

@@ -1,6 +1,7 @@
 import { Server, createServer, request } from 'node:http';
 import { AddressInfo, connect } from 'node:net';
 import { answerHttpLayerErrors } from './http-layer-errors';
+import { HostMissing } from './http.errors';
 
 /** Writes raw bytes and reads until the server closes the connection. */
 function exchange(port: number, bytes: string): Promise<string> {
@@ -74,6 +75,22 @@ describe(answerHttpLayerErrors.name, () => {
     expect(answer.headers['content-type']).toBe('application/json; charset=utf-8');
     expect(answer.body).toEqual({ error: 417, message: expect.stringContaining('100-continue') });
     expect(refused).toHaveBeenCalledWith(417, 'POST');
+  });
+
+  it('answers an HTTP/1.1 request without Host with 400 and the Error body, without running the handler', async () => {
+    const answer = parse(await exchange(port, 'GET /plants HTTP/1.1\r\n\r\n'));
+    expect(answer.status).toBe(400);
+    expect(answer.headers['content-type']).toBe('application/json; charset=utf-8');
+    expect(answer.headers.connection).toBe('close');
+    expect(answer.body).toEqual({ error: 400, message: new HostMissing().message });
+    expect(refused).toHaveBeenCalledWith(400, 'GET');
+  });
+
+  it('leaves an HTTP/1.0 request without Host to the server, as Node does', async () => {
+    const text = await exchange(port, 'GET / HTTP/1.0\r\n\r\n');
+    expect(text).toMatch(/^HTTP\/1\.1 200 /);
+    expect(text.endsWith('served')).toBe(true);
+    expect(refused).not.toHaveBeenCalled();
   });
 
   it('leaves Expect: 100-continue and ordinary requests to the server', async () => {

@@ -1,32 +1,67 @@
-import { IncomingMessage, Server, ServerResponse, STATUS_CODES } from 'node:http';
+import { HttpException } from '@nestjs/common';
+import { IncomingMessage, RequestListener, Server, ServerResponse, STATUS_CODES } from 'node:http';
 import { Duplex } from 'node:stream';
+import {
+  ChunkExtensionsTooLarge,
+  ExpectationNotMet,
+  HeadersTooLarge,
+  HostMissing,
+  NotHttp,
+  RequestTimedOut,
+} from './http.errors';
 
 /** Called once for every request Node's HTTP layer refuses before the application sees it. */
 export type HttpLayerRefusal = (status: number, method: string | undefined) => void;
 
+/**
+ * What Node's HTTP layer refuses before the service sees the request, whatever its route: each
+ * operation of the OpenAPI document declares them.
+ */
+export const HTTP_LAYER_REFUSALS = [
+  NotHttp.doc,
+  HostMissing.doc,
+  RequestTimedOut.doc,
+  ChunkExtensionsTooLarge.doc,
+  ExpectationNotMet.doc,
+  HeadersTooLarge.doc,
+];
+
 /** Node's own choice of status for a parser error (its default `clientError` handling), with our message. */
-function refusalOf(code: unknown): { status: number; message: string } {
+function refusalOf(code: unknown): HttpException {
   switch (code) {
     case 'HPE_HEADER_OVERFLOW':
-      return { status: 431, message: 'The request line and headers exceed 16 KiB' };
+      return new HeadersTooLarge();
     case 'HPE_CHUNK_EXTENSIONS_OVERFLOW':
-      return { status: 413, message: 'The chunk extensions of the body are too large' };
+      return new ChunkExtensionsTooLarge();
     case 'ERR_HTTP_REQUEST_TIMEOUT':
-      return { status: 408, message: 'The request did not arrive in time' };
+      return new RequestTimedOut();
     default:
-      return { status: 400, message: 'The request is not valid HTTP/1.1' };
+      return new NotHttp();
   }
 }
 
-function errorBody(status: number, message: string): string {
-  return JSON.stringify({ error: status, message });
+function errorBody(refusal: HttpException): string {
+  return JSON.stringify({ error: refusal.getStatus(), message: refusal.message });
+}
+
+/** Answers a request with the refusal, and closes its connection: what follows on it is not read. */
+function refuse(res: ServerResponse, refusal: HttpException): void {
+  const body = errorBody(refusal);
+  res.shouldKeepAlive = false;
+  res
+    .writeHead(refusal.getStatus(), {
+      'Content-Type': 'application/json; charset=utf-8',
+      'Content-Length': Buffer.byteLength(body),
+    })
+    .end(body);
 }
 
 /**
  * Answers what Node's HTTP layer refuses by itself with the service's `{error, message}` body
  * rather than Node's bare status lines: a request it cannot parse (400), a request line and headers
- * over the 16 KiB limit (431), an `Expect` other than `100-continue` (417). Each is reported to
- * `refused` (for metrics), since no middleware ever sees it.
+ * over the 16 KiB limit (431), chunk extensions over its limit (413), a request that does not arrive
+ * in time (408), an `Expect` other than `100-continue` (417), an HTTP/1.1 request without `Host`
+ * (400). Each is reported to `refused` (for metrics), since no middleware ever sees it.
  */
 export function answerHttpLayerErrors(server: Server, refused: HttpLayerRefusal): void {
   server.on('clientError', (error: NodeJS.ErrnoException, socket: Duplex) => {
@@ -37,27 +72,42 @@ export function answerHttpLayerErrors(server: Server, refused: HttpLayerRefusal)
       socket.destroy();
       return;
     }
-    const { status, message } = refusalOf(error.code);
-    const body = errorBody(status, message);
+    const refusal = refusalOf(error.code);
+    const body = errorBody(refusal);
     socket.end(
-      `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\n` +
+      `HTTP/1.1 ${refusal.getStatus()} ${STATUS_CODES[refusal.getStatus()]}\r\n` +
         'Content-Type: application/json; charset=utf-8\r\n' +
         `Content-Length: ${Buffer.byteLength(body)}\r\n` +
         'Connection: close\r\n\r\n' +
         body,
     );
-    refused(status, undefined);
+    refused(refusal.getStatus(), undefined);
   });
 
   server.on('checkExpectation', (req: IncomingMessage, res: ServerResponse) => {
-    const body = errorBody(417, 'The only expectation the service meets is "Expect: 100-continue"');
-    res.shouldKeepAlive = false;
-    res
-      .writeHead(417, {
-        'Content-Type': 'application/json; charset=utf-8',
-        'Content-Length': Buffer.byteLength(body),
-      })
-      .end(body);
+    refuse(res, new ExpectationNotMet());
     refused(417, req.method);
+  });
+
+  refuseRequestsWithoutHost(server, refused);
+}
+
+/**
+ * Node answers an HTTP/1.1 request without `Host` with a bare 400 of its own, before any listener
+ * sees it. It is left to the service instead, and refused here, before the request reaches the
+ * application: the same 400 (RFC 9112 section 3.2), with the Error body.
+ */
+function refuseRequestsWithoutHost(server: Server, refused: HttpLayerRefusal): void {
+  // The `requireHostHeader` option of createServer, which Node reads from the server on each request.
+  (server as Server & { requireHostHeader: boolean }).requireHostHeader = false;
+  const listeners = server.listeners('request') as RequestListener[];
+  server.removeAllListeners('request');
+  server.on('request', (req: IncomingMessage, res: ServerResponse) => {
+    if (req.headers.host === undefined && req.httpVersionMajor === 1 && req.httpVersionMinor === 1) {
+      refuse(res, new HostMissing());
+      refused(400, req.method);
+      return;
+    }
+    for (const listener of listeners) listener.call(server, req, res);
   });
 }

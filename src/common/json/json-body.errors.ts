@@ -1,8 +1,23 @@
-import { PayloadTooLargeException, UnsupportedMediaTypeException } from '@nestjs/common';
+import { BadRequestException, PayloadTooLargeException, UnsupportedMediaTypeException } from '@nestjs/common';
 import { errorDoc } from '../openapi/error-doc';
 
 /** The most a request body may be, on the wire and once decoded alike. */
 export const BODY_LIMIT_BYTES = 16 * 1024;
+
+/** Far deeper than any plant (depth 1); deep enough for any honest client. */
+export const MAX_JSON_DEPTH = 32;
+
+/** A body that does not parse as JSON: what the parser found, or how deep it nests. */
+export class MalformedJson extends BadRequestException {
+  static readonly doc = errorDoc(
+    new MalformedJson(`nested deeper than ${MAX_JSON_DEPTH} levels`),
+    'Request body is not JSON text: malformed, or nested too deeply',
+  );
+
+  constructor(problem: string) {
+    super(`Malformed JSON: ${problem}`);
+  }
+}
 
 /** A body over BODY_LIMIT_BYTES, on the wire or once decoded. */
 export class BodyTooLarge extends PayloadTooLargeException {

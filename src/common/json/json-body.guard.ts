@@ -3,7 +3,7 @@ import { ApiConsumes } from '@nestjs/swagger';
 import { IncomingMessage, ServerResponse } from 'node:http';
 import { ApiErrors } from '../openapi/api-errors.decorator';
 import { readJsonBody } from './json-body';
-import { BodyNotJson, BodyTooLarge } from './json-body.errors';
+import { BodyNotJson, BodyTooLarge, MalformedJson } from './json-body.errors';
 
 /**
  * Reads the JSON body of the routes that take one, once the global guards have let the request
@@ -27,11 +27,11 @@ export class JsonBodyGuard implements CanActivate {
   }
 }
 
-/** Marks a route as taking a JSON body (documented: 413 over 16 KiB, 415 not JSON). */
+/** Marks a route as taking a JSON body (documented: 413 over 16 KiB, 415 not JSON, 400 malformed). */
 export function TakesJsonBody(): MethodDecorator {
   return applyDecorators(
     UseGuards(JsonBodyGuard),
     ApiConsumes('application/json'),
-    ApiErrors(BodyTooLarge.doc, BodyNotJson.doc),
+    ApiErrors(BodyTooLarge.doc, BodyNotJson.doc, MalformedJson.doc),
   );
 }

@@ -2,8 +2,8 @@ import { BadRequestException, HttpException } from '@nestjs/common';
 import { IncomingMessage, ServerResponse } from 'node:http';
 import { brotliCompressSync, deflateSync, gzipSync } from 'node:zlib';
 import request from 'supertest';
-import { MAX_JSON_DEPTH, parseJsonBody, readJsonBody } from './json-body';
-import { BODY_LIMIT_BYTES, BodyNotJson, BodyTooLarge } from './json-body.errors';
+import { parseJsonBody, readJsonBody } from './json-body';
+import { BODY_LIMIT_BYTES, BodyNotJson, BodyTooLarge, MAX_JSON_DEPTH } from './json-body.errors';
 
 function parseError(body: string): BadRequestException {
   try {

@@ -4,13 +4,10 @@ import { brotliDecompressSync, gunzipSync, inflateSync, InputType, ZlibOptions }
 import { isInteger, parse } from 'lossless-json';
 import getRawBody from 'raw-body';
 import { hasBody as hasBodyHeaders, TypeIs } from 'type-is';
-import { BODY_LIMIT_BYTES, BodyNotJson, BodyTooLarge } from './json-body.errors';
+import { BODY_LIMIT_BYTES, BodyNotJson, BodyTooLarge, MAX_JSON_DEPTH, MalformedJson } from './json-body.errors';
 
 // type-is 3 compiles the accepted types once; it matches as `typeis(req, types)` did in 2.
 const JSON_TYPES = new TypeIs(['application/json', 'application/*+json']);
-
-/** Far deeper than any plant (depth 1); deep enough for any honest client. */
-export const MAX_JSON_DEPTH = 32;
 
 const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 
@@ -51,14 +48,14 @@ function nestingDepth(body: string): number {
 export function parseJsonBody(body: string): unknown {
   // Deep structures are refused before anything recurses through them (parser, validation).
   if (nestingDepth(body) > MAX_JSON_DEPTH) {
-    throw new BadRequestException(`Malformed JSON: nested deeper than ${MAX_JSON_DEPTH} levels`);
+    throw new MalformedJson(`nested deeper than ${MAX_JSON_DEPTH} levels`);
   }
   try {
     return parse(body, refuseProtoKeys, parseNumber);
   } catch (error) {
     if (error instanceof ForbiddenKeyError) throw new BadRequestException(error.message);
     const detail = error instanceof RangeError ? 'nested too deeply' : (error as Error).message;
-    throw new BadRequestException(`Malformed JSON: ${detail}`);
+    throw new MalformedJson(detail);
   }
 }
 

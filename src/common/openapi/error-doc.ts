@@ -2,6 +2,8 @@ import { HttpException } from '@nestjs/common';
 
 /** A failure as the OpenAPI document shows it: its status, when it happens, and what a client reads. */
 export interface ErrorDoc {
+  /** The named error's class: the name of its example in the document. */
+  name: string;
   status: number;
   description: string;
   /** The message, as the service sends it for example arguments. */
@@ -14,5 +16,5 @@ export interface ErrorDoc {
  * service sends.
  */
 export function errorDoc(example: HttpException, description: string): ErrorDoc {
-  return { status: example.getStatus(), description, example: example.message };
+  return { name: example.constructor.name, status: example.getStatus(), description, example: example.message };
 }

@@ -191,6 +191,37 @@ describe('createClient', () => {
       expect(sent).toHaveLength(1);
     });
 
+    it.each(['plants?limit=1&after=5', './plants?limit=1&after=5'])(
+      'follows a relative <%s> under a path-prefix baseUrl',
+      async (target) => {
+        const { fetch, sent } = fakeFetch(
+          json(200, '[{"id":5,"name":"a"}]', { Link: `<${target}>; rel="next"` }),
+          json(200, '[{"id":6,"name":"b"}]'),
+        );
+        const { api } = client(fetch, { baseUrl: 'http://gw.test/plant-store' });
+        await expect(collect(api.plants.list({ limit: 1 }))).resolves.toEqual([
+          { id: 5n, name: 'a' },
+          { id: 6n, name: 'b' },
+        ]);
+        expect(sent.map((s) => s.url)).toEqual([
+          'http://gw.test/plant-store/plants?limit=1',
+          'http://gw.test/plant-store/plants?limit=1&after=5',
+        ]);
+      },
+    );
+
+    it.each(['/plants?limit=1&after=5', '../admin/plants?after=5', 'http://gw.test/plants?after=5'])(
+      'refuses <%s>, outside a path-prefix baseUrl, without sending the token there',
+      async (target) => {
+        const { fetch, sent } = fakeFetch(json(200, '[{"id":5,"name":"a"}]', { Link: `<${target}>; rel="next"` }));
+        const { api } = client(fetch, { baseUrl: 'http://gw.test/plant-store/' });
+        const failure = await caught(collect(api.plants.list({ limit: 1 })));
+        expect(failure).toMatchObject({ kind: 'invalid-response', status: 200, attempts: 1 });
+        expect(failure.message).toContain('not under baseUrl (http://gw.test/plant-store/)');
+        expect(sent).toHaveLength(1);
+      },
+    );
+
     it('reports a page that is not a JSON array', async () => {
       const { fetch } = fakeFetch(json(200, '{"id":1}'));
       await expect(collect(client(fetch).api.plants.list())).rejects.toMatchObject({ kind: 'invalid-response' });

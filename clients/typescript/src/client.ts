@@ -1,7 +1,7 @@
 import { PlantStoreError } from './errors';
 import { Answer, RetryEvent, Transport, newIdempotencyKey, readJson } from './http';
 import { assertInt64, writeJson } from './json';
-import { nextLink } from './link';
+import { isUnder, nextLink } from './link';
 import type { CreatedWebhook, NewPlant, NewWebhook, Plant, Webhook, WebhookAttempt } from './types';
 
 export interface ClientOptions {
@@ -161,12 +161,12 @@ function arrayOf<T>(value: unknown, answer: Answer): T[] {
 }
 
 /**
- * The next page, if the service names one. It must be on the client's own origin: the token goes
- * with it. A link back to the same page would loop for ever.
+ * The next page, if the service names one. It must be under `baseUrl`, origin and path prefix: the
+ * token goes with it. A link back to the same page would loop for ever.
  */
 function followable(next: URL | undefined, answer: Answer, base: URL): URL | undefined {
   if (next === undefined) return undefined;
-  if (next.origin !== base.origin) throw invalid(answer, `the next page is on another origin (${next.origin})`);
+  if (!isUnder(next, base)) throw invalid(answer, `the next page (${next.href}) is not under baseUrl (${base.href})`);
   if (next.href === answer.url.href) throw invalid(answer, 'the next page is the page itself');
   return next;
 }

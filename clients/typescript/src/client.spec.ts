@@ -651,14 +651,51 @@ describe('createClient', () => {
 
     it('tells afterResponse of an attempt the caller aborted or the timeout ended', async () => {
       const statuses: [number, string | undefined][] = [];
-      const { fetch } = fakeFetch(hang());
+      const caller = new AbortController();
+      const { fetch } = fakeFetch(hang(), hang());
       const { api } = client(fetch, {
         timeoutMs: 20,
         retries: 0,
-        hooks: { afterResponse: (event) => statuses.push([event.status, event.error?.kind]) },
+        hooks: {
+          beforeRequest: ({ attempt }) => statuses.push([-attempt, undefined]),
+          afterResponse: (event) => statuses.push([event.status, event.error?.kind]),
+        },
       });
       await expect(api.webhooks.list()).rejects.toMatchObject({ kind: 'timeout' });
-      expect(statuses).toEqual([[0, 'timeout']]);
+      const aborted = api.webhooks.list({ signal: caller.signal, timeoutMs: 60_000 });
+      caller.abort();
+      await expect(aborted).rejects.toMatchObject({ kind: 'aborted' });
+      // An abort before the attempt is sent makes no attempt, and tells no hook.
+      await expect(api.webhooks.list({ signal: caller.signal })).rejects.toMatchObject({ kind: 'aborted' });
+      expect(statuses).toEqual([
+        [-1, undefined],
+        [0, 'timeout'],
+        [-1, undefined],
+        [0, 'aborted'],
+      ]);
+    });
+
+    it('fails the call with what a hook throws', async () => {
+      const broken = new Error('logger down');
+      const { fetch, sent } = fakeFetch(json(200, '[]'));
+      const before = client(fetch, {
+        hooks: {
+          beforeRequest: () => {
+            throw broken;
+          },
+        },
+      });
+      await expect(before.api.webhooks.list()).rejects.toBe(broken);
+      expect(sent).toHaveLength(0);
+      const after = client(fetch, {
+        hooks: {
+          afterResponse: () => {
+            throw broken;
+          },
+        },
+      });
+      await expect(after.api.webhooks.list()).rejects.toBe(broken);
+      expect(sent).toHaveLength(1);
     });
   });
 

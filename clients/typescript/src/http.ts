@@ -127,13 +127,13 @@ export class Transport {
       } catch (caught) {
         error = this.failure(caught, call, attempt);
       }
-      this.options.hooks.afterResponse?.({
-        ...event,
-        status: answer?.status ?? 0,
-        durationMs: performance.now() - started,
-        requestId: answer?.headers.get('x-request-id') ?? undefined,
-        error,
-      });
+      if (this.options.hooks.afterResponse) {
+        const ended: ResponseEvent = { ...event, status: answer?.status ?? 0, durationMs: performance.now() - started };
+        const requestId = answer?.headers.get('x-request-id');
+        if (requestId) ended.requestId = requestId;
+        if (error) ended.error = error;
+        this.options.hooks.afterResponse(ended);
+      }
       if (error === undefined) return answer as Answer;
       const delayMs = retryable ? this.retryDelay(error, attempt, call) : undefined;
       if (delayMs === undefined) throw withKey(error, call);

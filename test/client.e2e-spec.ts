@@ -1,6 +1,13 @@
 import type { AddressInfo } from 'node:net';
-import type { Server } from 'node:http';
-import { PlantStoreError, createClient, type Plant, type PlantStoreClient } from '../clients/typescript/src';
+import { type Server, createServer, request as httpRequest } from 'node:http';
+import {
+  PlantStoreError,
+  createClient,
+  type Plant,
+  type PlantStoreClient,
+  type RequestEvent,
+  type ResponseEvent,
+} from '../clients/typescript/src';
 import { testDatabases } from './utils/databases';
 import { TcpProxy } from './utils/tcp-proxy';
 import { TestApp, startTestApp } from './utils/test-app';
@@ -22,6 +29,38 @@ async function all(client: PlantStoreClient, limit?: number): Promise<Plant[]> {
   return plants;
 }
 
+/**
+ * A gateway that serves the service under the path prefix `/plant-store/` of its own origin, as a
+ * reverse proxy would, and records every path it is asked for.
+ */
+async function prefixGateway(target: string): Promise<{ url: string; paths: string[]; close(): Promise<void> }> {
+  const paths: string[] = [];
+  const server = createServer((req, res) => {
+    const path = req.url ?? '/';
+    paths.push(path);
+    if (!path.startsWith('/plant-store/')) {
+      res.writeHead(404).end();
+      return;
+    }
+    const upstream = httpRequest(
+      new URL(path.slice('/plant-store'.length), target),
+      { method: req.method, headers: req.headers },
+      (answer) => {
+        res.writeHead(answer.statusCode ?? 502, answer.headers);
+        answer.pipe(res);
+      },
+    );
+    upstream.on('error', () => res.destroy());
+    req.pipe(upstream);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    paths,
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}
+
 async function failure(promise: Promise<unknown>): Promise<PlantStoreError> {
   const error = await promise.then(
     () => undefined,
@@ -35,6 +74,7 @@ describe.each(testDatabases())('The TypeScript client against the service on %s'
   let t: TestApp;
   let baseUrl: string;
   let receiver: WebhookReceiver;
+  let token: string;
   let client: PlantStoreClient;
 
   beforeAll(async () => {
@@ -48,7 +88,8 @@ describe.each(testDatabases())('The TypeScript client against the service on %s'
   });
   beforeEach(async () => {
     await t.reset();
-    client = createClient({ baseUrl, token: await t.token({ subject: 'client-e2e' }) });
+    token = await t.token({ subject: 'client-e2e' });
+    client = createClient({ baseUrl, token });
   });
 
   it('creates, lists page by page and deletes plants, int64 ids exact at both ends', async () => {
@@ -111,6 +152,123 @@ describe.each(testDatabases())('The TypeScript client against the service on %s'
     await client.webhooks.delete(webhook.id);
     await expect(client.webhooks.list()).resolves.toEqual([]);
     await expect(client.webhooks.deliveries(webhook.id)).rejects.toMatchObject({ status: 404 });
+  });
+
+  // Every call above passed the client's checks of the answer's shape; these read what else it said.
+  it("gives each answer's metadata: status, request id, rate limit, and a create's replay", async () => {
+    const first = await client.plants.create({ id: 5n, name: 'Meta' }, { idempotencyKey: 'e2e-meta' }).withResponse();
+    expect(first).toEqual({
+      data: { id: 5n, name: 'Meta' },
+      response: {
+        status: 200,
+        headers: expect.any(Headers),
+        url: `${baseUrl}/plants`,
+        requestId: expect.any(String),
+        replayed: false,
+        rateLimit: {
+          remaining: expect.any(Number),
+          resetSeconds: expect.any(Number),
+          limit: 1_000_000,
+          windowSeconds: 60,
+        },
+        attempts: 1,
+        idempotencyKey: 'e2e-meta',
+      },
+    });
+    const again = await client.plants.create({ id: 5n, name: 'Meta' }, { idempotencyKey: 'e2e-meta' }).withResponse();
+    expect(again.data).toEqual(first.data);
+    expect(again.response).toMatchObject({ status: 200, replayed: true });
+
+    const own = await client.webhooks.list({ headers: { 'X-Request-Id': 'e2e-own-request-id' } }).withResponse();
+    expect(own).toMatchObject({ data: [], response: { status: 200, requestId: 'e2e-own-request-id' } });
+
+    await client.plants.create({ id: 6n, name: 'Meta 2' });
+    const pages = [];
+    for await (const page of client.plants.list({ limit: 1 }).pages()) pages.push(page);
+    expect(pages.map(({ data, response }) => [data.map((plant) => plant.id), response.status])).toEqual(
+      expect.arrayContaining([
+        [[5n], 200],
+        [[6n], 200],
+      ]),
+    );
+    expect(pages.every(({ response }) => response.rateLimit !== undefined && response.requestId)).toBe(true);
+    await expect(client.plants.list({ limit: 1 }).toArray({ max: 1 })).resolves.toEqual([first.data]);
+
+    await expect(client.plants.delete(5n).withResponse()).resolves.toMatchObject({
+      data: undefined,
+      response: { status: 204, attempts: 1 },
+    });
+  });
+
+  it('tells the hooks of every request, handing them only the headers the caller set', async () => {
+    const events: [string, RequestEvent | ResponseEvent][] = [];
+    const hooked = createClient({
+      baseUrl,
+      token,
+      userAgent: 'client-e2e/1.0',
+      headers: { 'X-Team': 'e2e' },
+      hooks: {
+        beforeRequest: (event) => events.push(['before', event]),
+        afterResponse: (event) => events.push(['after', event]),
+      },
+    });
+    await hooked.plants.create({ id: 1n, name: 'Hooked' });
+    await expect(hooked.plants.delete(2n)).rejects.toMatchObject({ status: 404 });
+    const request = (method: string, url: string) => ({ method, url, attempt: 1, headers: { 'x-team': 'e2e' } });
+    const answered = (status: number) => ({ status, durationMs: expect.any(Number), requestId: expect.any(String) });
+    expect(events).toEqual([
+      ['before', request('POST', `${baseUrl}/plants`)],
+      ['after', { ...request('POST', `${baseUrl}/plants`), ...answered(200) }],
+      ['before', request('DELETE', `${baseUrl}/plants/2`)],
+      ['after', { ...request('DELETE', `${baseUrl}/plants/2`), ...answered(404), error: expect.any(PlantStoreError) }],
+    ]);
+    expect(
+      JSON.stringify(events, (_key, value: unknown) => (typeof value === 'bigint' ? String(value) : value)),
+    ).not.toContain(token);
+  });
+
+  it("times out an attempt after the call's own timeoutMs", async () => {
+    const proxy = new TcpProxy('127.0.0.1', Number(new URL(baseUrl).port));
+    await proxy.start();
+    try {
+      const patient = createClient({ baseUrl: `http://127.0.0.1:${proxy.port}`, token, timeoutMs: 60_000 });
+      proxy.blackhole();
+      const timedOut = await failure(patient.plants.list({ timeoutMs: 300, retries: 0 }).toArray({ max: 1 }));
+      expect(timedOut).toMatchObject({ kind: 'timeout', status: 0, attempts: 1 });
+      expect(timedOut.message).toContain('within 300 ms');
+    } finally {
+      await proxy.cut();
+    }
+  });
+
+  it('lists through a path-prefix gateway, never sending the token outside the prefix', async () => {
+    for (const id of [1n, 2n, 3n, 4n]) await client.plants.create({ id, name: `Behind ${id}` });
+    const gateway = await prefixGateway(baseUrl);
+    try {
+      const pages = createClient({ baseUrl: `${gateway.url}/plant-store`, token })
+        .plants.list({ limit: 2 })
+        .pages();
+      const first = await pages.next();
+      expect(first.done ? [] : first.value.data.map((plant) => plant.id)).toEqual([1n, 2n]);
+      const link = first.done ? null : first.value.response.headers.get('link');
+      const rest = [];
+      let refused: unknown;
+      try {
+        for await (const page of pages) rest.push(...page.data.map((plant) => plant.id));
+      } catch (error) {
+        refused = error;
+      }
+      // A relative link (`<plants?...>`) resolves under the prefix and is followed. A root-relative
+      // one (`</plants?...>`) is written by a service unaware of the prefix: it names a page outside
+      // it, which the client refuses rather than send the token there.
+      const rootRelative = link?.startsWith('</') ?? false;
+      expect({ rest, refused: (refused as PlantStoreError | undefined)?.kind }).toEqual(
+        rootRelative ? { rest: [], refused: 'invalid-response' } : { rest: [3n, 4n], refused: undefined },
+      );
+      expect(gateway.paths.filter((path) => !path.startsWith('/plant-store/'))).toEqual([]);
+    } finally {
+      await gateway.close();
+    }
   });
 });
 

@@ -1,6 +1,7 @@
 import { createClient, type ClientOptions } from './client';
 import { PlantStoreError } from './errors';
-import type { RetryEvent } from './http';
+import type { RequestEvent, ResponseEvent, RetryEvent } from './http';
+import { VERSION } from './version';
 
 interface Sent {
   method: string;
@@ -190,6 +191,37 @@ describe('createClient', () => {
       expect(failure).toMatchObject({ kind: 'invalid-response', status: 200 });
       expect(sent).toHaveLength(1);
     });
+
+    it.each(['plants?limit=1&after=5', './plants?limit=1&after=5'])(
+      'follows a relative <%s> under a path-prefix baseUrl',
+      async (target) => {
+        const { fetch, sent } = fakeFetch(
+          json(200, '[{"id":5,"name":"a"}]', { Link: `<${target}>; rel="next"` }),
+          json(200, '[{"id":6,"name":"b"}]'),
+        );
+        const { api } = client(fetch, { baseUrl: 'http://gw.test/plant-store' });
+        await expect(collect(api.plants.list({ limit: 1 }))).resolves.toEqual([
+          { id: 5n, name: 'a' },
+          { id: 6n, name: 'b' },
+        ]);
+        expect(sent.map((s) => s.url)).toEqual([
+          'http://gw.test/plant-store/plants?limit=1',
+          'http://gw.test/plant-store/plants?limit=1&after=5',
+        ]);
+      },
+    );
+
+    it.each(['/plants?limit=1&after=5', '../admin/plants?after=5', 'http://gw.test/plants?after=5'])(
+      'refuses <%s>, outside a path-prefix baseUrl, without sending the token there',
+      async (target) => {
+        const { fetch, sent } = fakeFetch(json(200, '[{"id":5,"name":"a"}]', { Link: `<${target}>; rel="next"` }));
+        const { api } = client(fetch, { baseUrl: 'http://gw.test/plant-store/' });
+        const failure = await caught(collect(api.plants.list({ limit: 1 })));
+        expect(failure).toMatchObject({ kind: 'invalid-response', status: 200, attempts: 1 });
+        expect(failure.message).toContain('not under baseUrl (http://gw.test/plant-store/)');
+        expect(sent).toHaveLength(1);
+      },
+    );
 
     it('reports a page that is not a JSON array', async () => {
       const { fetch } = fakeFetch(json(200, '{"id":1}'));
@@ -389,6 +421,300 @@ describe('createClient', () => {
       );
       expect(given.idempotencyKey).toBe('k-1');
       expect((await caught(api.webhooks.list())).idempotencyKey).toBeUndefined();
+    });
+  });
+
+  describe('answers', () => {
+    it('refuses a create answered 200 [] instead of the plant, telling the key to send it again with', async () => {
+      const { fetch, sent } = fakeFetch(json(200, '[]', { 'X-Request-Id': 'req-2' }));
+      const failure = await caught(client(fetch).api.plants.create({ id: 7n, name: 'Fern' }));
+      expect(failure).toMatchObject({
+        kind: 'invalid-response',
+        status: 200,
+        attempts: 1,
+        requestId: 'req-2',
+        idempotencyKey: sent[0].headers['idempotency-key'],
+        message: 'The answer to /plants is not what the API documents: the body is not a JSON object',
+      });
+    });
+
+    it.each([
+      ['webhooks.list', '{}', 'the body is not a JSON array'],
+      ['webhooks.deliveries', '[{"eventId":"msg_1"}]', 'item 0 has no type'],
+      ['webhooks.create', '{"id":1,"url":"https://h.test/","events":[],"createdAt":"x","enabled":true}', 'no secret'],
+      ['plants.list', '[{"id":1,"name":null}]', 'name of item 0 is not a string'],
+    ])('refuses %s answered %s', async (call, body, problem) => {
+      const { fetch } = fakeFetch(json(200, body));
+      const { api } = client(fetch);
+      const calls: Record<string, () => Promise<unknown>> = {
+        'webhooks.list': () => api.webhooks.list(),
+        'webhooks.deliveries': () => api.webhooks.deliveries(1n),
+        'webhooks.create': () => api.webhooks.create({ url: 'https://h.test/', events: ['plant.created'] }),
+        'plants.list': () => collect(api.plants.list()),
+      };
+      const failure = await caught(calls[call]());
+      expect(failure.kind).toBe('invalid-response');
+      expect(failure.message).toContain(problem);
+    });
+  });
+
+  describe('withResponse', () => {
+    it("gives a create's data with its answer's metadata, the request sent once", async () => {
+      const { fetch, sent } = fakeFetch(
+        error(503, 'down', { 'Retry-After': '0' }),
+        json(200, PLANT, {
+          'X-Request-Id': 'req-3',
+          'Idempotent-Replayed': 'true',
+          RateLimit: '"default";r=598;t=42',
+          'RateLimit-Policy': '"default";q=600;w=60',
+        }),
+      );
+      const call = client(fetch).api.plants.create({ id: 9223372036854775807n, name: 'Monstera' });
+      const { data, response } = await call.withResponse();
+      await expect(call).resolves.toBe(data);
+      expect(data).toEqual({ id: 9223372036854775807n, name: 'Monstera', tag: 'tropical' });
+      expect(response).toEqual({
+        status: 200,
+        headers: expect.any(Headers),
+        url: 'http://plants.test/plants',
+        requestId: 'req-3',
+        replayed: true,
+        rateLimit: { remaining: 598, resetSeconds: 42, limit: 600, windowSeconds: 60 },
+        attempts: 2,
+        idempotencyKey: sent[0].headers['idempotency-key'],
+      });
+      expect(response.headers.get('ratelimit-policy')).toBe('"default";q=600;w=60');
+      expect(sent).toHaveLength(2);
+    });
+
+    it('tells a first answer from a replay, and a delete done by an earlier attempt by its 404', async () => {
+      const { fetch } = fakeFetch(json(200, '[]'), noContent(), hang(), error(404, 'Plant 7 not found'));
+      const { api } = client(fetch, { timeoutMs: 20 });
+      await expect(api.webhooks.list().withResponse()).resolves.toEqual({
+        data: [],
+        response: expect.objectContaining({ status: 200, replayed: false, attempts: 1 }),
+      });
+      const { response } = await api.plants.delete(7n).withResponse();
+      expect(response).toMatchObject({ status: 204, attempts: 1 });
+      expect(response).not.toHaveProperty('requestId');
+      await expect(api.plants.delete(7n).withResponse()).resolves.toEqual({
+        data: undefined,
+        response: expect.objectContaining({ status: 404, attempts: 2 }),
+      });
+    });
+
+    it('rejects withResponse() with the typed error, leaving no other promise to reject unhandled', async () => {
+      const unhandled: unknown[] = [];
+      const onUnhandled = (reason: unknown) => unhandled.push(reason);
+      process.on('unhandledRejection', onUnhandled);
+      try {
+        const { fetch } = fakeFetch(error(409, 'taken'));
+        const call = client(fetch).api.plants.create({ id: 7n, name: 'x' });
+        await expect(call.withResponse()).rejects.toMatchObject({ kind: 'http', status: 409 });
+        await new Promise((resolve) => setTimeout(resolve, 10));
+        expect(unhandled).toEqual([]);
+        // The promise itself still rejects for a caller that awaits it, and is a Promise.
+        await expect(call).rejects.toMatchObject({ status: 409 });
+        expect(call).toBeInstanceOf(Promise);
+        await expect(call.catch((e: PlantStoreError) => e.status)).resolves.toBe(409);
+        await expect(call.finally(() => undefined)).rejects.toMatchObject({ status: 409 });
+      } finally {
+        process.off('unhandledRejection', onUnhandled);
+      }
+    });
+  });
+
+  describe('list pages and toArray', () => {
+    const pageOf = (ids: number[], after?: number) =>
+      json(
+        200,
+        JSON.stringify(ids.map((id) => ({ id, name: `p${id}` }))),
+        after === undefined
+          ? {}
+          : { Link: `<plants?limit=2&after=${after}>; rel="next"`, 'X-Request-Id': `page-${after}` },
+      );
+
+    it('yields whole pages with their metadata', async () => {
+      const { fetch, sent } = fakeFetch(pageOf([1, 2], 2), pageOf([3]));
+      const pages = await collect(client(fetch).api.plants.list({ limit: 2 }).pages());
+      expect(pages.map((page) => [page.data.map((p) => p.id), page.response.url, page.response.requestId])).toEqual([
+        [[1n, 2n], 'http://plants.test/plants?limit=2', 'page-2'],
+        [[3n], 'http://plants.test/plants?limit=2&after=2', undefined],
+      ]);
+      expect(sent).toHaveLength(2);
+    });
+
+    it('collects up to max plants, fetching no page beyond them', async () => {
+      const twoPages = fakeFetch(pageOf([1, 2], 2), pageOf([3, 4], 4));
+      await expect(client(twoPages.fetch).api.plants.list({ limit: 2 }).toArray({ max: 3 })).resolves.toEqual([
+        { id: 1n, name: 'p1' },
+        { id: 2n, name: 'p2' },
+        { id: 3n, name: 'p3' },
+      ]);
+      expect(twoPages.sent).toHaveLength(2);
+
+      const onePage = fakeFetch(pageOf([1, 2], 2));
+      await expect(client(onePage.fetch).api.plants.list({ limit: 2 }).toArray({ max: 2 })).resolves.toHaveLength(2);
+      expect(onePage.sent).toHaveLength(1);
+
+      const all = fakeFetch(pageOf([1, 2], 2), pageOf([3]));
+      await expect(client(all.fetch).api.plants.list().toArray({ max: Infinity })).resolves.toHaveLength(3);
+    });
+
+    it('reads the list anew for each pages() and toArray(), and refuses a max that is not a count', async () => {
+      const { fetch, sent } = fakeFetch(pageOf([1]), pageOf([1]));
+      const list = client(fetch).api.plants.list({ after: 0n });
+      await list.toArray({ max: 10 });
+      await collect(list.pages());
+      expect(sent.map((s) => s.url)).toEqual([
+        'http://plants.test/plants?after=0',
+        'http://plants.test/plants?after=0',
+      ]);
+      await expect(list.toArray({ max: 0 })).rejects.toThrow(RangeError);
+      await expect(list.toArray({ max: 1.5 })).rejects.toThrow(RangeError);
+      expect(sent).toHaveLength(2);
+    });
+  });
+
+  describe('userAgent, headers and hooks', () => {
+    it("sends the client's User-Agent after the caller's own, and the caller's headers, per call over the client's", async () => {
+      const { fetch, sent } = fakeFetch(error(503, 'down'), json(200, '[]'), json(200, '[]'));
+      const { api } = client(fetch, {
+        userAgent: 'inventory-sync/2.1',
+        headers: { 'X-Gateway-Key': 'g', 'X-Team': 'a' },
+      });
+      await api.webhooks.list({ headers: { 'X-Request-Id': 'job-7', 'x-team': 'b' } });
+      await client(fetch).api.webhooks.list();
+      const attempt = expect.objectContaining({
+        'user-agent': `inventory-sync/2.1 plant-store-client/${VERSION}`,
+        'x-gateway-key': 'g',
+        'x-team': 'b',
+        'x-request-id': 'job-7',
+        authorization: 'Bearer pst_token',
+      });
+      expect(sent.map((s) => s.headers)).toEqual([
+        attempt,
+        attempt,
+        expect.objectContaining({ 'user-agent': `plant-store-client/${VERSION}` }),
+      ]);
+      expect(sent[2].headers).not.toHaveProperty('x-team');
+    });
+
+    it('refuses headers the client sets itself, and ones that are not headers, before sending anything', async () => {
+      const { fetch, sent } = fakeFetch();
+      expect(() => client(fetch, { headers: { Authorization: 'Bearer other' } })).toThrow(
+        'headers must not set authorization: the token option sets it',
+      );
+      expect(() => client(fetch, { headers: { 'bad name': 'x' } })).toThrow(TypeError);
+      expect(() => client(fetch, { userAgent: 'a\r\nInjected: 1' })).toThrow(TypeError);
+      expect(() => client(fetch, { userAgent: ' ' })).toThrow(TypeError);
+      const { api } = client(fetch);
+      await expect(api.plants.create({ id: 1n, name: 'x' }, { headers: { 'Idempotency-Key': 'k' } })).rejects.toThrow(
+        'options.headers must not set idempotency-key',
+      );
+      expect(sent).toEqual([]);
+    });
+
+    it('tells hooks of every attempt: method, url, status, duration, error, and only the headers the caller set', async () => {
+      const events: [string, RequestEvent | ResponseEvent][] = [];
+      const { fetch } = fakeFetch(
+        networkFailure('ECONNRESET'),
+        error(503, 'down'),
+        json(200, '[]', { 'X-Request-Id': 'r-3' }),
+      );
+      const { api, retries } = client(fetch, {
+        token: async () => 'pst_secret',
+        headers: { 'X-Team': 'a' },
+        hooks: {
+          beforeRequest: (event) => events.push(['before', event]),
+          afterResponse: (event) => events.push(['after', event]),
+        },
+      });
+      await api.webhooks.list();
+      const request = (attempt: number) => ({
+        method: 'GET',
+        url: 'http://plants.test/webhooks',
+        attempt,
+        headers: { 'x-team': 'a' },
+      });
+      expect(events).toEqual([
+        ['before', request(1)],
+        ['after', { ...request(1), status: 0, durationMs: expect.any(Number), error: retries[0].error }],
+        ['before', request(2)],
+        ['after', { ...request(2), status: 503, durationMs: expect.any(Number), error: retries[1].error }],
+        ['before', request(3)],
+        ['after', { ...request(3), status: 200, durationMs: expect.any(Number), requestId: 'r-3' }],
+      ]);
+      expect(retries.map((r) => r.error.kind)).toEqual(['network', 'http']);
+      expect(JSON.stringify(events)).not.toContain('pst_secret');
+    });
+
+    it('tells afterResponse of an attempt the caller aborted or the timeout ended', async () => {
+      const statuses: [number, string | undefined][] = [];
+      const caller = new AbortController();
+      const { fetch } = fakeFetch(hang(), hang());
+      const { api } = client(fetch, {
+        timeoutMs: 20,
+        retries: 0,
+        hooks: {
+          beforeRequest: ({ attempt }) => statuses.push([-attempt, undefined]),
+          afterResponse: (event) => statuses.push([event.status, event.error?.kind]),
+        },
+      });
+      await expect(api.webhooks.list()).rejects.toMatchObject({ kind: 'timeout' });
+      const aborted = api.webhooks.list({ signal: caller.signal, timeoutMs: 60_000 });
+      caller.abort();
+      await expect(aborted).rejects.toMatchObject({ kind: 'aborted' });
+      // An abort before the attempt is sent makes no attempt, and tells no hook.
+      await expect(api.webhooks.list({ signal: caller.signal })).rejects.toMatchObject({ kind: 'aborted' });
+      expect(statuses).toEqual([
+        [-1, undefined],
+        [0, 'timeout'],
+        [-1, undefined],
+        [0, 'aborted'],
+      ]);
+    });
+
+    it('fails the call with what a hook throws', async () => {
+      const broken = new Error('logger down');
+      const { fetch, sent } = fakeFetch(json(200, '[]'));
+      const before = client(fetch, {
+        hooks: {
+          beforeRequest: () => {
+            throw broken;
+          },
+        },
+      });
+      await expect(before.api.webhooks.list()).rejects.toBe(broken);
+      expect(sent).toHaveLength(0);
+      const after = client(fetch, {
+        hooks: {
+          afterResponse: () => {
+            throw broken;
+          },
+        },
+      });
+      await expect(after.api.webhooks.list()).rejects.toBe(broken);
+      expect(sent).toHaveLength(1);
+    });
+  });
+
+  describe('per-call timeoutMs', () => {
+    it("bounds each attempt of the call instead of the client's timeoutMs", async () => {
+      const { fetch, sent } = fakeFetch(hang(), hang());
+      const failure = await caught(
+        client(fetch, { timeoutMs: 60_000 }).api.webhooks.list({ timeoutMs: 20, retries: 1 }),
+      );
+      expect(failure).toMatchObject({ kind: 'timeout', attempts: 2 });
+      expect(failure.message).toContain('within 20 ms');
+      expect(sent).toHaveLength(2);
+    });
+
+    it('is refused when it is not a positive number', async () => {
+      const { fetch, sent } = fakeFetch();
+      await expect(client(fetch).api.plants.delete(1n, { timeoutMs: 0 })).rejects.toThrow(RangeError);
+      await expect(collect(client(fetch).api.plants.list({ timeoutMs: -1 }))).rejects.toThrow(RangeError);
+      expect(sent).toEqual([]);
     });
   });
 

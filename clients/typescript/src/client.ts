@@ -1,8 +1,19 @@
-import { PlantStoreError } from './errors';
-import { Answer, RetryEvent, Transport, newIdempotencyKey, readJson } from './http';
+import { type ApiPromise, CallPromise } from './api-promise';
+import {
+  type Answer,
+  type Call,
+  type Hooks,
+  type RetryEvent,
+  Transport,
+  invalidResponse,
+  newIdempotencyKey,
+} from './http';
 import { assertInt64, writeJson } from './json';
-import { nextLink } from './link';
+import { isUnder, nextLink } from './link';
+import { apiResponse, type WithResponse } from './response';
+import { ANSWERS, type Expected, readChecked } from './shapes';
 import type { CreatedWebhook, NewPlant, NewWebhook, Plant, Webhook, WebhookAttempt } from './types';
+import { VERSION } from './version';
 
 export interface ClientOptions {
   /** Where the service is, e.g. `https://plants.example.com` (a path prefix is kept). */
@@ -23,12 +34,22 @@ export interface ClientOptions {
   fetch?: typeof fetch;
   /** Told of every retry before its wait: for logs and metrics. */
   onRetry?: (event: RetryEvent) => void;
+  /** Your product token(s), sent before the client's own: `User-Agent: my-app/2.1 plant-store-client/1.0.0`. */
+  userAgent?: string;
+  /** Headers sent on every request, e.g. a gateway's own key. The client's own headers cannot be set here. */
+  headers?: Record<string, string>;
+  /** Told of every attempt, before it is sent and once it has ended: for logs and metrics. */
+  hooks?: Hooks;
 }
 
 export interface CallOptions {
   signal?: AbortSignal;
   /** This call's own `retries`, instead of the client's. */
   retries?: number;
+  /** This call's own `timeoutMs` for each of its attempts, instead of the client's. */
+  timeoutMs?: number;
+  /** This call's own headers, over the client's `headers`, e.g. its own `X-Request-Id`. */
+  headers?: Record<string, string>;
 }
 
 export interface CreateOptions extends CallOptions {
@@ -47,23 +68,49 @@ export interface ListOptions extends CallOptions {
   after?: bigint;
 }
 
+/** One page of a list: its plants and the metadata of the answer that carried them. */
+export type Page<T> = WithResponse<T[]>;
+
+/**
+ * Every plant of the token's user, in id order, fetched a page at a time as the loop asks for
+ * more. Iterated directly it yields plants, once; `pages()` and `toArray()` each read the list
+ * anew from its start.
+ */
+export interface PlantList extends AsyncIterableIterator<Plant> {
+  /** The pages, each with its answer's metadata. */
+  pages(): AsyncIterableIterator<Page<Plant>>;
+  /** The first `max` plants (`Infinity` for all of them); no page is fetched beyond them. */
+  toArray(options: { max: number }): Promise<Plant[]>;
+}
+
 export interface PlantStoreClient {
   plants: {
-    create(plant: NewPlant, options?: CreateOptions): Promise<Plant>;
-    /** Every plant of the token's user, in id order, fetched a page at a time as the loop asks for more. */
-    list(options?: ListOptions): AsyncIterableIterator<Plant>;
-    delete(id: bigint, options?: CallOptions): Promise<void>;
+    create(plant: NewPlant, options?: CreateOptions): ApiPromise<Plant>;
+    list(options?: ListOptions): PlantList;
+    delete(id: bigint, options?: CallOptions): ApiPromise<void>;
   };
   webhooks: {
-    create(webhook: NewWebhook, options?: CreateOptions): Promise<CreatedWebhook>;
-    list(options?: CallOptions): Promise<Webhook[]>;
-    delete(id: bigint, options?: CallOptions): Promise<void>;
+    create(webhook: NewWebhook, options?: CreateOptions): ApiPromise<CreatedWebhook>;
+    list(options?: CallOptions): ApiPromise<Webhook[]>;
+    delete(id: bigint, options?: CallOptions): ApiPromise<void>;
     /** The subscription's last delivery attempts (up to 100, of the last 7 days). */
-    deliveries(id: bigint, options?: CallOptions): Promise<WebhookAttempt[]>;
+    deliveries(id: bigint, options?: CallOptions): ApiPromise<WebhookAttempt[]>;
   };
 }
 
 const INT32_MAX = 2 ** 31 - 1;
+
+/** The client's own product token, after the caller's `userAgent`. */
+const PRODUCT = `plant-store-client/${VERSION}`;
+
+/** Headers the client sets itself, and what sets them instead of a `headers` option. */
+const OWN_HEADERS: Readonly<Record<string, string>> = {
+  authorization: 'the token option',
+  'idempotency-key': 'the idempotencyKey option of a create',
+  'user-agent': 'the userAgent option',
+  accept: 'the client (JSON)',
+  'content-type': 'the client (JSON)',
+};
 
 export function createClient(options: ClientOptions): PlantStoreClient {
   const base = new URL(options.baseUrl);
@@ -82,6 +129,9 @@ export function createClient(options: ClientOptions): PlantStoreClient {
     backoffBaseMs: count('backoffBaseMs', options.backoffBaseMs ?? 250),
     backoffMaxMs: count('backoffMaxMs', options.backoffMaxMs ?? 5_000),
     maxRetryAfterMs: count('maxRetryAfterMs', options.maxRetryAfterMs ?? 30_000),
+    userAgent: userAgent(options.userAgent),
+    headers: callerHeaders('headers', options.headers),
+    hooks: { ...options.hooks },
     // Called as a plain function: some fetch implementations refuse another `this`.
     fetch: (input, init) => fetchFn(input, init),
     random: Math.random,
@@ -99,24 +149,32 @@ export function createClient(options: ClientOptions): PlantStoreClient {
   const perCall = (options: CallOptions = {}) => ({
     signal: options.signal,
     retries: options.retries === undefined ? undefined : count('retries', options.retries),
+    timeoutMs: options.timeoutMs === undefined ? undefined : positive('timeoutMs', options.timeoutMs),
+    headers: callerHeaders('options.headers', options.headers),
   });
-  const get = async (target: URL, options?: CallOptions) =>
-    readJson(await transport.send({ method: 'GET', url: target, ...perCall(options) }));
-  const remove = async (target: URL, options?: CallOptions) => {
-    await transport.send({ method: 'DELETE', url: target, ...perCall(options) });
-  };
-  const create = async (target: URL, body: unknown, options: CreateOptions = {}) =>
-    readJson(
-      await transport.send({
-        method: 'POST',
-        url: target,
-        body: writeJson(body),
-        idempotencyKey: newIdempotencyKey(options.idempotencyKey),
-        ...perCall(options),
-      }),
+  const post = (target: URL, body: unknown, options: CreateOptions = {}): Call => ({
+    method: 'POST',
+    url: target,
+    body: writeJson(body),
+    idempotencyKey: newIdempotencyKey(options.idempotencyKey),
+    ...perCall(options),
+  });
+  /**
+   * One call, sent now. `request` runs inside it, so an argument it refuses rejects the call's
+   * promise like any other failure. The body is read and checked against `expected`; a call
+   * without one (a delete) has no data.
+   */
+  function exchange<T>(request: () => Call, expected?: Expected<T>): ApiPromise<T> {
+    return new CallPromise(
+      (async () => {
+        const answer = await transport.send(request());
+        const data = expected === undefined ? (undefined as T) : readChecked(answer, expected);
+        return { data, response: apiResponse(answer) };
+      })(),
     );
+  }
 
-  async function* listPlants(options: ListOptions = {}): AsyncIterableIterator<Plant> {
+  async function* pages(options: ListOptions): AsyncGenerator<Page<Plant>> {
     const query: Record<string, string> = {};
     if (options.limit !== undefined) {
       if (!Number.isInteger(options.limit) || options.limit < 1 || options.limit > INT32_MAX) {
@@ -131,54 +189,97 @@ export function createClient(options: ClientOptions): PlantStoreClient {
     let page: URL | undefined = url('plants', query);
     while (page !== undefined) {
       const answer: Answer = await transport.send({ method: 'GET', url: page, ...perCall(options) });
-      yield* arrayOf<Plant>(readJson(answer), answer);
+      yield { data: readChecked(answer, ANSWERS.listPlants), response: apiResponse(answer) };
       page = followable(nextLink(answer.headers.get('link'), answer.url), answer, base);
     }
   }
 
+  function listPlants(options: ListOptions = {}): PlantList {
+    async function* plants(): AsyncGenerator<Plant> {
+      for await (const page of pages(options)) yield* page.data;
+    }
+    return Object.assign(plants(), {
+      pages: () => pages(options),
+      async toArray({ max }: { max: number }): Promise<Plant[]> {
+        if (max !== Infinity && (!Number.isInteger(max) || max < 1)) {
+          throw new RangeError('max must be a positive integer, or Infinity');
+        }
+        const found: Plant[] = [];
+        for await (const page of pages(options)) {
+          found.push(...page.data.slice(0, max - found.length));
+          // Leaving the loop fetches no further page.
+          if (found.length >= max) break;
+        }
+        return found;
+      },
+    });
+  }
+
   return {
     plants: {
-      create: async (plant, options) => {
-        assertInt64('plant.id', plant?.id);
-        return (await create(url('plants'), plant, options)) as Plant;
-      },
+      create: (plant, options) =>
+        exchange(() => {
+          assertInt64('plant.id', plant?.id);
+          return post(url('plants'), plant, options);
+        }, ANSWERS.createPlant),
       list: listPlants,
-      delete: async (id, options) => remove(idPath('plants', id), options),
+      delete: (id, options) =>
+        exchange<void>(() => ({ method: 'DELETE', url: idPath('plants', id), ...perCall(options) })),
     },
     webhooks: {
-      create: async (webhook, options) => (await create(url('webhooks'), webhook, options)) as CreatedWebhook,
-      list: async (options) => (await get(url('webhooks'), options)) as Webhook[],
-      delete: async (id, options) => remove(idPath('webhooks', id), options),
-      deliveries: async (id, options) =>
-        (await get(idPath('webhooks', id, '/deliveries'), options)) as WebhookAttempt[],
+      create: (webhook, options) => exchange(() => post(url('webhooks'), webhook, options), ANSWERS.createWebhook),
+      list: (options) =>
+        exchange(() => ({ method: 'GET', url: url('webhooks'), ...perCall(options) }), ANSWERS.listWebhooks),
+      delete: (id, options) =>
+        exchange<void>(() => ({ method: 'DELETE', url: idPath('webhooks', id), ...perCall(options) })),
+      deliveries: (id, options) =>
+        exchange(
+          () => ({ method: 'GET', url: idPath('webhooks', id, '/deliveries'), ...perCall(options) }),
+          ANSWERS.listWebhookDeliveries,
+        ),
     },
   };
 }
 
-function arrayOf<T>(value: unknown, answer: Answer): T[] {
-  if (Array.isArray(value)) return value as T[];
-  throw invalid(answer, 'a page of plants is not a JSON array');
-}
-
 /**
- * The next page, if the service names one. It must be on the client's own origin: the token goes
- * with it. A link back to the same page would loop for ever.
+ * The next page, if the service names one. It must be under `baseUrl`, origin and path prefix: the
+ * token goes with it. A link back to the same page would loop for ever.
  */
 function followable(next: URL | undefined, answer: Answer, base: URL): URL | undefined {
   if (next === undefined) return undefined;
-  if (next.origin !== base.origin) throw invalid(answer, `the next page is on another origin (${next.origin})`);
-  if (next.href === answer.url.href) throw invalid(answer, 'the next page is the page itself');
+  if (!isUnder(next, base)) {
+    throw invalidResponse(answer, `the next page (${next.href}) is not under baseUrl (${base.href})`);
+  }
+  if (next.href === answer.url.href) throw invalidResponse(answer, 'the next page is the page itself');
   return next;
 }
 
-function invalid(answer: Answer, message: string): PlantStoreError {
-  return new PlantStoreError({
-    kind: 'invalid-response',
-    status: answer.status,
-    message: `The answer to ${answer.url.pathname} is not what the API documents: ${message}`,
-    attempts: answer.attempts,
-    requestId: answer.headers.get('x-request-id') ?? undefined,
-  });
+function userAgent(given: string | undefined): string {
+  if (given === undefined) return PRODUCT;
+  if (given.trim() === '') throw new TypeError('userAgent must not be blank');
+  const value = `${given.trim()} ${PRODUCT}`;
+  try {
+    new Headers({ 'User-Agent': value });
+  } catch {
+    throw new TypeError('userAgent must be a valid header value (no line breaks)');
+  }
+  return value;
+}
+
+/** Headers the caller gives, as lower-case names; refused if invalid or one the client sets itself. */
+function callerHeaders(name: string, given: Record<string, string> | undefined): Record<string, string> {
+  if (given === undefined) return {};
+  let headers: Headers;
+  try {
+    headers = new Headers(given);
+  } catch (error) {
+    throw new TypeError(`${name}: ${(error as Error).message}`, { cause: error });
+  }
+  for (const header of headers.keys()) {
+    const owner = OWN_HEADERS[header];
+    if (owner !== undefined) throw new TypeError(`${name} must not set ${header}: ${owner} sets it`);
+  }
+  return Object.fromEntries(headers);
 }
 
 function positive(name: string, value: number): number {

@@ -8,7 +8,10 @@ export type PlantStoreErrorKind =
   | 'timeout'
   /** The caller's `signal` aborted the call. */
   | 'aborted'
-  /** A success whose body is not what the API documents (not JSON, an id that is not an int64...). */
+  /**
+   * A success whose body is not what the API documents (not JSON, a documented property missing or
+   * of another type, an id that is not an int64, a next-page link outside `baseUrl`).
+   */
   | 'invalid-response';
 
 export interface PlantStoreErrorInit {
@@ -21,8 +24,20 @@ export interface PlantStoreErrorInit {
   cause?: unknown;
 }
 
+/**
+ * Marks a PlantStoreError from any copy of this package: an application that both imports (ESM)
+ * and requires (CommonJS) the client loads two, and each has its own class.
+ */
+const BRAND = Symbol.for('@plant-store/client.PlantStoreError');
+
 /** The one error every call of the client throws (argument errors aside: those are TypeError/RangeError). */
 export class PlantStoreError extends Error {
+  /** `instanceof PlantStoreError` holds for an error of either build, ESM or CommonJS. */
+  static override [Symbol.hasInstance](value: unknown): boolean {
+    if (this !== PlantStoreError) return Function.prototype[Symbol.hasInstance].call(this, value);
+    return typeof value === 'object' && value !== null && (value as Record<symbol, unknown>)[BRAND] === true;
+  }
+
   override readonly name = 'PlantStoreError';
   readonly kind: PlantStoreErrorKind;
   /** The HTTP status of the answer; 0 when there was none (network, timeout, aborted). */
@@ -46,6 +61,7 @@ export class PlantStoreError extends Error {
     this.attempts = init.attempts;
     this.retryAfterMs = init.retryAfterMs;
     this.requestId = init.requestId;
+    Object.defineProperty(this, BRAND, { value: true });
   }
 
   /** 4xx: the request itself is refused; sending it again unchanged gives the same answer (429 aside). */

@@ -13,9 +13,43 @@ export interface RetryEvent {
   error: PlantStoreError;
 }
 
+/** What `hooks.beforeRequest` is told of an attempt, just before it is sent. */
+export interface RequestEvent {
+  method: string;
+  url: string;
+  /** The attempt of the call, from 1. */
+  attempt: number;
+  /** The headers the caller set (`headers` options): never `Authorization`. */
+  headers: Record<string, string>;
+}
+
+/** What `hooks.afterResponse` is told of an attempt once it has ended, answered or not. */
+export interface ResponseEvent extends RequestEvent {
+  /** The answer's HTTP status; 0 when none came (network failure, timeout, abort). */
+  status: number;
+  /** From sending the request to the end of the answer's body. */
+  durationMs: number;
+  /** The answer's `X-Request-Id`. */
+  requestId?: string;
+  /** What this attempt's outcome is, when it is not a success: a non-2xx answer, or none. */
+  error?: PlantStoreError;
+}
+
+/** Called for every attempt, retries included, for logs and metrics; what they return is ignored. */
+export interface Hooks {
+  beforeRequest?: (event: RequestEvent) => void;
+  /** Called once after each `beforeRequest`. */
+  afterResponse?: (event: ResponseEvent) => void;
+}
+
 export interface TransportOptions {
   token: string | (() => string | Promise<string>);
   timeoutMs: number;
+  /** The whole `User-Agent` value. */
+  userAgent: string;
+  /** Sent on every request, below the client's own headers. */
+  headers: Record<string, string>;
+  hooks: Hooks;
   retries: number;
   backoffBaseMs: number;
   backoffMaxMs: number;
@@ -35,6 +69,10 @@ export interface Call {
   signal?: AbortSignal;
   /** This call's own `retries`, instead of the client's. */
   retries?: number;
+  /** This call's own `timeoutMs`, instead of the client's. */
+  timeoutMs?: number;
+  /** This call's own headers, over the client's `headers`. */
+  headers?: Record<string, string>;
 }
 
 export interface Answer {
@@ -44,6 +82,8 @@ export interface Answer {
   url: URL;
   /** Attempts the call took to get this answer. */
   attempts: number;
+  /** The `Idempotency-Key` the call sent. */
+  idempotencyKey?: string;
 }
 
 /** Answers after which the same request may well succeed: overload, unavailability, a gateway's failure. */
@@ -66,22 +106,35 @@ export class Transport {
 
   async send(call: Call): Promise<Answer> {
     const retryable = call.method !== 'POST' || call.idempotencyKey !== undefined;
+    const headers = { ...this.options.headers, ...call.headers };
     // Whether an earlier attempt may have reached the service and done its work (its answer lost).
     let mayHaveApplied = false;
     for (let attempt = 1; ; attempt += 1) {
-      let error: PlantStoreError;
       // Asked on every attempt, so a refreshed token is used; its failures are the caller's own.
       const token = typeof this.options.token === 'function' ? await this.options.token() : this.options.token;
+      if (call.signal?.aborted) throw withKey(aborted(call.signal.reason, attempt), call);
+      const event: RequestEvent = { method: call.method, url: call.url.href, attempt, headers: { ...headers } };
+      this.options.hooks.beforeRequest?.(event);
+      const started = performance.now();
+      let answer: Answer | undefined;
+      let error: PlantStoreError | undefined;
       try {
-        const answer = await this.attempt(call, attempt, token);
-        if (answer.status >= 200 && answer.status < 300) return answer;
+        answer = await this.attempt(call, attempt, { ...headers, ...this.ownHeaders(call, token) });
         // A delete whose first answer was lost and whose retry finds nothing has, as far as the
         // client can tell, done what it was asked: the resource is gone (docs in README.md).
-        if (call.method === 'DELETE' && answer.status === 404 && mayHaveApplied) return answer;
-        error = httpError(answer);
+        const gone = call.method === 'DELETE' && answer.status === 404 && mayHaveApplied;
+        if (!isSuccess(answer.status) && !gone) error = httpError(answer);
       } catch (caught) {
         error = this.failure(caught, call, attempt);
       }
+      if (this.options.hooks.afterResponse) {
+        const ended: ResponseEvent = { ...event, status: answer?.status ?? 0, durationMs: performance.now() - started };
+        const requestId = answer?.headers.get('x-request-id');
+        if (requestId) ended.requestId = requestId;
+        if (error) ended.error = error;
+        this.options.hooks.afterResponse(ended);
+      }
+      if (error === undefined) return answer as Answer;
       const delayMs = retryable ? this.retryDelay(error, attempt, call) : undefined;
       if (delayMs === undefined) throw withKey(error, call);
       mayHaveApplied ||= mayHaveReachedTheService(error);
@@ -94,16 +147,24 @@ export class Transport {
     }
   }
 
-  private async attempt(call: Call, attempt: number, token: string): Promise<Answer> {
-    if (call.signal?.aborted) throw new CallerAbort(call.signal.reason);
+  /** The headers the client owns: the caller's cannot replace them (see OWN_HEADERS). */
+  private ownHeaders(call: Call, token: string): Record<string, string> {
+    const headers: Record<string, string> = {
+      Accept: 'application/json',
+      Authorization: `Bearer ${token}`,
+      'User-Agent': this.options.userAgent,
+    };
+    if (call.body !== undefined) headers['Content-Type'] = 'application/json';
+    if (call.idempotencyKey !== undefined) headers['Idempotency-Key'] = call.idempotencyKey;
+    return headers;
+  }
+
+  private async attempt(call: Call, attempt: number, headers: Record<string, string>): Promise<Answer> {
     const controller = new AbortController();
-    const timer = setTimeout(() => controller.abort(new AttemptTimeout()), this.options.timeoutMs);
+    const timer = setTimeout(() => controller.abort(new AttemptTimeout()), this.timeoutMs(call));
     const onAbort = () => controller.abort(new CallerAbort(call.signal?.reason));
     call.signal?.addEventListener('abort', onAbort, { once: true });
     try {
-      const headers: Record<string, string> = { Accept: 'application/json', Authorization: `Bearer ${token}` };
-      if (call.body !== undefined) headers['Content-Type'] = 'application/json';
-      if (call.idempotencyKey !== undefined) headers['Idempotency-Key'] = call.idempotencyKey;
       const response = await untilAborted(
         this.options.fetch(call.url, {
           method: call.method,
@@ -117,7 +178,14 @@ export class Transport {
       );
       // The body is read within the same timeout: a stalled body is a timed-out attempt.
       const text = await untilAborted(response.text(), controller.signal);
-      return { status: response.status, headers: response.headers, text, url: call.url, attempts: attempt };
+      return {
+        status: response.status,
+        headers: response.headers,
+        text,
+        url: call.url,
+        attempts: attempt,
+        idempotencyKey: call.idempotencyKey,
+      };
     } catch (error) {
       // fetch rejects with the abort reason, or with an AbortError that hides it.
       throw controller.signal.aborted ? controller.signal.reason : error;
@@ -127,13 +195,17 @@ export class Transport {
     }
   }
 
+  private timeoutMs(call: Call): number {
+    return call.timeoutMs ?? this.options.timeoutMs;
+  }
+
   private failure(caught: unknown, call: Call, attempt: number): PlantStoreError {
     if (caught instanceof PlantStoreError) return caught;
     if (caught instanceof CallerAbort) return aborted(caught.reason, attempt);
     if (caught instanceof AttemptTimeout) {
       return new PlantStoreError({
         kind: 'timeout',
-        message: `${call.method} ${call.url.pathname} got no answer within ${this.options.timeoutMs} ms`,
+        message: `${call.method} ${call.url.pathname} got no answer within ${this.timeoutMs(call)} ms`,
         attempts: attempt,
       });
     }
@@ -171,15 +243,27 @@ export function readJson(answer: Answer): unknown {
   try {
     return parseJson(answer.text);
   } catch (error) {
-    throw new PlantStoreError({
-      kind: 'invalid-response',
-      status: answer.status,
-      message: `The answer to ${answer.url.pathname} is not the JSON the API documents: ${(error as Error).message}`,
-      attempts: answer.attempts,
-      requestId: answer.headers.get('x-request-id') ?? undefined,
-      cause: error,
-    });
+    throw invalidResponse(answer, `not JSON: ${(error as Error).message}`, error);
   }
+}
+
+/** A success that is not what the API documents (not JSON, not the documented fields, a foreign link). */
+export function invalidResponse(answer: Answer, problem: string, cause?: unknown): PlantStoreError {
+  const error = new PlantStoreError({
+    kind: 'invalid-response',
+    status: answer.status,
+    message: `The answer to ${answer.url.pathname} is not what the API documents: ${problem}`,
+    attempts: answer.attempts,
+    requestId: answer.headers.get('x-request-id') ?? undefined,
+    cause,
+  });
+  // The create may well have been done: its key gets the same answer again, not a second resource.
+  error.idempotencyKey = answer.idempotencyKey;
+  return error;
+}
+
+function isSuccess(status: number): boolean {
+  return status >= 200 && status < 300;
 }
 
 function httpError(answer: Answer): PlantStoreError {

@@ -1,8 +1,18 @@
 export { createClient } from './client';
-export type { CallOptions, ClientOptions, CreateOptions, ListOptions, PlantStoreClient } from './client';
+export type {
+  CallOptions,
+  ClientOptions,
+  CreateOptions,
+  ListOptions,
+  Page,
+  PlantList,
+  PlantStoreClient,
+} from './client';
+export type { ApiPromise } from './api-promise';
 export { PlantStoreError } from './errors';
 export type { PlantStoreErrorKind } from './errors';
-export type { RetryEvent } from './http';
+export type { Hooks, RequestEvent, ResponseEvent, RetryEvent } from './http';
+export type { ApiResponse, RateLimit, WithResponse } from './response';
 export type {
   CreatedWebhook,
   NewPlant,

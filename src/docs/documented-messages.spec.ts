@@ -6,7 +6,7 @@ import { ErrorDoc } from '../common/openapi/error-doc';
 import { InvalidRequest } from '../common/validation/validation.errors';
 import { IdempotencyKeyInFlight, IdempotencyKeyReused, InvalidIdempotencyKey } from '../idempotency/idempotency.errors';
 import { TooManyRequests } from '../rate-limit/rate-limit.errors';
-import { TooManySubscriptions, WebhooksNotConfigured } from '../webhooks/webhooks.errors';
+import { TooManySubscriptions, WebhookHostUnresolved, WebhooksNotConfigured } from '../webhooks/webhooks.errors';
 
 const ROOT = join(__dirname, '..', '..');
 const SRC = join(ROOT, 'src');
@@ -52,6 +52,7 @@ const QUOTED: Record<string, ErrorClass[]> = {
   'docs/api.md': [
     InvalidRequest,
     TooManySubscriptions,
+    WebhookHostUnresolved,
     WebhooksNotConfigured,
     InvalidIdempotencyKey,
     IdempotencyKeyReused,

@@ -1,5 +1,6 @@
 import { BadRequestException, ConflictException, UnprocessableEntityException } from '@nestjs/common';
 import { errorDoc } from '../common/openapi/error-doc';
+import { MOMENTARY } from './final-answer';
 
 export class InvalidIdempotencyKey extends BadRequestException {
   constructor() {
@@ -9,9 +10,12 @@ export class InvalidIdempotencyKey extends BadRequestException {
 
 /**
  * The first request with this key is still running. It shares 409 with the route's own conflict,
- * so its doc is the second half of that response's description.
+ * so its doc is the second half of that response's description. It is about the moment: never
+ * kept as the key's answer.
  */
 export class IdempotencyKeyInFlight extends ConflictException {
+  readonly [MOMENTARY] = true;
+
   static readonly doc = errorDoc(
     new IdempotencyKeyInFlight(),
     'a request with the same Idempotency-Key is still in progress (retry later)',

@@ -1,14 +1,19 @@
-import { BadRequestException, ConflictException, ServiceUnavailableException } from '@nestjs/common';
+import { BadRequestException, ConflictException, HttpException, ServiceUnavailableException } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import { Test } from '@nestjs/testing';
 import { Database, WRITE } from '../database';
 import { SecretBox } from '../secrets/secret-box';
 import { SecretsService } from '../secrets/secrets.service';
+import { MOMENTARY } from './final-answer';
 import { IdempotencyKeyInFlight, IdempotencyKeyReused } from './idempotency.errors';
 import { IdempotencyRepository, KeyRow } from './idempotency.repository';
 import { HeldKey, IN_FLIGHT_LEASE_MS, IdempotencyService, PURGE_BATCH, PURGE_INTERVAL_MS } from './idempotency.service';
 
 const KEY = Buffer.alloc(32, 7);
+
+class HostLookupFailed extends BadRequestException {
+  readonly [MOMENTARY] = true;
+}
 const TTL = 3_600_000;
 const ref = { owner: 'alice', key: 'k-1' };
 const plainRoute = { successStatus: 200, sealSuccess: false };
@@ -207,6 +212,8 @@ describe(IdempotencyService.name, () => {
     it.each([
       ['a 503', new ServiceUnavailableException('down')],
       ['an unexpected error', new Error('boom')],
+      ['a 429', new HttpException('Too Many Requests', 429)],
+      ['a 400 about the moment', new HostLookupFailed('url host hooks.example.com does not resolve')],
     ])('frees the key after %s, so a retry runs again', async (_name, error) => {
       repository.insert.mockResolvedValue(true);
       const s = await service();

@@ -1,4 +1,4 @@
-import { HttpException, Injectable, Logger } from '@nestjs/common';
+import { Injectable, Logger } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import { isInteger, parse } from 'lossless-json';
 import { randomUUID } from 'node:crypto';
@@ -7,6 +7,7 @@ import { httpExceptionMessage } from '../common/filters/all-exceptions.filter';
 import { AppConfig } from '../config/configuration';
 import { Database, WRITE } from '../database';
 import { SecretsService } from '../secrets/secrets.service';
+import { isFinalRefusal } from './final-answer';
 import { IdempotencyKeyInFlight, IdempotencyKeyReused } from './idempotency.errors';
 import { IdempotencyRepository, KeyRef } from './idempotency.repository';
 
@@ -47,9 +48,9 @@ export function parseStoredBody(text: string): unknown {
 
 /**
  * The rules of the Idempotency-Key field (draft-ietf-httpapi-idempotency-key-header): one request
- * per owner and key is processed; its final answer, success or the client's own error, is stored
- * for IDEMPOTENCY_TTL and given again to a repeat of the same request; a server failure frees the
- * key so the retry runs afresh.
+ * per owner and key is processed; its final answer, success or a refusal the same request would
+ * get again (isFinalRefusal), is stored for IDEMPOTENCY_TTL and given again to a repeat of the same
+ * request; anything else frees the key so the retry runs afresh.
  */
 @Injectable()
 export class IdempotencyService {
@@ -116,12 +117,13 @@ export class IdempotencyService {
   }
 
   /**
-   * A final client error (4xx) is stored as the `{error, message}` the filter writes; anything else
-   * (5xx, the database unavailable) frees the key. A failure to free it leaves it to its lease.
+   * A final refusal (isFinalRefusal) is stored as the `{error, message}` the filter writes; anything
+   * else (a momentary refusal, 5xx, the database unavailable) frees the key. A failure to free it
+   * leaves it to its lease.
    */
   async failed(held: HeldKey, error: unknown): Promise<void> {
     try {
-      if (error instanceof HttpException && error.getStatus() >= 400 && error.getStatus() < 500) {
+      if (isFinalRefusal(error)) {
         const status = error.getStatus();
         const response = toExactJson({ error: status, message: httpExceptionMessage(error) })!;
         await this.repository.complete(held.ref, held.claim, { statusCode: status, response }, this.ttlMs);

@@ -651,7 +651,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Makes the request safe to retry (draft-ietf-httpapi-idempotency-key-header): 1 to 255 visible ASCII characters, unique per request, e.g. a UUID. The answer to the first request with the key (success, or a 4xx error) is kept for IDEMPOTENCY_TTL (24 hours by default) and given again, with `Idempotent-Replayed: true`, to every repeat of the same request (same method, path and JSON body) by the same user. A 5xx answer is not kept: the retry runs again. Without the field nothing is kept. See docs/api.md. */
+                /** @description Makes the request safe to retry (draft-ietf-httpapi-idempotency-key-header): 1 to 255 visible ASCII characters, unique per request, e.g. a UUID. The answer to the first request with the key (success, or a 4xx refusal) is kept for IDEMPOTENCY_TTL (24 hours by default) and given again, with `Idempotent-Replayed: true`, to every repeat of the same request (same method, path and JSON body) by the same user. An answer that depends on the moment is not kept, and the retry runs again: a 5xx, a 408, 425 or 429, the 409 of a request still in progress, and the 400 of a webhook URL whose host did not resolve. Without the field nothing is kept. See docs/api.md. */
                 "Idempotency-Key"?: string;
             };
             path?: never;
@@ -1119,7 +1119,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Makes the request safe to retry (draft-ietf-httpapi-idempotency-key-header): 1 to 255 visible ASCII characters, unique per request, e.g. a UUID. The answer to the first request with the key (success, or a 4xx error) is kept for IDEMPOTENCY_TTL (24 hours by default) and given again, with `Idempotent-Replayed: true`, to every repeat of the same request (same method, path and JSON body) by the same user. A 5xx answer is not kept: the retry runs again. Without the field nothing is kept. See docs/api.md. */
+                /** @description Makes the request safe to retry (draft-ietf-httpapi-idempotency-key-header): 1 to 255 visible ASCII characters, unique per request, e.g. a UUID. The answer to the first request with the key (success, or a 4xx refusal) is kept for IDEMPOTENCY_TTL (24 hours by default) and given again, with `Idempotent-Replayed: true`, to every repeat of the same request (same method, path and JSON body) by the same user. An answer that depends on the moment is not kept, and the retry runs again: a 5xx, a 408, 425 or 429, the 409 of a request still in progress, and the 400 of a webhook URL whose host did not resolve. Without the field nothing is kept. See docs/api.md. */
                 "Idempotency-Key"?: string;
             };
             path?: never;

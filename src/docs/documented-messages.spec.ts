@@ -4,7 +4,12 @@ import { join } from 'node:path';
 import { DuplicateAuthorization, SigningKeysUnavailable } from '../auth/auth.errors';
 import { ErrorDoc } from '../common/openapi/error-doc';
 import { InvalidRequest } from '../common/validation/validation.errors';
-import { IdempotencyKeyInFlight, IdempotencyKeyReused, InvalidIdempotencyKey } from '../idempotency/idempotency.errors';
+import {
+  IdempotencyKeyInFlight,
+  IdempotencyKeyReused,
+  IdempotentAnswerUnavailable,
+  InvalidIdempotencyKey,
+} from '../idempotency/idempotency.errors';
 import { TooManyRequests } from '../rate-limit/rate-limit.errors';
 import { TooManySubscriptions, WebhookHostUnresolved, WebhooksNotConfigured } from '../webhooks/webhooks.errors';
 
@@ -57,6 +62,7 @@ const QUOTED: Record<string, ErrorClass[]> = {
     InvalidIdempotencyKey,
     IdempotencyKeyReused,
     IdempotencyKeyInFlight,
+    IdempotentAnswerUnavailable,
     DuplicateAuthorization,
     SigningKeysUnavailable,
     TooManyRequests,

@@ -36,3 +36,23 @@ export class IdempotencyKeyReused extends UnprocessableEntityException {
     super('This Idempotency-Key was already used for a different request (method, path or body); use a new key');
   }
 }
+
+/**
+ * The stored answer of a key cannot be given again: it is sealed under a key of WEBHOOK_SECRET_KEY
+ * this instance does not hold (retired too early, or not yet rolled out to it). Nothing failed now:
+ * the first request was processed, and running it again could create twice. So the client is told
+ * to stop retrying with this key and to look up what the first request made. It shares 422 with
+ * IdempotencyKeyReused, which is likewise "not with this key".
+ */
+export class IdempotentAnswerUnavailable extends UnprocessableEntityException {
+  static readonly doc = errorDoc(
+    new IdempotentAnswerUnavailable(),
+    'the first request with this Idempotency-Key was processed, but its stored answer can no longer be given (it was sealed under a key the server no longer holds): look up what it created instead of retrying with this key',
+  );
+
+  constructor() {
+    super(
+      'The request with this Idempotency-Key was processed, but its stored answer is no longer available; look up what it created instead of retrying with this key',
+    );
+  }
+}

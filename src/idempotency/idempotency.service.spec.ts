@@ -5,7 +5,7 @@ import { Database, WRITE } from '../database';
 import { SecretBox } from '../secrets/secret-box';
 import { SecretsService } from '../secrets/secrets.service';
 import { MOMENTARY } from './final-answer';
-import { IdempotencyKeyInFlight, IdempotencyKeyReused } from './idempotency.errors';
+import { IdempotencyKeyInFlight, IdempotencyKeyReused, IdempotentAnswerUnavailable } from './idempotency.errors';
 import { IdempotencyRepository, KeyRow } from './idempotency.repository';
 import { HeldKey, IN_FLIGHT_LEASE_MS, IdempotencyService, PURGE_BATCH, PURGE_INTERVAL_MS } from './idempotency.service';
 
@@ -193,6 +193,19 @@ describe(IdempotencyService.name, () => {
         statusCode: 201,
         body: '{"secret":"whsec_abc"}',
       });
+    });
+
+    it('answers 422 "no longer available" for a stored answer sealed under a key it no longer holds', async () => {
+      const retired = Buffer.alloc(32, 3);
+      const sealed = `sealed:${new SecretBox([retired]).seal('{"secret":"whsec_abc"}')}`;
+      repository.insert.mockResolvedValue(false);
+      repository.find.mockResolvedValue(row({ statusCode: 201, response: sealed }));
+      const s = await service([KEY]);
+      const replay = s.begin(ref, 'f1', sealedRoute);
+      await expect(replay).rejects.toEqual(new IdempotentAnswerUnavailable());
+      await expect(replay).rejects.toHaveProperty('status', 422);
+      expect(repository.takeOver).not.toHaveBeenCalled();
+      expect(repository.release).not.toHaveBeenCalled();
     });
 
     it('stores a client error as the {error, message} the filter writes', async () => {

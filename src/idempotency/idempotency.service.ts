@@ -6,9 +6,10 @@ import { toExactJson } from '../common/json/exact-json';
 import { httpExceptionMessage } from '../common/filters/all-exceptions.filter';
 import { AppConfig } from '../config/configuration';
 import { Database, WRITE } from '../database';
+import { UnknownSealingKey } from '../secrets/secret-box';
 import { SecretsService } from '../secrets/secrets.service';
 import { isFinalRefusal } from './final-answer';
-import { IdempotencyKeyInFlight, IdempotencyKeyReused } from './idempotency.errors';
+import { IdempotencyKeyInFlight, IdempotencyKeyReused, IdempotentAnswerUnavailable } from './idempotency.errors';
 import { IdempotencyRepository, KeyRef } from './idempotency.repository';
 
 /**
@@ -141,9 +142,15 @@ export class IdempotencyService {
     return { statusCode: held.route.successStatus, response: SEALED + this.secrets.seal(text) };
   }
 
+  /** A stored answer sealed under a key no longer held is not a server failure: the client is told it is gone. */
   private open(stored: string): string {
     if (!stored.startsWith(SEALED)) return stored;
-    return this.secrets.open(stored.slice(SEALED.length));
+    try {
+      return this.secrets.open(stored.slice(SEALED.length));
+    } catch (error) {
+      if (error instanceof UnknownSealingKey) throw new IdempotentAnswerUnavailable();
+      throw error;
+    }
   }
 
   /**

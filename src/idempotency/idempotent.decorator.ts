@@ -4,7 +4,7 @@ import { TakesJsonBody } from '../common/json/json-body.guard';
 import { ApiErrors } from '../common/openapi/api-errors.decorator';
 import { ErrorDoc } from '../common/openapi/error-doc';
 import { InvalidRequest } from '../common/validation/validation.errors';
-import { IdempotencyKeyInFlight, IdempotencyKeyReused } from './idempotency.errors';
+import { IdempotencyKeyInFlight, IdempotencyKeyReused, IdempotentAnswerUnavailable } from './idempotency.errors';
 import { IDEMPOTENCY_KEY_HEADER, REPLAYED_HEADER } from './idempotency-key';
 
 /** The header of a replayed answer, for the route's success response in the OpenAPI document. */
@@ -40,7 +40,7 @@ export function CreatesFromJsonBody(route: CreatingRoute): MethodDecorator {
   // In the order stacked decorators would apply, the lowest first.
   return applyDecorators(
     TakesJsonBody(),
-    idempotencyKey(route.conflict),
+    idempotencyKey(route.conflict, route.sealAnswer ?? false),
     ApiErrors(InvalidRequest.doc),
     ApiResponse({
       status: route.status,
@@ -52,8 +52,12 @@ export function CreatesFromJsonBody(route: CreatingRoute): MethodDecorator {
   );
 }
 
-/** `Idempotency-Key` and its two refusals, for the OpenAPI document. */
-function idempotencyKey(conflict: ErrorDoc): MethodDecorator {
+/**
+ * `Idempotency-Key` and its refusals, for the OpenAPI document; a route whose answer is stored sealed
+ * may also find it sealed under a key no longer held, which shares 422 with a reused key.
+ */
+function idempotencyKey(conflict: ErrorDoc, sealed: boolean): MethodDecorator {
+  const reused = IdempotencyKeyReused.doc;
   return applyDecorators(
     ApiHeader({
       name: IDEMPOTENCY_KEY_HEADER,
@@ -70,7 +74,9 @@ function idempotencyKey(conflict: ErrorDoc): MethodDecorator {
     }),
     ApiErrors(
       { ...conflict, description: `${conflict.description}; or ${IdempotencyKeyInFlight.doc.description}` },
-      IdempotencyKeyReused.doc,
+      sealed
+        ? { ...reused, description: `${reused.description}; or ${IdempotentAnswerUnavailable.doc.description}` }
+        : reused,
     ),
   );
 }

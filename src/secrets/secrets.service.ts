@@ -1,7 +1,7 @@
-import { Injectable } from '@nestjs/common';
+import { Injectable, Logger } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import { AppConfig } from '../config/configuration';
-import { SecretBox } from './secret-box';
+import { SecretBox, UnknownSealingKey } from './secret-box';
 
 /**
  * Seals and opens stored secrets under the operator's WEBHOOK_SECRET_KEY, for every part of the
@@ -10,7 +10,9 @@ import { SecretBox } from './secret-box';
  */
 @Injectable()
 export class SecretsService {
+  private readonly logger = new Logger(SecretsService.name);
   private readonly box?: SecretBox;
+  private readonly unknownKeys = new Map<string, number>();
 
   constructor(config: ConfigService<AppConfig, true>) {
     const { keys } = config.get('secrets', { infer: true });
@@ -22,13 +24,40 @@ export class SecretsService {
     return this.box !== undefined;
   }
 
+  /** The ids of the configured keys, the sealing one first; none without a key. */
+  get keyIds(): string[] {
+    return this.box?.keyIds ?? [];
+  }
+
+  /** How many values this instance could not open because their key is not configured, by key id. */
+  get unopenedByKey(): ReadonlyMap<string, number> {
+    return this.unknownKeys;
+  }
+
   seal(plain: string): string {
     return this.sealer().seal(plain);
   }
 
-  /** Throws when the text was not sealed by one of the keys or was altered. */
+  /**
+   * Throws UnknownSealingKey when the text was sealed under a key that is not configured, which is
+   * also logged and counted: a key retired too early, or rolled out in the wrong order.
+   */
   open(sealed: string): string {
-    return this.sealer().open(sealed);
+    try {
+      return this.sealer().open(sealed);
+    } catch (error) {
+      if (error instanceof UnknownSealingKey) this.metUnknownKey(error.keyId);
+      throw error;
+    }
+  }
+
+  private metUnknownKey(keyId: string): void {
+    this.unknownKeys.set(keyId, (this.unknownKeys.get(keyId) ?? 0) + 1);
+    this.logger.error(
+      `A stored value is sealed with key ${keyId}, which this instance does not hold ` +
+        `(WEBHOOK_SECRET_KEY has ${this.keyIds.join(', ')}): a key was retired before its values were ` +
+        'resealed, or promoted before every instance accepted it (docs/webhooks.md#rotating-the-key)',
+    );
   }
 
   private sealer(): SecretBox {

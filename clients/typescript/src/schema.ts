@@ -1250,7 +1250,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The Idempotency-Key was already used for a different request by this user */
+            /** @description The Idempotency-Key was already used for a different request by this user; or the first request with this Idempotency-Key was processed, but its stored answer can no longer be given (it was sealed under a key the server no longer holds): look up what it created instead of retrying with this key */
             422: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];

@@ -11,6 +11,7 @@ import { SecretsService } from '../secrets/secrets.service';
 import { isFinalRefusal } from './final-answer';
 import { IdempotencyKeyInFlight, IdempotencyKeyReused, IdempotentAnswerUnavailable } from './idempotency.errors';
 import { IdempotencyRepository, KeyRef } from './idempotency.repository';
+import { SEALED_ANSWER } from './sealed-answers';
 
 /**
  * How long a request holds its key before another may take it over: longer than any request runs
@@ -22,9 +23,6 @@ export const IN_FLIGHT_LEASE_MS = 30_000;
 export const PURGE_INTERVAL_MS = 60_000;
 export const PURGE_BATCH = 1000;
 export const PURGE_MAX_BATCHES = 10;
-
-/** Stored answers that carry a secret (a webhook signing secret) are sealed; the marker tells them apart. */
-const SEALED = 'sealed:';
 
 export interface IdempotentRoute {
   /** The status of a success on this route (its @HttpCode). */
@@ -139,14 +137,14 @@ export class IdempotencyService {
   private successAnswer(held: HeldKey, body: unknown): { statusCode: number; response: string } {
     const text = toExactJson(body) ?? '';
     if (!held.route.sealSuccess) return { statusCode: held.route.successStatus, response: text };
-    return { statusCode: held.route.successStatus, response: SEALED + this.secrets.seal(text) };
+    return { statusCode: held.route.successStatus, response: SEALED_ANSWER + this.secrets.seal(text) };
   }
 
   /** A stored answer sealed under a key no longer held is not a server failure: the client is told it is gone. */
   private open(stored: string): string {
-    if (!stored.startsWith(SEALED)) return stored;
+    if (!stored.startsWith(SEALED_ANSWER)) return stored;
     try {
-      return this.secrets.open(stored.slice(SEALED.length));
+      return this.secrets.open(stored.slice(SEALED_ANSWER.length));
     } catch (error) {
       if (error instanceof UnknownSealingKey) throw new IdempotentAnswerUnavailable();
       throw error;

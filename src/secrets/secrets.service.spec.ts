@@ -3,6 +3,7 @@ import { ConfigService } from '@nestjs/config';
 import { Test } from '@nestjs/testing';
 import { loadConfig } from '../config/configuration';
 import { SecretBox, UnknownSealingKey, keyIdOf } from './secret-box';
+import { SealedStore, SealedValue } from './sealed-store';
 import { SecretsService } from './secrets.service';
 
 const KEY = Buffer.alloc(32, 7);
@@ -15,6 +16,30 @@ async function build(env: Record<string, string>): Promise<SecretsService> {
     providers: [SecretsService, { provide: ConfigService, useValue: new ConfigService(loadConfig(env)) }],
   }).compile();
   return moduleRef.get(SecretsService);
+}
+
+/** A store in memory, in ref order, that can be told a value changes between its read and its write. */
+class MemoryStore implements SealedStore<number> {
+  readonly name = 'test values';
+  readonly values = new Map<number, string>();
+  readonly listed: (number | undefined)[] = [];
+  changeBeforeWrite?: number;
+
+  listNotSealedUnder(prefix: string, after: number | undefined, limit: number): Promise<SealedValue<number>[]> {
+    this.listed.push(after);
+    const due = [...this.values]
+      .sort(([a], [b]) => a - b)
+      .filter(([ref, sealed]) => ref > (after ?? -1) && !sealed.startsWith(prefix))
+      .slice(0, limit);
+    return Promise.resolve(due.map(([ref, sealed]) => ({ ref, sealed })));
+  }
+
+  replace(ref: number, sealed: string, resealed: string): Promise<boolean> {
+    if (ref === this.changeBeforeWrite) this.values.set(ref, 'changed');
+    if (this.values.get(ref) !== sealed) return Promise.resolve(false);
+    this.values.set(ref, resealed);
+    return Promise.resolve(true);
+  }
 }
 
 describe(SecretsService.name, () => {
@@ -62,6 +87,59 @@ describe(SecretsService.name, () => {
       expect(() => secrets.open('v1.garbage')).toThrow('The sealed secret is malformed');
       expect(secrets.unopenedByKey.size).toBe(0);
       expect(logged).not.toHaveBeenCalled();
+    });
+  });
+
+  describe('reseal', () => {
+    it('seals again under the first key what other keys sealed, in batches; a second run finds nothing', async () => {
+      const secrets = await build(keys(KEY, OTHER));
+      const store = new MemoryStore();
+      const old = new SecretBox([OTHER]);
+      for (let ref = 1; ref <= 5; ref++) store.values.set(ref, old.seal(`secret-${ref}`));
+      const current = secrets.seal('secret-6');
+      store.values.set(6, current);
+
+      await expect(secrets.reseal(store, 2)).resolves.toEqual({
+        name: 'test values',
+        resealed: 5,
+        changed: 0,
+        unknownKeys: {},
+        unreadable: 0,
+      });
+      expect(store.listed).toEqual([undefined, 2, 4]);
+      const onlyNew = new SecretBox([KEY]);
+      for (let ref = 1; ref <= 5; ref++) expect(onlyNew.open(store.values.get(ref)!)).toBe(`secret-${ref}`);
+      expect(store.values.get(6)).toBe(current);
+
+      await expect(secrets.reseal(store, 2)).resolves.toMatchObject({ resealed: 0, changed: 0 });
+    });
+
+    it('leaves what it cannot open, counted by key id, and what changed meanwhile, counted', async () => {
+      const secrets = await build(keys(KEY, OTHER));
+      const store = new MemoryStore();
+      const retired = new SecretBox([RETIRED]).seal('lost');
+      store.values.set(1, retired);
+      store.values.set(2, new SecretBox([OTHER]).seal('raced'));
+      store.values.set(3, 'v1.garbage');
+      store.values.set(4, new SecretBox([OTHER]).seal('fine'));
+      store.changeBeforeWrite = 2;
+
+      await expect(secrets.reseal(store)).resolves.toEqual({
+        name: 'test values',
+        resealed: 1,
+        changed: 1,
+        unknownKeys: { [keyIdOf(RETIRED)]: 1 },
+        unreadable: 1,
+      });
+      expect(store.values.get(1)).toBe(retired);
+      expect(store.values.get(2)).toBe('changed');
+      expect(secrets.unopenedByKey.size).toBe(0);
+    });
+
+    it('needs a key', async () => {
+      await expect((await build({})).reseal(new MemoryStore())).rejects.toThrow(
+        'Sealing a secret needs WEBHOOK_SECRET_KEY',
+      );
     });
   });
 });

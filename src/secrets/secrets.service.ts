@@ -1,7 +1,11 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import { AppConfig } from '../config/configuration';
-import { SecretBox, UnknownSealingKey } from './secret-box';
+import { SecretBox, UnknownSealingKey, sealedPrefix } from './secret-box';
+import { ResealReport, SealedStore } from './sealed-store';
+
+/** Values read and rewritten per statement when resealing. */
+export const RESEAL_BATCH = 500;
 
 /**
  * Seals and opens stored secrets under the operator's WEBHOOK_SECRET_KEY, for every part of the
@@ -48,6 +52,39 @@ export class SecretsService {
     } catch (error) {
       if (error instanceof UnknownSealingKey) this.metUnknownKey(error.keyId);
       throw error;
+    }
+  }
+
+  /**
+   * Seals again under the sealing key every value of `store` sealed under another, in batches, each
+   * value rewritten only if it did not change meanwhile: safe to run while instances serve, and to
+   * run again (what is done is not listed again). Values under keys not configured are counted and
+   * left as they are.
+   */
+  async reseal<Ref>(store: SealedStore<Ref>, batchSize = RESEAL_BATCH): Promise<ResealReport> {
+    const box = this.sealer();
+    const prefix = sealedPrefix(box.sealingKeyId);
+    const report: ResealReport = { name: store.name, resealed: 0, changed: 0, unknownKeys: {}, unreadable: 0 };
+    let after: Ref | undefined;
+    for (;;) {
+      const batch = await store.listNotSealedUnder(prefix, after, batchSize);
+      for (const { ref, sealed } of batch) {
+        let resealed: string;
+        try {
+          resealed = box.seal(box.open(sealed));
+        } catch (error) {
+          if (error instanceof UnknownSealingKey) {
+            report.unknownKeys[error.keyId] = (report.unknownKeys[error.keyId] ?? 0) + 1;
+          } else {
+            report.unreadable++;
+          }
+          continue;
+        }
+        if (await store.replace(ref, sealed, resealed)) report.resealed++;
+        else report.changed++;
+      }
+      if (batch.length < batchSize) return report;
+      after = batch[batch.length - 1].ref;
     }
   }
 

@@ -27,7 +27,7 @@ export const webhooksSettings = {
     message:
       '$property must be one or more comma-separated keys of 32 random bytes in base64, such as the output of `openssl rand -base64 32`',
     description:
-      'Key that seals the webhook signing secrets: 32 random bytes in base64 (`openssl rand -base64 32`), the same on every instance; a comma-separated list to rotate (the first seals, all open). Unset: `/webhooks` answers 503 and the instance delivers nothing. Never echoed in an error. See [docs/webhooks.md](webhooks.md#signing-secrets).',
+      'Key that seals the webhook signing secrets: 32 random bytes in base64 (`openssl rand -base64 32`), the same on every instance; a comma-separated list to rotate (the first seals, all open): a new key is added last on every instance before it is put first, then `plantstore secrets reseal`, then the old key is removed ([docs/webhooks.md](webhooks.md#rotating-the-key)). Unset: `/webhooks` answers 503 and the instance delivers nothing. Never echoed in an error. See [docs/webhooks.md](webhooks.md#signing-secrets).',
   }),
   WEBHOOK_RETRY_SCHEDULE: parsed(parseRetrySchedule, {
     // After the Standard Webhooks guidance.

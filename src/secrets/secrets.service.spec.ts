@@ -2,6 +2,7 @@ import { Logger } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import { Test } from '@nestjs/testing';
 import { loadConfig } from '../config/configuration';
+import { DEVELOPMENT_KEY } from './development-key';
 import { SecretBox, UnknownSealingKey, keyIdOf } from './secret-box';
 import { SealedStore, SealedValue } from './sealed-store';
 import { SecretsService } from './secrets.service';
@@ -51,6 +52,21 @@ describe(SecretsService.name, () => {
     expect(sealed).not.toContain('whsec_abc');
     expect(new SecretBox([KEY]).open(sealed)).toBe('whsec_abc');
     expect(secrets.open(new SecretBox([OTHER]).seal('rotated'))).toBe('rotated');
+  });
+
+  it('seals with the development key only while WEBHOOK_SECRET_KEY is unset', async () => {
+    const withDevelopmentKey = async (env: Record<string, string>) =>
+      (
+        await Test.createTestingModule({
+          providers: [
+            SecretsService,
+            { provide: ConfigService, useValue: new ConfigService(loadConfig(env)) },
+            { provide: DEVELOPMENT_KEY, useValue: RETIRED },
+          ],
+        }).compile()
+      ).get(SecretsService);
+    await expect(withDevelopmentKey({})).resolves.toMatchObject({ configured: true, keyIds: [keyIdOf(RETIRED)] });
+    await expect(withDevelopmentKey(keys(KEY))).resolves.toMatchObject({ keyIds: [keyIdOf(KEY)] });
   });
 
   it('seals and opens nothing without WEBHOOK_SECRET_KEY', async () => {

@@ -1,6 +1,7 @@
-import { Injectable, Logger } from '@nestjs/common';
+import { Inject, Injectable, Logger, Optional } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import { AppConfig } from '../config/configuration';
+import { DEVELOPMENT_KEY } from './development-key';
 import { SecretBox, UnknownSealingKey, sealedPrefix } from './secret-box';
 import { ResealReport, SealedStore } from './sealed-store';
 
@@ -8,9 +9,10 @@ import { ResealReport, SealedStore } from './sealed-store';
 export const RESEAL_BATCH = 500;
 
 /**
- * Seals and opens stored secrets under the operator's WEBHOOK_SECRET_KEY, for every part of the
- * service that keeps one. Without a key nothing can be sealed; each user decides what that means
- * for it (webhooks are off, a sealed answer cannot be stored).
+ * Seals and opens stored secrets under the operator's WEBHOOK_SECRET_KEY (or, in development on the
+ * embedded database, a development key: development-key.ts), for every part of the service that
+ * keeps one. Without a key nothing can be sealed; each user decides what that means for it
+ * (webhooks are off, a sealed answer cannot be stored).
  */
 @Injectable()
 export class SecretsService {
@@ -18,9 +20,10 @@ export class SecretsService {
   private readonly box?: SecretBox;
   private readonly unknownKeys = new Map<string, number>();
 
-  constructor(config: ConfigService<AppConfig, true>) {
+  constructor(config: ConfigService<AppConfig, true>, @Optional() @Inject(DEVELOPMENT_KEY) developmentKey?: Buffer) {
     const { keys } = config.get('secrets', { infer: true });
     if (keys.length > 0) this.box = new SecretBox(keys);
+    else if (developmentKey) this.box = new SecretBox([developmentKey]);
   }
 
   /** Whether a key is configured. */

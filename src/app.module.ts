@@ -13,6 +13,7 @@ import { MetricsModule } from './metrics/metrics.module';
 import { PlantsModule } from './plants/plants.module';
 import { RateLimitMiddleware } from './rate-limit/rate-limit.middleware';
 import { RateLimitModule } from './rate-limit/rate-limit.module';
+import { SecretsMetricsModule } from './secrets/secrets-metrics.module';
 import { WebhooksModule } from './webhooks/webhooks.module';
 
 @Module({
@@ -20,6 +21,7 @@ import { WebhooksModule } from './webhooks/webhooks.module';
     AppConfigModule,
     LoggingModule,
     MetricsModule,
+    SecretsMetricsModule,
     DatabaseModule,
     AuthModule,
     RateLimitModule,

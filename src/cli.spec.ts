@@ -11,9 +11,14 @@ import {
   UsageError,
   execute,
   parseCommand,
+  EXIT_FAILURE,
   parseExpiresIn,
+  reseal,
   runCli,
+  TokenCommand,
 } from './cli';
+import { ResealReport, SealedStore } from './secrets/sealed-store';
+import { SecretsService } from './secrets/secrets.service';
 
 const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;
@@ -160,6 +165,30 @@ describe(parseCommand.name, () => {
     });
   });
 
+  describe('secrets reseal', () => {
+    it('takes batches of 500 by default, or --batch-size', () => {
+      expect(parseCommand(['secrets', 'reseal'])).toStrictEqual({ kind: 'reseal', batchSize: 500 });
+      expect(parseCommand(['secrets', 'reseal', '--batch-size', '50'])).toStrictEqual({
+        kind: 'reseal',
+        batchSize: 50,
+      });
+      expect(parseCommand(['secrets', 'reseal', '--batch-size=10000'])).toMatchObject({ batchSize: 10_000 });
+    });
+
+    it.each(['0', '10001', '1.5', '-1', 'ten', '', '05'])('refuses --batch-size %p', (value) => {
+      expect(usageError(() => parseCommand(['secrets', 'reseal', `--batch-size=${value}`])).message).toBe(
+        `--batch-size takes a whole number from 1 to 10000; got "${value}"`,
+      );
+    });
+
+    it('refuses another action, an argument or an unknown option', () => {
+      expect(usageError(() => parseCommand(['secrets'])).message).toBe('secrets needs an action: reseal');
+      expect(usageError(() => parseCommand(['secrets', 'show'])).message).toBe('Unknown action "secrets show"');
+      expect(usageError(() => parseCommand(['secrets', 'reseal', 'now'])).message).toBe('Unexpected argument "now"');
+      expect(() => parseCommand(['secrets', 'reseal', '--key', 'x'])).toThrow(UsageError);
+    });
+  });
+
   it('refuses an unknown command', () => {
     expect(usageError(() => parseCommand(['plants', 'list'])).message).toBe('Unknown command "plants"');
   });
@@ -220,8 +249,7 @@ describe(execute.name, () => {
   let tokens: { create: jest.Mock; list: jest.Mock; revoke: jest.Mock };
   let io: ReturnType<typeof fakeIo>;
 
-  const run = (command: Exclude<CliCommand, { kind: 'help' }>) =>
-    execute(command, tokens as unknown as TokensService, io);
+  const run = (command: TokenCommand) => execute(command, tokens as unknown as TokensService, io);
 
   beforeEach(() => {
     tokens = { create: jest.fn(), list: jest.fn(), revoke: jest.fn() };
@@ -413,5 +441,63 @@ describe(runCli.name, () => {
     tokens.list.mockRejectedValue(outage);
     await expect(runCli(['token', 'list'], io)).rejects.toBe(outage);
     expect(app.close).toHaveBeenCalledTimes(1);
+  });
+});
+
+describe(reseal.name, () => {
+  const report = (fields: Partial<ResealReport>): ResealReport => ({
+    name: 'webhook signing secrets',
+    resealed: 0,
+    changed: 0,
+    unknownKeys: {},
+    unreadable: 0,
+    ...fields,
+  });
+  const stores = [{ name: 'webhook signing secrets' }, { name: 'stored idempotent answers' }] as SealedStore<unknown>[];
+  let secrets: { configured: boolean; keyIds: string[]; reseal: jest.Mock };
+  let io: ReturnType<typeof fakeIo>;
+
+  beforeEach(() => {
+    secrets = { configured: true, keyIds: ['1a2b3c4d', '9f8e7d6c'], reseal: jest.fn() };
+    io = fakeIo();
+  });
+  const run = () => reseal({ kind: 'reseal', batchSize: 50 }, secrets as unknown as SecretsService, stores, io);
+
+  it('reseals every store in batches of the size asked, and says the other keys can go', async () => {
+    secrets.reseal
+      .mockResolvedValueOnce(report({ resealed: 12 }))
+      .mockResolvedValueOnce(report({ name: 'stored idempotent answers', resealed: 3 }));
+    await expect(run()).resolves.toBe(EXIT_OK);
+    expect(secrets.reseal).toHaveBeenCalledWith(stores[0], 50);
+    expect(secrets.reseal).toHaveBeenCalledWith(stores[1], 50);
+    expect(io.lines()).toEqual([
+      'Resealing under key 1a2b3c4d, the first of WEBHOOK_SECRET_KEY.',
+      'webhook signing secrets: 12 resealed',
+      'stored idempotent answers: 3 resealed',
+      'Nothing is left sealed under another key: once every instance seals with 1a2b3c4d, 9f8e7d6c can be removed from WEBHOOK_SECRET_KEY.',
+    ]);
+    expect(io.err).not.toHaveBeenCalled();
+  });
+
+  it('fails with exit code 1, naming what was left, when something could not be resealed', async () => {
+    secrets.reseal
+      .mockResolvedValueOnce(report({ resealed: 1, unknownKeys: { '55aa55aa': 2 }, changed: 1 }))
+      .mockResolvedValueOnce(report({ name: 'stored idempotent answers', unreadable: 1 }));
+    await expect(run()).resolves.toBe(EXIT_FAILURE);
+    expect(io.lines()).toEqual([
+      'Resealing under key 1a2b3c4d, the first of WEBHOOK_SECRET_KEY.',
+      'webhook signing secrets: 1 resealed, 2 left under key 55aa55aa, which is not in WEBHOOK_SECRET_KEY, 1 changed meanwhile',
+      'stored idempotent answers: 0 resealed, 1 unreadable (malformed or altered)',
+    ]);
+    expect(io.err).toHaveBeenCalledWith(
+      'Some values were not resealed: keep the keys they need, and run the command again.',
+    );
+  });
+
+  it('needs WEBHOOK_SECRET_KEY', async () => {
+    secrets.configured = false;
+    await expect(run()).resolves.toBe(EXIT_FAILURE);
+    expect(secrets.reseal).not.toHaveBeenCalled();
+    expect(io.err).toHaveBeenCalledWith(expect.stringMatching(/^secrets reseal needs WEBHOOK_SECRET_KEY/));
   });
 });

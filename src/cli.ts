@@ -10,17 +10,29 @@ import { TokenInputError, TokensService, tokenStatus } from './auth/tokens.servi
 import { AppConfigModule } from './config/config.module';
 import { parseDuration } from './config/duration';
 import { DatabaseModule } from './database/database.module';
+import { IdempotencyModule } from './idempotency/idempotency.module';
+import { SealedAnswers } from './idempotency/sealed-answers';
+import { ResealReport, SealedStore } from './secrets/sealed-store';
+import { RESEAL_BATCH, SecretsService } from './secrets/secrets.service';
+import { SealedSigningSecretsModule } from './webhooks/sealed-secrets.module';
+import { SealedSigningSecrets } from './webhooks/sealed-secrets.service';
 
-/** The admin command line: same configuration, database and token service as the API. */
-@Module({ imports: [AppConfigModule, DatabaseModule, TokensModule] })
+/** The admin command line: same configuration, database, token service and sealing as the API. */
+@Module({ imports: [AppConfigModule, DatabaseModule, TokensModule, IdempotencyModule, SealedSigningSecretsModule] })
 export class CliModule {}
+
+const MAX_BATCH = 10_000;
 
 export const USAGE = `Usage:
   plantstore token create --user <id> [--scope <scope>]... [--expires-in <N>m|<N>h|<N>d] [--name <label>]
   plantstore token list [--user <id>]
   plantstore token revoke <token-or-id>
+  plantstore secrets reseal [--batch-size <N>]
 
 Scopes: ${SCOPE_NAMES.join(', ')} (all of them when none is given).
+secrets reseal seals again, under the first key of WEBHOOK_SECRET_KEY, what is sealed under its other
+keys (webhook signing secrets, stored idempotent answers), ${RESEAL_BATCH} values per batch by default
+(at most ${MAX_BATCH}); safe to run while the service runs, and again.
 The database is the one the service uses: DATABASE_URL, or the embedded SQLite file.`;
 
 export interface CliIo {
@@ -53,13 +65,17 @@ export type CliCommand =
   | { kind: 'help' }
   | { kind: 'create'; subject: string; scopes: Scope[]; expiresInMs?: number; name?: string }
   | { kind: 'list'; subject?: string }
-  | { kind: 'revoke'; reference: string };
+  | { kind: 'revoke'; reference: string }
+  | { kind: 'reseal'; batchSize: number };
+
+/** The commands on tokens. */
+export type TokenCommand = Exclude<CliCommand, { kind: 'help' | 'reseal' }>;
 
 /** Turns argv into a command, or throws UsageError with a message fit for the terminal. */
 export function parseCommand(argv: string[]): CliCommand {
   const [group, action, ...rest] = argv;
   if (group === undefined || group === '--help' || group === '-h' || group === 'help') return { kind: 'help' };
-  if (group !== 'token') throw new UsageError(`Unknown command "${group}"`);
+  if (group !== 'token' && group !== 'secrets') throw new UsageError(`Unknown command "${group}"`);
 
   const parse = (options: ParseArgsConfig['options']) => {
     try {
@@ -69,6 +85,23 @@ export function parseCommand(argv: string[]): CliCommand {
       throw new UsageError((error as Error).message);
     }
   };
+
+  if (group === 'secrets') {
+    if (action !== 'reseal') {
+      throw new UsageError(
+        action === undefined ? 'secrets needs an action: reseal' : `Unknown action "secrets ${action}"`,
+      );
+    }
+    const { values, positionals } = parse({ 'batch-size': { type: 'string' } });
+    if (positionals.length > 0) throw new UsageError(`Unexpected argument "${positionals[0]}"`);
+    const batch = values['batch-size'];
+    if (batch === undefined) return { kind: 'reseal', batchSize: RESEAL_BATCH };
+    const batchSize = typeof batch === 'string' && /^[1-9]\d{0,4}$/.test(batch) ? Number(batch) : 0;
+    if (batchSize < 1 || batchSize > MAX_BATCH) {
+      throw new UsageError(`--batch-size takes a whole number from 1 to ${MAX_BATCH}; got "${String(batch)}"`);
+    }
+    return { kind: 'reseal', batchSize };
+  }
 
   switch (action) {
     case 'create': {
@@ -132,11 +165,52 @@ function formatTable(tokens: ApiToken[], now: Date): string[] {
   );
 }
 
-export async function execute(
-  command: Exclude<CliCommand, { kind: 'help' }>,
-  tokens: TokensService,
+/** One line per store: what was resealed, and what was left and why. */
+function describeReseal(report: ResealReport): string {
+  const left = Object.entries(report.unknownKeys).map(
+    ([keyId, count]) => `${count} left under key ${keyId}, which is not in WEBHOOK_SECRET_KEY`,
+  );
+  if (report.changed > 0) left.push(`${report.changed} changed meanwhile`);
+  if (report.unreadable > 0) left.push(`${report.unreadable} unreadable (malformed or altered)`);
+  return `${report.name}: ${[`${report.resealed} resealed`, ...left].join(', ')}`;
+}
+
+/**
+ * Reseals every store under the sealing key. Exit code 0 once nothing is left under another key, so
+ * the others can be retired; 1 when something was left (a second run reseals what changed meanwhile).
+ */
+export async function reseal(
+  command: Extract<CliCommand, { kind: 'reseal' }>,
+  secrets: SecretsService,
+  stores: SealedStore<unknown>[],
   io: CliIo,
 ): Promise<number> {
+  if (!secrets.configured) {
+    io.err('secrets reseal needs WEBHOOK_SECRET_KEY, as the service has it: the key that seals first, then the others');
+    return EXIT_FAILURE;
+  }
+  const [sealing, ...others] = secrets.keyIds;
+  io.out(`Resealing under key ${sealing}, the first of WEBHOOK_SECRET_KEY.`);
+  let clean = true;
+  for (const store of stores) {
+    const report = await secrets.reseal(store, command.batchSize);
+    io.out(describeReseal(report));
+    clean &&= report.changed === 0 && report.unreadable === 0 && Object.keys(report.unknownKeys).length === 0;
+  }
+  if (!clean) {
+    io.err('Some values were not resealed: keep the keys they need, and run the command again.');
+    return EXIT_FAILURE;
+  }
+  io.out(
+    others.length === 0
+      ? 'Nothing is left sealed under another key.'
+      : `Nothing is left sealed under another key: once every instance seals with ${sealing}, ` +
+          `${others.join(', ')} can be removed from WEBHOOK_SECRET_KEY.`,
+  );
+  return EXIT_OK;
+}
+
+export async function execute(command: TokenCommand, tokens: TokensService, io: CliIo): Promise<number> {
   switch (command.kind) {
     case 'create': {
       const { secret, token } = await tokens.create(command);
@@ -190,6 +264,10 @@ export async function runCli(
 
   const app = await openContext();
   try {
+    if (command.kind === 'reseal') {
+      const stores = [app.get(SealedSigningSecrets), app.get(SealedAnswers)] as SealedStore<unknown>[];
+      return await reseal(command, app.get(SecretsService), stores, io);
+    }
     return await execute(command, app.get(TokensService), io);
   } catch (error) {
     if (error instanceof TokenInputError) {

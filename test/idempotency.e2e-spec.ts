@@ -1,9 +1,11 @@
+import dns from 'node:dns';
 import { Server } from 'node:http';
 import type { Response } from 'supertest';
 import { QueryFailedError } from 'typeorm';
 import { IdempotencyService } from '../src/idempotency/idempotency.service';
 import { requestFingerprint } from '../src/idempotency/idempotency-key';
 import { PlantsRepository } from '../src/plants/plants.repository';
+import { MAX_SUBSCRIPTIONS_PER_OWNER } from '../src/webhooks/webhooks.errors';
 import { testDatabases } from './utils/databases';
 import { TestApp, bearer, exactJson, expectErrorBody, startTestApp } from './utils/test-app';
 import { waitFor } from './utils/wait-for';
@@ -213,6 +215,60 @@ describe.each(testDatabases())('Idempotency-Key on %s', (database) => {
       expect(theirs.status).toBe(201);
       expect(theirs.headers['idempotent-replayed']).toBeUndefined();
       expect(exactJson<{ secret: string }>(theirs).secret).not.toBe(created.secret);
+    });
+
+    const subscribeTo = (key: string, url: string) =>
+      t
+        .http()
+        .post('/webhooks')
+        .set(bearer(token))
+        .set('Idempotency-Key', key)
+        .send({ url, events: ['plant.created'] });
+
+    it('keeps no refusal about the moment: a retry after a failed host lookup runs again and subscribes', async () => {
+      const url = 'http://hooks.example.test:9/hook';
+      const unresolved = Object.assign(new Error('getaddrinfo EAI_AGAIN hooks.example.test'), { code: 'EAI_AGAIN' });
+      const lookup = jest
+        .spyOn(dns.promises, 'lookup')
+        .mockRejectedValueOnce(unresolved)
+        .mockResolvedValue([{ address: '127.0.0.1', family: 4 }] as never);
+      try {
+        const refused = await subscribeTo('dns-flap', url);
+        expectErrorBody(refused, 400);
+        expect(refused.body.message).toBe('url host hooks.example.test does not resolve');
+        await expect(keyRows()).resolves.toEqual([]);
+
+        const retry = await subscribeTo('dns-flap', url);
+        expect(retry.status).toBe(201);
+        expect(retry.headers['idempotent-replayed']).toBeUndefined();
+        const replay = await subscribeTo('dns-flap', url);
+        expect(replay.status).toBe(201);
+        expect(replay.headers['idempotent-replayed']).toBe('true');
+        expect(replay.text).toBe(retry.text);
+      } finally {
+        lookup.mockRestore();
+      }
+      expect((await t.http().get('/webhooks').set(bearer(token))).body).toHaveLength(1);
+    });
+
+    it('keeps a final refusal: a URL the policy refuses, and the 11th subscription, are replayed', async () => {
+      const refused = await subscribeTo('bad-url', 'http://user:pw@127.0.0.1:9/hook');
+      expectErrorBody(refused, 400);
+      expect(refused.body.message).toBe('url must not contain a username or password');
+      const again = await subscribeTo('bad-url', 'http://user:pw@127.0.0.1:9/hook');
+      expectErrorBody(again, 400);
+      expect(again.headers['idempotent-replayed']).toBe('true');
+
+      for (let i = 0; i < MAX_SUBSCRIPTIONS_PER_OWNER; i++) {
+        expect((await subscribeTo(`fill-${i}`, `http://127.0.0.1:9/hook-${i}`)).status).toBe(201);
+      }
+      const full = await subscribeTo('one-too-many', 'http://127.0.0.1:9/hook-more');
+      expectErrorBody(full, 409);
+      await t.dataSource.query('DELETE FROM webhook_subscriptions');
+      const replayed = await subscribeTo('one-too-many', 'http://127.0.0.1:9/hook-more');
+      expectErrorBody(replayed, 409);
+      expect(replayed.body).toEqual(full.body);
+      expect(replayed.headers['idempotent-replayed']).toBe('true');
     });
   });
 });

@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { MetricsService } from '../src/metrics/metrics.service';
 import { testDatabases } from './utils/databases';
 import { TestApp, bearer, exactJson, expectErrorBody, startTestApp } from './utils/test-app';
@@ -336,6 +337,43 @@ describe.each(testDatabases())('Webhooks without WEBHOOK_SECRET_KEY on %s', (dat
     expectErrorBody(res, 503);
     expect(res.body.message).toMatch(/WEBHOOK_SECRET_KEY/);
     expect((await t.http().get('/plants').set(bearer(token))).status).toBe(200);
+  });
+});
+
+describe('Webhooks in development on the embedded database, without WEBHOOK_SECRET_KEY', () => {
+  const lenient = Object.fromEntries(
+    Object.entries(WEBHOOK_TEST_ENV).filter(([name]) => name !== 'WEBHOOK_SECRET_KEY'),
+  );
+  let t: TestApp;
+  afterEach(() => t.close());
+
+  it('work under a development key kept beside the database file, the same after a restart', async () => {
+    t = await startTestApp('sqlite', { ...lenient, NODE_ENV: 'development' });
+    const sqlitePath = t.db.env.SQLITE_PATH;
+    const token = await t.token({ subject: 'newcomer' });
+    const subscribe = () =>
+      t
+        .http()
+        .post('/webhooks')
+        .set(bearer(token))
+        .set('Idempotency-Key', 'first-try')
+        .send({ url: 'http://127.0.0.1:9/hook', events: ['plant.created'] });
+    const first = await subscribe();
+    expect(first.status).toBe(201);
+    expect(readFileSync(`${sqlitePath}.webhook-secret-key`, 'utf8')).toMatch(/^[A-Za-z0-9+/]{43}=\n$/);
+
+    await t.close();
+    t = await startTestApp('sqlite', { ...lenient, ...t.db.env, NODE_ENV: 'development' });
+    const replay = await subscribe();
+    expect(replay.status).toBe(201);
+    expect(replay.headers['idempotent-replayed']).toBe('true');
+    expect(replay.text).toBe(first.text);
+  });
+
+  it('are still off in production', async () => {
+    t = await startTestApp('sqlite', { ...lenient, NODE_ENV: 'production' });
+    const token = await t.token({ subject: 'operator' });
+    expectErrorBody(await t.http().get('/webhooks').set(bearer(token)), 503);
   });
 });
 

@@ -4,9 +4,14 @@ import { join } from 'node:path';
 import { DuplicateAuthorization, SigningKeysUnavailable } from '../auth/auth.errors';
 import { ErrorDoc } from '../common/openapi/error-doc';
 import { InvalidRequest } from '../common/validation/validation.errors';
-import { IdempotencyKeyInFlight, IdempotencyKeyReused, InvalidIdempotencyKey } from '../idempotency/idempotency.errors';
+import {
+  IdempotencyKeyInFlight,
+  IdempotencyKeyReused,
+  IdempotentAnswerUnavailable,
+  InvalidIdempotencyKey,
+} from '../idempotency/idempotency.errors';
 import { TooManyRequests } from '../rate-limit/rate-limit.errors';
-import { TooManySubscriptions, WebhooksNotConfigured } from '../webhooks/webhooks.errors';
+import { TooManySubscriptions, WebhookHostUnresolved, WebhooksNotConfigured } from '../webhooks/webhooks.errors';
 
 const ROOT = join(__dirname, '..', '..');
 const SRC = join(ROOT, 'src');
@@ -52,10 +57,12 @@ const QUOTED: Record<string, ErrorClass[]> = {
   'docs/api.md': [
     InvalidRequest,
     TooManySubscriptions,
+    WebhookHostUnresolved,
     WebhooksNotConfigured,
     InvalidIdempotencyKey,
     IdempotencyKeyReused,
     IdempotencyKeyInFlight,
+    IdempotentAnswerUnavailable,
     DuplicateAuthorization,
     SigningKeysUnavailable,
     TooManyRequests,

@@ -125,6 +125,40 @@ describe.each(testDatabases())(`${IdempotencyRepository.name} on %s`, (name) => 
     });
   });
 
+  describe('sealed answers', () => {
+    /** A key of `owner` answered with `response`, expiring in `ttlMs`. */
+    const answered = async (owner: string, key: string, response: string, ttlMs = HOUR) => {
+      await keys.insert({ owner, key }, 'f', 'c', HOUR, HOUR);
+      await keys.complete({ owner, key }, 'c', { statusCode: 201, response }, ttlMs);
+    };
+
+    it('lists in key order after a cursor the unexpired sealed answers not under a prefix', async () => {
+      await answered('bob', 'k1', 'sealed:v1.old.b1');
+      await answered('alice', 'k2', 'sealed:v1.old.a2');
+      await answered('alice', 'k1', 'sealed:v1.old.a1');
+      await answered('alice', 'k3', 'sealed:v1.new.a3');
+      await answered('alice', 'k4', '{"id":1}');
+      await answered('carol', 'k1', 'sealed:v1.old.c1', -1000);
+      await keys.insert({ owner: 'dave', key: 'k1' }, 'f', 'c', HOUR, HOUR);
+
+      await expect(keys.sealedAnswers('sealed:', 'v1.new.', undefined, 2)).resolves.toEqual([
+        { ref: { owner: 'alice', key: 'k1' }, response: 'sealed:v1.old.a1' },
+        { ref: { owner: 'alice', key: 'k2' }, response: 'sealed:v1.old.a2' },
+      ]);
+      await expect(keys.sealedAnswers('sealed:', 'v1.new.', { owner: 'alice', key: 'k2' }, 2)).resolves.toEqual([
+        { ref: { owner: 'bob', key: 'k1' }, response: 'sealed:v1.old.b1' },
+      ]);
+    });
+
+    it('replaces an answer only while it is unchanged', async () => {
+      await answered('alice', 'k1', 'sealed:v1.old.a1');
+      const ref1 = { owner: 'alice', key: 'k1' };
+      await expect(keys.replaceAnswer(ref1, 'sealed:v1.old.zz', 'sealed:v1.new.x')).resolves.toBe(false);
+      await expect(keys.replaceAnswer(ref1, 'sealed:v1.old.a1', 'sealed:v1.new.a1')).resolves.toBe(true);
+      await expect(keys.find(ref1)).resolves.toMatchObject({ statusCode: 201, response: 'sealed:v1.new.a1' });
+    });
+  });
+
   describe('purgeExpired', () => {
     it('deletes up to `limit` expired keys, and how many went; keys still valid stay', async () => {
       for (let i = 0; i < 5; i++) await insertExpired({ owner: 'alice', key: `old-${i}` });

@@ -28,6 +28,14 @@ const STATEMENTS = {
       'WHERE owner = ? AND idem_key = ? AND claim = ?',
   ),
   release: 'DELETE FROM idempotency_keys WHERE owner = ? AND idem_key = ? AND claim = ?',
+  // Expired answers are never given again, so they are left to the purge.
+  sealedAnswers: withNow(
+    (now) =>
+      'SELECT owner, idem_key, response FROM idempotency_keys ' +
+      'WHERE (owner > ? OR (owner = ? AND idem_key > ?)) AND response LIKE ? AND response NOT LIKE ? ' +
+      `AND expires_at > ${now} ORDER BY owner, idem_key LIMIT ?`,
+  ),
+  replaceAnswer: 'UPDATE idempotency_keys SET response = ? WHERE owner = ? AND idem_key = ? AND response = ?',
   purgeExpired: {
     mysql: `DELETE FROM idempotency_keys WHERE expires_at <= ${NOW_MS.mysql} ORDER BY expires_at LIMIT ?`,
     sqlite:
@@ -121,6 +129,34 @@ export class IdempotencyRepository {
   /** Gives the key up (the request failed on the server's side), so a retry runs afresh. */
   async release(ref: KeyRef, claim: string): Promise<void> {
     await this.database.execute(STATEMENTS.release, [ref.owner, ref.key, claim], WRITE);
+  }
+
+  /**
+   * Up to `limit` stored answers, in key order after `after`, that start with `marker` but not with
+   * `marker + prefix`: the sealed answers not sealed under the key of `prefix`. Expired ones are left out.
+   */
+  async sealedAnswers(
+    marker: string,
+    prefix: string,
+    after: KeyRef | undefined,
+    limit: number,
+  ): Promise<{ ref: KeyRef; response: string }[]> {
+    const from = after ?? { owner: '', key: '' };
+    const rows = await this.database.query<Row>(
+      STATEMENTS.sealedAnswers,
+      [from.owner, from.owner, from.key, `${marker}%`, `${marker}${prefix}%`, limit],
+      READ,
+    );
+    return rows.map((row) => ({
+      ref: { owner: String(row.owner), key: String(row.idem_key) },
+      response: String(row.response),
+    }));
+  }
+
+  /** Writes `response` in place of `previous`, only if the row still holds `previous`; whether it did. */
+  async replaceAnswer(ref: KeyRef, previous: string, response: string): Promise<boolean> {
+    const parameters = [response, ref.owner, ref.key, previous];
+    return (await this.database.execute(STATEMENTS.replaceAnswer, parameters, WRITE)) > 0;
   }
 
   /** Deletes up to `limit` expired keys, oldest first; how many went. */

@@ -1,14 +1,19 @@
-import { BadRequestException, ConflictException, ServiceUnavailableException } from '@nestjs/common';
+import { BadRequestException, ConflictException, HttpException, ServiceUnavailableException } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import { Test } from '@nestjs/testing';
 import { Database, WRITE } from '../database';
 import { SecretBox } from '../secrets/secret-box';
 import { SecretsService } from '../secrets/secrets.service';
-import { IdempotencyKeyInFlight, IdempotencyKeyReused } from './idempotency.errors';
+import { MOMENTARY } from './final-answer';
+import { IdempotencyKeyInFlight, IdempotencyKeyReused, IdempotentAnswerUnavailable } from './idempotency.errors';
 import { IdempotencyRepository, KeyRow } from './idempotency.repository';
 import { HeldKey, IN_FLIGHT_LEASE_MS, IdempotencyService, PURGE_BATCH, PURGE_INTERVAL_MS } from './idempotency.service';
 
 const KEY = Buffer.alloc(32, 7);
+
+class HostLookupFailed extends BadRequestException {
+  readonly [MOMENTARY] = true;
+}
 const TTL = 3_600_000;
 const ref = { owner: 'alice', key: 'k-1' };
 const plainRoute = { successStatus: 200, sealSuccess: false };
@@ -190,6 +195,19 @@ describe(IdempotencyService.name, () => {
       });
     });
 
+    it('answers 422 "no longer available" for a stored answer sealed under a key it no longer holds', async () => {
+      const retired = Buffer.alloc(32, 3);
+      const sealed = `sealed:${new SecretBox([retired]).seal('{"secret":"whsec_abc"}')}`;
+      repository.insert.mockResolvedValue(false);
+      repository.find.mockResolvedValue(row({ statusCode: 201, response: sealed }));
+      const s = await service([KEY]);
+      const replay = s.begin(ref, 'f1', sealedRoute);
+      await expect(replay).rejects.toEqual(new IdempotentAnswerUnavailable());
+      await expect(replay).rejects.toHaveProperty('status', 422);
+      expect(repository.takeOver).not.toHaveBeenCalled();
+      expect(repository.release).not.toHaveBeenCalled();
+    });
+
     it('stores a client error as the {error, message} the filter writes', async () => {
       repository.insert.mockResolvedValue(true);
       const s = await service();
@@ -207,6 +225,8 @@ describe(IdempotencyService.name, () => {
     it.each([
       ['a 503', new ServiceUnavailableException('down')],
       ['an unexpected error', new Error('boom')],
+      ['a 429', new HttpException('Too Many Requests', 429)],
+      ['a 400 about the moment', new HostLookupFailed('url host hooks.example.com does not resolve')],
     ])('frees the key after %s, so a retry runs again', async (_name, error) => {
       repository.insert.mockResolvedValue(true);
       const s = await service();

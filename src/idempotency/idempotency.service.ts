@@ -1,4 +1,4 @@
-import { HttpException, Injectable, Logger } from '@nestjs/common';
+import { Injectable, Logger } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import { isInteger, parse } from 'lossless-json';
 import { randomUUID } from 'node:crypto';
@@ -6,9 +6,12 @@ import { toExactJson } from '../common/json/exact-json';
 import { httpExceptionMessage } from '../common/filters/all-exceptions.filter';
 import { AppConfig } from '../config/configuration';
 import { Database, WRITE } from '../database';
+import { UnknownSealingKey } from '../secrets/secret-box';
 import { SecretsService } from '../secrets/secrets.service';
-import { IdempotencyKeyInFlight, IdempotencyKeyReused } from './idempotency.errors';
+import { isFinalRefusal } from './final-answer';
+import { IdempotencyKeyInFlight, IdempotencyKeyReused, IdempotentAnswerUnavailable } from './idempotency.errors';
 import { IdempotencyRepository, KeyRef } from './idempotency.repository';
+import { SEALED_ANSWER } from './sealed-answers';
 
 /**
  * How long a request holds its key before another may take it over: longer than any request runs
@@ -20,9 +23,6 @@ export const IN_FLIGHT_LEASE_MS = 30_000;
 export const PURGE_INTERVAL_MS = 60_000;
 export const PURGE_BATCH = 1000;
 export const PURGE_MAX_BATCHES = 10;
-
-/** Stored answers that carry a secret (a webhook signing secret) are sealed; the marker tells them apart. */
-const SEALED = 'sealed:';
 
 export interface IdempotentRoute {
   /** The status of a success on this route (its @HttpCode). */
@@ -47,9 +47,9 @@ export function parseStoredBody(text: string): unknown {
 
 /**
  * The rules of the Idempotency-Key field (draft-ietf-httpapi-idempotency-key-header): one request
- * per owner and key is processed; its final answer, success or the client's own error, is stored
- * for IDEMPOTENCY_TTL and given again to a repeat of the same request; a server failure frees the
- * key so the retry runs afresh.
+ * per owner and key is processed; its final answer, success or a refusal the same request would
+ * get again (isFinalRefusal), is stored for IDEMPOTENCY_TTL and given again to a repeat of the same
+ * request; anything else frees the key so the retry runs afresh.
  */
 @Injectable()
 export class IdempotencyService {
@@ -116,12 +116,13 @@ export class IdempotencyService {
   }
 
   /**
-   * A final client error (4xx) is stored as the `{error, message}` the filter writes; anything else
-   * (5xx, the database unavailable) frees the key. A failure to free it leaves it to its lease.
+   * A final refusal (isFinalRefusal) is stored as the `{error, message}` the filter writes; anything
+   * else (a momentary refusal, 5xx, the database unavailable) frees the key. A failure to free it
+   * leaves it to its lease.
    */
   async failed(held: HeldKey, error: unknown): Promise<void> {
     try {
-      if (error instanceof HttpException && error.getStatus() >= 400 && error.getStatus() < 500) {
+      if (isFinalRefusal(error)) {
         const status = error.getStatus();
         const response = toExactJson({ error: status, message: httpExceptionMessage(error) })!;
         await this.repository.complete(held.ref, held.claim, { statusCode: status, response }, this.ttlMs);
@@ -136,12 +137,18 @@ export class IdempotencyService {
   private successAnswer(held: HeldKey, body: unknown): { statusCode: number; response: string } {
     const text = toExactJson(body) ?? '';
     if (!held.route.sealSuccess) return { statusCode: held.route.successStatus, response: text };
-    return { statusCode: held.route.successStatus, response: SEALED + this.secrets.seal(text) };
+    return { statusCode: held.route.successStatus, response: SEALED_ANSWER + this.secrets.seal(text) };
   }
 
+  /** A stored answer sealed under a key no longer held is not a server failure: the client is told it is gone. */
   private open(stored: string): string {
-    if (!stored.startsWith(SEALED)) return stored;
-    return this.secrets.open(stored.slice(SEALED.length));
+    if (!stored.startsWith(SEALED_ANSWER)) return stored;
+    try {
+      return this.secrets.open(stored.slice(SEALED_ANSWER.length));
+    } catch (error) {
+      if (error instanceof UnknownSealingKey) throw new IdempotentAnswerUnavailable();
+      throw error;
+    }
   }
 
   /**

@@ -4,7 +4,12 @@ import { TakesJsonBody } from '../common/json/json-body.guard';
 import { ApiErrors } from '../common/openapi/api-errors.decorator';
 import { ErrorDoc } from '../common/openapi/error-doc';
 import { InvalidRequest } from '../common/validation/validation.errors';
-import { IdempotencyKeyInFlight, IdempotencyKeyReused, InvalidIdempotencyKey } from './idempotency.errors';
+import {
+  IdempotencyKeyInFlight,
+  IdempotencyKeyReused,
+  IdempotentAnswerUnavailable,
+  InvalidIdempotencyKey,
+} from './idempotency.errors';
 import { IDEMPOTENCY_KEY_HEADER, REPLAYED_HEADER } from './idempotency-key';
 
 /** The header of a replayed answer, for the route's success response in the OpenAPI document. */
@@ -40,7 +45,7 @@ export function CreatesFromJsonBody(route: CreatingRoute): MethodDecorator {
   // In the order stacked decorators would apply, the lowest first.
   return applyDecorators(
     TakesJsonBody(),
-    idempotencyKey(route.conflict),
+    idempotencyKey(route.conflict, route.sealAnswer ?? false),
     ApiErrors(InvalidRequest.doc),
     ApiResponse({
       status: route.status,
@@ -52,8 +57,11 @@ export function CreatesFromJsonBody(route: CreatingRoute): MethodDecorator {
   );
 }
 
-/** `Idempotency-Key` and its refusals, for the OpenAPI document. */
-function idempotencyKey(conflict: ErrorDoc): MethodDecorator {
+/**
+ * `Idempotency-Key` and its refusals, for the OpenAPI document; a route whose answer is stored sealed
+ * may also find it sealed under a key no longer held, which shares 422 with a reused key.
+ */
+function idempotencyKey(conflict: ErrorDoc, sealed: boolean): MethodDecorator {
   return applyDecorators(
     ApiHeader({
       name: IDEMPOTENCY_KEY_HEADER,
@@ -61,12 +69,19 @@ function idempotencyKey(conflict: ErrorDoc): MethodDecorator {
       description:
         'Makes the request safe to retry (draft-ietf-httpapi-idempotency-key-header): 1 to 255 visible ASCII ' +
         'characters, unique per request, e.g. a UUID. The answer to the first request with the key (success, ' +
-        'or a 4xx error) is kept for IDEMPOTENCY_TTL (24 hours by default) and given again, with ' +
+        'or a 4xx refusal) is kept for IDEMPOTENCY_TTL (24 hours by default) and given again, with ' +
         '`Idempotent-Replayed: true`, to every repeat of the same request (same method, path and JSON body) ' +
-        'by the same user. A 5xx answer is not kept: the retry runs again. Without the field nothing is ' +
-        'kept. See docs/api.md.',
+        'by the same user. An answer that depends on the moment is not kept, and the retry runs again: a 5xx, ' +
+        'a 408, 425 or 429, the 409 of a request still in progress, and the 400 of a webhook URL whose host ' +
+        'did not resolve. Without the field nothing is kept. See docs/api.md.',
       schema: { type: 'string', minLength: 1, maxLength: 255, pattern: '^[\\x21-\\x7E]+$' },
     }),
-    ApiErrors(InvalidIdempotencyKey.doc, conflict, IdempotencyKeyInFlight.doc, IdempotencyKeyReused.doc),
+    ApiErrors(
+      InvalidIdempotencyKey.doc,
+      conflict,
+      IdempotencyKeyInFlight.doc,
+      IdempotencyKeyReused.doc,
+      ...(sealed ? [IdempotentAnswerUnavailable.doc] : []),
+    ),
   );
 }

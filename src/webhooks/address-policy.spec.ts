@@ -5,6 +5,7 @@ import {
   parseWebhookUrl,
   RefusedUrlError,
   resolveWebhookAddress,
+  UnresolvedHostError,
 } from './address-policy';
 
 const strict: AddressPolicy = { allowHttp: false, allowPrivate: false };
@@ -216,9 +217,22 @@ describe('resolveWebhookAddress', () => {
     const failing: HostLookup = () =>
       Promise.reject(Object.assign(new Error('getaddrinfo ENOTFOUND nothing.invalid'), { code: 'ENOTFOUND' }));
     for (const lookup of [failing, answering(), answering('not-an-address')]) {
-      await expect(resolveWebhookAddress(url, lenient, lookup)).rejects.toEqual(
-        refused('url host nothing.invalid does not resolve'),
-      );
+      const resolved = resolveWebhookAddress(url, lenient, lookup);
+      await expect(resolved).rejects.toBeInstanceOf(UnresolvedHostError);
+      await expect(resolved).rejects.toThrow('url host nothing.invalid does not resolve');
     }
+  });
+
+  it('gives up on a lookup that does not answer in time, as a host that did not resolve', async () => {
+    const silent: HostLookup = () => new Promise(() => undefined);
+    const resolved = resolveWebhookAddress(new URL('https://slow.example.com/'), lenient, silent, 50);
+    await expect(resolved).rejects.toBeInstanceOf(UnresolvedHostError);
+    await expect(resolved).rejects.toThrow('url host slow.example.com did not resolve within 50 ms');
+  });
+
+  it('tells a refused answer apart from no answer: only the latter may pass on a later lookup', async () => {
+    const resolved = resolveWebhookAddress(new URL('https://hooks.example.com/'), strict, answering('10.0.0.5'));
+    await expect(resolved).rejects.toBeInstanceOf(RefusedUrlError);
+    await expect(resolved).rejects.not.toBeInstanceOf(UnresolvedHostError);
   });
 });

@@ -16,6 +16,20 @@ export class RefusedUrlError extends Error {
   override readonly name = 'RefusedUrlError';
 }
 
+/**
+ * The host gave no answer just now (no such name, the resolver failing, or no answer in time): the
+ * next lookup may succeed, unlike the policy's other refusals.
+ */
+export class UnresolvedHostError extends RefusedUrlError {
+  constructor(host: string, timeoutMs?: number) {
+    super(
+      timeoutMs === undefined
+        ? `url host ${host} does not resolve`
+        : `url host ${host} did not resolve within ${timeoutMs} ms`,
+    );
+  }
+}
+
 export const MAX_URL_LENGTH = 2048;
 
 /** Checks the syntax only; whether the host may be contacted is decided by resolveWebhookAddress. */
@@ -176,10 +190,7 @@ export async function resolveWebhookAddress(
         await Promise.race([
           lookup(host),
           new Promise<never>((_, reject) => {
-            timer = setTimeout(
-              () => reject(new RefusedUrlError(`url host ${host} did not resolve within ${timeoutMs} ms`)),
-              timeoutMs,
-            );
+            timer = setTimeout(() => reject(new UnresolvedHostError(host, timeoutMs)), timeoutMs);
           }),
         ])
       ).map((answer) => answer.address);
@@ -190,7 +201,7 @@ export async function resolveWebhookAddress(
       clearTimeout(timer);
     }
     if (addresses.length === 0 || addresses.some((address) => isIP(address) === 0)) {
-      throw new RefusedUrlError(`url host ${host} does not resolve`);
+      throw new UnresolvedHostError(host);
     }
   }
   if (!policy.allowPrivate) {

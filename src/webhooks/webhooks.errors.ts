@@ -1,5 +1,7 @@
-import { ConflictException, NotFoundException, ServiceUnavailableException } from '@nestjs/common';
+import { BadRequestException, ConflictException, NotFoundException, ServiceUnavailableException } from '@nestjs/common';
 import { errorDoc } from '../common/openapi/error-doc';
+import { MOMENTARY } from '../idempotency/final-answer';
+import { UnresolvedHostError } from './address-policy';
 
 /** Each event of a plant change is recorded once per subscription: the bound keeps that fan-out small. */
 export const MAX_SUBSCRIPTIONS_PER_OWNER = 10;
@@ -12,6 +14,23 @@ export class TooManySubscriptions extends ConflictException {
 
   constructor() {
     super(`At most ${MAX_SUBSCRIPTIONS_PER_OWNER} webhook subscriptions per user; delete one before adding another`);
+  }
+}
+
+/**
+ * The URL's host gave no answer just now. Still the client's 400 (its host name, in most cases,
+ * does not exist), but about the moment: an Idempotency-Key does not keep it, so a retry looks again.
+ */
+export class WebhookHostUnresolved extends BadRequestException {
+  readonly [MOMENTARY] = true;
+
+  static readonly doc = errorDoc(
+    new WebhookHostUnresolved(new UnresolvedHostError('nothing.invalid')),
+    'The host of url did not resolve (no such name, or no answer in time)',
+  );
+
+  constructor(cause: UnresolvedHostError) {
+    super(cause.message);
   }
 }
 

@@ -115,6 +115,35 @@ describe.each(testDatabases())(`${WebhooksRepository.name} on %s`, (name) => {
 
   const retry = (delayMs = 60_000) => ({ kind: 'retry' as const, delayMs });
 
+  describe('sealed secrets', () => {
+    it('lists, in id order after a cursor, the secrets not under a prefix, and replaces one only if unchanged', async () => {
+      const big = 9_223_372_036_854_775_807n;
+      for (const [id, sealedSecret] of [
+        [big, 'v1.old.c'],
+        [5n, 'v1.new.b'],
+        [3n, 'v1.old.a'],
+        [7n, 'v1.other.d'],
+      ] as const) {
+        await webhooks.insertSubscription(subscription(id, { owner: `owner-${id}`, sealedSecret, createdAt: 1 }), 10);
+      }
+      await expect(webhooks.secretsNotStartingWith('v1.new.', undefined, 2)).resolves.toEqual([
+        { id: 3n, secret: 'v1.old.a' },
+        { id: 7n, secret: 'v1.other.d' },
+      ]);
+      await expect(webhooks.secretsNotStartingWith('v1.new.', 7n, 2)).resolves.toEqual([
+        { id: big, secret: 'v1.old.c' },
+      ]);
+
+      await expect(webhooks.replaceSecret(3n, 'v1.stale.a', 'v1.new.x')).resolves.toBe(false);
+      await expect(webhooks.replaceSecret(3n, 'v1.old.a', 'v1.new.a')).resolves.toBe(true);
+      await expect(webhooks.replaceSecret(3n, 'v1.old.a', 'v1.new.y')).resolves.toBe(false);
+      await expect(webhooks.secretsNotStartingWith('v1.new.', undefined, 10)).resolves.toEqual([
+        { id: 7n, secret: 'v1.other.d' },
+        { id: big, secret: 'v1.old.c' },
+      ]);
+    });
+  });
+
   describe('events', () => {
     const deliveries = async () =>
       (

@@ -375,6 +375,25 @@ export class WebhooksRepository {
   }
 
   /** Deliveries waiting for an attempt whose time has come. */
+  /** Up to `limit` signing secrets in id order after `after`, that do not start with `prefix`. */
+  async secretsNotStartingWith(
+    prefix: string,
+    after: bigint | undefined,
+    limit: number,
+  ): Promise<{ id: bigint; secret: string }[]> {
+    const rows = await this.read(
+      'SELECT id, secret FROM webhook_subscriptions WHERE id > ? AND secret NOT LIKE ? ORDER BY id LIMIT ?',
+      [after ?? -(2n ** 63n), `${prefix}%`, limit],
+    );
+    return rows.map((row) => ({ id: toBigint(row.id), secret: String(row.secret) }));
+  }
+
+  /** Writes `secret` in place of `previous`, only if the subscription still holds `previous`; whether it did. */
+  async replaceSecret(id: bigint, previous: string, secret: string): Promise<boolean> {
+    const sql = 'UPDATE webhook_subscriptions SET secret = ? WHERE id = ? AND secret = ?';
+    return (await this.database.execute(sql, [secret, id, previous], WRITE)) > 0;
+  }
+
   async countDue(): Promise<number> {
     const rows = await this.database.query(
       `SELECT COUNT(*) AS n FROM webhook_deliveries WHERE state = 'pending' AND next_attempt_at <= ${this.now}`,

@@ -2,12 +2,19 @@ import { BadRequestException, ConflictException, NotFoundException, ServiceUnava
 import { ConfigService } from '@nestjs/config';
 import { Test } from '@nestjs/testing';
 import { randomBytes } from 'node:crypto';
+import dns from 'node:dns';
 import { loadConfig } from '../config/configuration';
+import { isFinalRefusal } from '../idempotency/final-answer';
 import { SecretBox } from '../secrets/secret-box';
 import { SecretsService } from '../secrets/secrets.service';
 import { CreateWebhookDto } from './dto/create-webhook.dto';
 import { AttemptRow, NewSubscription, SubscriptionRow, WebhooksRepository } from './webhooks.repository';
-import { MAX_SUBSCRIPTIONS_PER_OWNER, TooManySubscriptions, WebhookNotFound } from './webhooks.errors';
+import {
+  MAX_SUBSCRIPTIONS_PER_OWNER,
+  TooManySubscriptions,
+  WebhookHostUnresolved,
+  WebhookNotFound,
+} from './webhooks.errors';
 import { RECENT_ATTEMPTS, WebhooksService } from './webhooks.service';
 
 const KEY = randomBytes(32);
@@ -66,6 +73,22 @@ describe(WebhooksService.name, () => {
       await expect(created).rejects.toBeInstanceOf(BadRequestException);
       await expect(created).rejects.toThrow(message);
       untouched();
+    });
+
+    it('refuses a host that does not resolve with a 400 marked as about the moment, not kept for a retry', async () => {
+      const lookup = jest
+        .spyOn(dns.promises, 'lookup')
+        .mockRejectedValue(Object.assign(new Error('getaddrinfo EAI_AGAIN hooks.example.com'), { code: 'EAI_AGAIN' }));
+      try {
+        const service = await build(WITH_KEY);
+        const created = service.create('alice', dto({ url: 'https://hooks.example.com/x' }));
+        await expect(created).rejects.toBeInstanceOf(WebhookHostUnresolved);
+        await expect(created).rejects.toThrow('url host hooks.example.com does not resolve');
+        await expect(created.catch((error: unknown) => isFinalRefusal(error))).resolves.toBe(false);
+        untouched();
+      } finally {
+        lookup.mockRestore();
+      }
     });
 
     it(`refuses the ${MAX_SUBSCRIPTIONS_PER_OWNER + 1}th subscription of a user with a 409`, async () => {

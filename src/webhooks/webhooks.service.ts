@@ -4,7 +4,7 @@ import { randomBytes } from 'node:crypto';
 import { isUniqueViolation } from '../database';
 import { AppConfig, WebhooksConfig } from '../config/configuration';
 import { SecretsService } from '../secrets/secrets.service';
-import { RefusedUrlError, parseWebhookUrl, resolveWebhookAddress } from './address-policy';
+import { RefusedUrlError, UnresolvedHostError, parseWebhookUrl, resolveWebhookAddress } from './address-policy';
 import { CreateWebhookDto } from './dto/create-webhook.dto';
 import { CreatedWebhookDto, WebhookAttemptDto, WebhookDto } from './dto/webhook.dto';
 import { newSigningSecret } from './signing-secret';
@@ -12,6 +12,7 @@ import { webhookId } from './webhook-dispatcher';
 import {
   MAX_SUBSCRIPTIONS_PER_OWNER,
   TooManySubscriptions,
+  WebhookHostUnresolved,
   WebhookNotFound,
   WebhooksNotConfigured,
 } from './webhooks.errors';
@@ -69,6 +70,7 @@ export class WebhooksService {
     try {
       await resolveWebhookAddress(parseWebhookUrl(url, policy), policy, undefined, this.config.timeoutMs);
     } catch (error) {
+      if (error instanceof UnresolvedHostError) throw new WebhookHostUnresolved(error);
       if (error instanceof RefusedUrlError) throw new BadRequestException(error.message);
       throw error;
     }

@@ -753,7 +753,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Makes the request safe to retry (draft-ietf-httpapi-idempotency-key-header): 1 to 255 visible ASCII characters, unique per request, e.g. a UUID. The answer to the first request with the key (success, or a 4xx error) is kept for IDEMPOTENCY_TTL (24 hours by default) and given again, with `Idempotent-Replayed: true`, to every repeat of the same request (same method, path and JSON body) by the same user. A 5xx answer is not kept: the retry runs again. Without the field nothing is kept. See docs/api.md. */
+                /** @description Makes the request safe to retry (draft-ietf-httpapi-idempotency-key-header): 1 to 255 visible ASCII characters, unique per request, e.g. a UUID. The answer to the first request with the key (success, or a 4xx refusal) is kept for IDEMPOTENCY_TTL (24 hours by default) and given again, with `Idempotent-Replayed: true`, to every repeat of the same request (same method, path and JSON body) by the same user. An answer that depends on the moment is not kept, and the retry runs again: a 5xx, a 408, 425 or 429, the 409 of a request still in progress, and the 400 of a webhook URL whose host did not resolve. Without the field nothing is kept. See docs/api.md. */
                 "Idempotency-Key"?: string;
             };
             path?: never;
@@ -1261,7 +1261,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Makes the request safe to retry (draft-ietf-httpapi-idempotency-key-header): 1 to 255 visible ASCII characters, unique per request, e.g. a UUID. The answer to the first request with the key (success, or a 4xx error) is kept for IDEMPOTENCY_TTL (24 hours by default) and given again, with `Idempotent-Replayed: true`, to every repeat of the same request (same method, path and JSON body) by the same user. A 5xx answer is not kept: the retry runs again. Without the field nothing is kept. See docs/api.md. */
+                /** @description Makes the request safe to retry (draft-ietf-httpapi-idempotency-key-header): 1 to 255 visible ASCII characters, unique per request, e.g. a UUID. The answer to the first request with the key (success, or a 4xx refusal) is kept for IDEMPOTENCY_TTL (24 hours by default) and given again, with `Idempotent-Replayed: true`, to every repeat of the same request (same method, path and JSON body) by the same user. An answer that depends on the moment is not kept, and the retry runs again: a 5xx, a 408, 425 or 429, the 409 of a request still in progress, and the 400 of a webhook URL whose host did not resolve. Without the field nothing is kept. See docs/api.md. */
                 "Idempotency-Key"?: string;
             };
             path?: never;
@@ -1398,7 +1398,11 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The Idempotency-Key was already used for a different request by this user */
+            /**
+             * @description The Idempotency-Key was already used for a different request by this user
+             *
+             *     The first request with this Idempotency-Key was processed, but its stored answer can no longer be given (it was sealed under a key the server no longer holds): look up what it created instead of retrying with this key
+             */
             422: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];

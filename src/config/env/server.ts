@@ -8,7 +8,7 @@ export const serverSettings = {
   NODE_ENV: oneOf(['development', 'production', 'test'], {
     default: 'development',
     description:
-      '`development`, `production` or `test`. Outside production, an empty embedded database gets a development token.',
+      '`development`, `production` or `test`. Outside production, an empty embedded database gets a development token; in development, without `WEBHOOK_SECRET_KEY`, the embedded database gets a development webhook key.',
   }),
   HOST: text({
     defaultText: 'all interfaces',

@@ -11,7 +11,7 @@ function parseRetrySchedule(value: string): number[] | undefined {
 }
 
 /** One or more comma-separated base64 keys of 32 bytes each. */
-function parseSecretKeys(value: string): Buffer[] | undefined {
+export function parseSecretKeys(value: string): Buffer[] | undefined {
   const keys = value.split(',').map((part) => part.trim());
   if (keys.some((key) => !/^[A-Za-z0-9+/_-]{43}=?$/.test(key))) return undefined;
   const decoded = keys.map((key) => Buffer.from(key.replace(/-/g, '+').replace(/_/g, '/'), 'base64'));
@@ -23,11 +23,11 @@ export const webhooksSettings = {
   WEBHOOK_SECRET_KEY: parsed(parseSecretKeys, {
     secret: true,
     example: '',
-    note: 'the output of `openssl rand -base64 32`, the same on every instance; unset: no webhooks (docs/webhooks.md)',
+    note: 'the output of `openssl rand -base64 32`, the same on every instance; unset: no webhooks, but for a development key on SQLite (docs/webhooks.md)',
     message:
       '$property must be one or more comma-separated keys of 32 random bytes in base64, such as the output of `openssl rand -base64 32`',
     description:
-      'Key that seals the webhook signing secrets: 32 random bytes in base64 (`openssl rand -base64 32`), the same on every instance; a comma-separated list to rotate (the first seals, all open). Unset: `/webhooks` answers 503 and the instance delivers nothing. Never echoed in an error. See [docs/webhooks.md](webhooks.md#signing-secrets).',
+      'Key that seals the webhook signing secrets: 32 random bytes in base64 (`openssl rand -base64 32`), the same on every instance; a comma-separated list to rotate (the first seals, all open): a new key is added last on every instance before it is put first, then `plantstore secrets reseal`, then the old key is removed ([docs/webhooks.md](webhooks.md#rotating-the-key)). Unset: `/webhooks` answers 503 and the instance delivers nothing, except in development on the embedded database, which makes and keeps a development key beside the database file. Never echoed in an error. See [docs/webhooks.md](webhooks.md#signing-secrets).',
   }),
   WEBHOOK_RETRY_SCHEDULE: parsed(parseRetrySchedule, {
     // After the Standard Webhooks guidance.

@@ -1,4 +1,4 @@
-import { AppConfig, ConfigValidationError, SETTINGS, loadConfig } from './configuration';
+import { AppConfig, ConfigValidationError, SETTINGS, loadConfig, loadLogConfig } from './configuration';
 
 const DEFAULTS: AppConfig = {
   env: 'development',
@@ -359,6 +359,24 @@ describe(loadConfig.name, () => {
       const message = configError({ WEBHOOK_SECRET_KEY: bad }).message;
       expect(message).toMatch(/WEBHOOK_SECRET_KEY must be/);
       expect(message).not.toContain(key.slice(0, 12));
+    });
+  });
+});
+
+describe(loadLogConfig.name, () => {
+  it('reads the log settings as loadConfig does, whatever else is wrong', () => {
+    const env = { NODE_ENV: 'production', LOG_LEVEL: 'warn', PORT: 'abc', DATABASE_URL: 'postgres://x' };
+    expect(loadLogConfig(env)).toEqual({ level: 'warn', pretty: false });
+    expect(loadLogConfig({ LOG_FORMAT: 'json', LOG_LEVEL: 'debug' })).toEqual(
+      loadConfig({ LOG_FORMAT: 'json', LOG_LEVEL: 'debug' }).log,
+    );
+  });
+
+  it('takes a wrong log setting as unset, keeping the others', () => {
+    expect(loadLogConfig({ NODE_ENV: 'production', LOG_LEVEL: 'verbose' })).toEqual({ level: 'info', pretty: false });
+    expect(loadLogConfig({ NODE_ENV: 'staging', LOG_FORMAT: 'json', LOG_LEVEL: 'error' })).toEqual({
+      level: 'error',
+      pretty: false,
     });
   });
 });

@@ -44,7 +44,7 @@ export async function startTestApp(
   extraEnv: Record<string, string> = {},
 ): Promise<TestApp> {
   const db = await prepareDatabase(name);
-  const moduleRef = await Test.createTestingModule({ imports: [AppModule] })
+  const moduleRef = await Test.createTestingModule({ imports: [AppModule.forRoot()] })
     .overrideProvider(ENVIRONMENT)
     .useValue({ ...TEST_ENV, ...db.env, ...extraEnv })
     .compile();

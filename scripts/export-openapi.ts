@@ -9,7 +9,7 @@ import { APP_OPTIONS, buildOpenApiDocument, createHttpAdapter } from '../src/app
 async function main(): Promise<void> {
   // The document comes from decorators only; a throwaway in-memory database lets the app boot.
   Object.assign(process.env, { DATABASE_URL: '', SQLITE_PATH: ':memory:', NODE_ENV: 'test' });
-  const app = await NestFactory.create(AppModule, createHttpAdapter(), { ...APP_OPTIONS, logger: ['error'] });
+  const app = await NestFactory.create(AppModule.forRoot(), createHttpAdapter(), { ...APP_OPTIONS, logger: ['error'] });
   const document = buildOpenApiDocument(app);
   await app.close();
   const target = join(__dirname, '..', 'openapi.json');

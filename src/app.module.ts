@@ -1,4 +1,4 @@
-import { MiddlewareConsumer, Module, NestModule } from '@nestjs/common';
+import { DynamicModule, MiddlewareConsumer, Module, NestModule } from '@nestjs/common';
 import { GLOBAL_PROVIDERS } from './app.providers';
 import { AuthModule } from './auth/auth.module';
 import { AppConfigModule } from './config/config.module';
@@ -6,6 +6,7 @@ import { DatabaseModule } from './database/database.module';
 import { DocsModule } from './docs/docs.module';
 import { HealthModule } from './health/health.module';
 import { IdempotencyModule } from './idempotency/idempotency.module';
+import { LogOutput } from './logging/log-output';
 import { LoggingModule } from './logging/logging.module';
 import { RequestLogMiddleware } from './logging/request-log.middleware';
 import { HttpMetricsMiddleware } from './metrics/http-metrics.middleware';
@@ -19,7 +20,6 @@ import { WebhooksModule } from './webhooks/webhooks.module';
 @Module({
   imports: [
     AppConfigModule,
-    LoggingModule,
     MetricsModule,
     SecretsMetricsModule,
     DatabaseModule,
@@ -34,6 +34,14 @@ import { WebhooksModule } from './webhooks/webhooks.module';
   providers: GLOBAL_PROVIDERS,
 })
 export class AppModule implements NestModule {
+  /**
+   * The application. `logOutput`: the log output main.ts made before Nest started; tests and scripts
+   * leave it out, and the app makes its own from the configuration.
+   */
+  static forRoot(logOutput?: LogOutput): DynamicModule {
+    return { module: AppModule, imports: [LoggingModule.forRoot(logOutput)] };
+  }
+
   configure(consumer: MiddlewareConsumer): void {
     // Mounted at '/', which Express matches as the prefix of every path, known or not; a wildcard
     // route ('*path') would be matched as a pattern, with its parameters decoded, on every request.

@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 import 'reflect-metadata';
-import { INestApplicationContext, Module } from '@nestjs/common';
+import { ConsoleLogger, INestApplicationContext, LogLevel, Module } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { ParseArgsConfig, parseArgs } from 'node:util';
 import { ApiToken } from './auth/api-token.entity';
@@ -241,8 +241,30 @@ export async function execute(command: TokenCommand, tokens: TokensService, io: 
 /** Builds the context a command runs in; tests pass one configured by a record of their own. */
 export type CliContextFactory = () => Promise<INestApplicationContext>;
 
+/** Nest's readable lines on stderr: stdout carries only what the command prints (a token, a table). */
+class CliLogger extends ConsoleLogger {
+  constructor() {
+    super({ logLevels: ['error', 'warn'] });
+  }
+
+  protected override printMessages(
+    messages: unknown[],
+    context?: string,
+    logLevel?: LogLevel,
+    _stream?: 'stdout' | 'stderr',
+    errorStack?: unknown,
+    params?: Record<string, unknown>,
+  ): void {
+    super.printMessages(messages, context, logLevel, 'stderr', errorStack, params);
+  }
+}
+
+/**
+ * The database is opened as the service opens it: while it cannot be reached, each failed attempt is
+ * reported as it happens, for at most DB_STARTUP_TIMEOUT; then the command fails with why.
+ */
 const openCliContext: CliContextFactory = () =>
-  NestFactory.createApplicationContext(CliModule, { logger: ['error', 'warn'] });
+  NestFactory.createApplicationContext(CliModule, { logger: new CliLogger(), abortOnError: false });
 
 /** Runs one command line; resolves to the process exit code. */
 export async function runCli(

@@ -9,7 +9,7 @@ import { loadConfig } from './configuration';
  */
 export const ENVIRONMENT = Symbol('ENVIRONMENT');
 
-async function processEnvironment(): Promise<Record<string, string | undefined>> {
+export async function processEnvironment(): Promise<Record<string, string | undefined>> {
   // @nestjs/config's own `.env` reading, done when the app is built rather than when this file is imported.
   await ConfigModule.forRoot();
   return process.env;

@@ -1,10 +1,11 @@
-import { AppConfig, ConfigValidationError, SETTINGS, loadConfig } from './configuration';
+import { AppConfig, ConfigValidationError, SETTINGS, loadConfig, loadLogConfig } from './configuration';
 
 const DEFAULTS: AppConfig = {
   env: 'development',
   host: undefined,
   port: 3000,
   database: { type: 'sqlite', path: 'data/plant-store.sqlite' },
+  databaseStartup: { timeoutMs: 60_000 },
   plants: { maxPage: 1000, defaultPage: 1000 },
   auth: { tokenCacheTtlMs: 5000 },
   oidc: null,
@@ -55,6 +56,7 @@ describe(loadConfig.name, () => {
         DB_POOL_SIZE: '20',
         DB_CONNECT_TIMEOUT_MS: '2500',
         DB_QUERY_TIMEOUT_MS: '4000',
+        DB_STARTUP_TIMEOUT: '5m',
         PLANTS_MAX_PAGE: '50',
         PLANTS_DEFAULT_PAGE: '20',
         TOKEN_CACHE_TTL_MS: '0',
@@ -84,6 +86,7 @@ describe(loadConfig.name, () => {
         connectTimeoutMs: 2500,
         queryTimeoutMs: 4000,
       },
+      databaseStartup: { timeoutMs: 300_000 },
       plants: { maxPage: 50, defaultPage: 20 },
       auth: { tokenCacheTtlMs: 0 },
       oidc: {
@@ -169,6 +172,12 @@ describe(loadConfig.name, () => {
     expect(loadConfig({ PORT: ' 8080 ' }).port).toBe(8080);
   });
 
+  it('reads DB_STARTUP_TIMEOUT as a duration, 0s meaning one attempt', () => {
+    expect(loadConfig({ DB_STARTUP_TIMEOUT: '0s' }).databaseStartup.timeoutMs).toBe(0);
+    expect(loadConfig({ DB_STARTUP_TIMEOUT: '1500ms' }).databaseStartup.timeoutMs).toBe(1500);
+    expect(loadConfig({ DB_STARTUP_TIMEOUT: '1h' }).databaseStartup.timeoutMs).toBe(3_600_000);
+  });
+
   it('accepts port 0 (any free port) and 65535', () => {
     expect(loadConfig({ PORT: '0' }).port).toBe(0);
     expect(loadConfig({ PORT: '65535' }).port).toBe(65535);
@@ -213,6 +222,9 @@ describe(loadConfig.name, () => {
     ['DB_CONNECT_TIMEOUT_MS', '99'],
     ['DB_CONNECT_TIMEOUT_MS', '60001'],
     ['DB_QUERY_TIMEOUT_MS', '99'],
+    ['DB_STARTUP_TIMEOUT', '60'],
+    ['DB_STARTUP_TIMEOUT', '2h'],
+    ['DB_STARTUP_TIMEOUT', '1d'],
     ['PLANTS_MAX_PAGE', '0'],
     ['PLANTS_MAX_PAGE', '10001'],
     ['PLANTS_MAX_PAGE', 'many'],
@@ -347,6 +359,24 @@ describe(loadConfig.name, () => {
       const message = configError({ WEBHOOK_SECRET_KEY: bad }).message;
       expect(message).toMatch(/WEBHOOK_SECRET_KEY must be/);
       expect(message).not.toContain(key.slice(0, 12));
+    });
+  });
+});
+
+describe(loadLogConfig.name, () => {
+  it('reads the log settings as loadConfig does, whatever else is wrong', () => {
+    const env = { NODE_ENV: 'production', LOG_LEVEL: 'warn', PORT: 'abc', DATABASE_URL: 'postgres://x' };
+    expect(loadLogConfig(env)).toEqual({ level: 'warn', pretty: false });
+    expect(loadLogConfig({ LOG_FORMAT: 'json', LOG_LEVEL: 'debug' })).toEqual(
+      loadConfig({ LOG_FORMAT: 'json', LOG_LEVEL: 'debug' }).log,
+    );
+  });
+
+  it('takes a wrong log setting as unset, keeping the others', () => {
+    expect(loadLogConfig({ NODE_ENV: 'production', LOG_LEVEL: 'verbose' })).toEqual({ level: 'info', pretty: false });
+    expect(loadLogConfig({ NODE_ENV: 'staging', LOG_FORMAT: 'json', LOG_LEVEL: 'error' })).toEqual({
+      level: 'error',
+      pretty: false,
     });
   });
 });

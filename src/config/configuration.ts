@@ -30,6 +30,26 @@ export const SETTINGS = {
 /** The names of every environment variable the service reads: the docs and the container files are checked against it. */
 export const CONFIG_VARIABLES: readonly string[] = Object.keys(SETTINGS);
 
+/**
+ * The log settings alone, read before the rest so that the process's first line, the report of a
+ * wrong setting included, is already in the configured format. A log setting that is wrong itself
+ * counts as unset here; loadConfig reports it with the others.
+ */
+export function loadLogConfig(raw: Record<string, unknown>): LogConfig {
+  const table = { NODE_ENV: serverSettings.NODE_ENV, ...loggingSettings };
+  const valid = Object.fromEntries(
+    Object.entries(table).flatMap(([name, setting]) => {
+      try {
+        readSettings({ [name]: setting }, raw);
+        return [[name, raw[name]]];
+      } catch {
+        return [];
+      }
+    }),
+  );
+  return loggingConfig(readSettings(table, valid)).log;
+}
+
 /** The validated, typed configuration; a wrong value throws a ConfigValidationError naming every wrong variable. */
 export function loadConfig(raw: Record<string, unknown>) {
   const env = readSettings(SETTINGS, raw);
@@ -51,4 +71,5 @@ export type AppConfig = ReturnType<typeof loadConfig>;
 export type DatabaseConfig = AppConfig['database'];
 export type OidcConfig = NonNullable<AppConfig['oidc']>;
 export type WebhooksConfig = AppConfig['webhooks'];
-export type LogLevel = AppConfig['log']['level'];
+export type LogConfig = AppConfig['log'];
+export type LogLevel = LogConfig['level'];

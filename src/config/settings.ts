@@ -14,6 +14,7 @@ import {
   ValidatorConstraintInterface,
   validateSync,
 } from 'class-validator';
+import { redactCredentials } from '../common/redact-credentials';
 import { DurationRules, parseDuration } from './duration';
 
 /**
@@ -184,9 +185,7 @@ function integerOf(value: unknown): unknown {
 function quoted(value: unknown, setting: Setting<unknown>): string {
   if (typeof value !== 'string') return JSON.stringify(value);
   if (setting.secret) return JSON.stringify(`*** (${value.length} characters)`);
-  return JSON.stringify(
-    value.replace(/^([a-z][a-z0-9+.-]*:\/\/).*@/i, '$1***@').replace(/([?&][a-z]*password=)[^&#]*/gi, '$1***'),
-  );
+  return JSON.stringify(redactCredentials(value));
 }
 
 /**

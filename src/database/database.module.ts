@@ -2,9 +2,9 @@ import { ClsPluginTransactional } from '@nestjs-cls/transactional';
 import { TransactionalAdapterTypeOrm } from '@nestjs-cls/transactional-adapter-typeorm';
 import { Global, Module } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
-import { TypeOrmModule, getDataSourceToken } from '@nestjs/typeorm';
+import { TypeOrmModule, TypeOrmModuleOptions, getDataSourceToken } from '@nestjs/typeorm';
 import { ClsModule } from 'nestjs-cls';
-import { DataSource } from 'typeorm';
+import { DataSource, DataSourceOptions } from 'typeorm';
 import { AppConfig } from '../config/configuration';
 import { buildDataSourceOptions } from './data-source';
 import { Database } from './database';
@@ -12,32 +12,47 @@ import { prepareGaleraSessions } from './galera';
 import { standAsideEventTriggers } from './event-triggers';
 import { runPendingMigrations } from './migrations-runner';
 import { serializeSqliteTransactions } from './sqlite-transactions';
+import { openAtStartup } from './startup-retry';
 import { traceStatements } from './traced-statements';
 import { tracingOn } from '../tracing/tracing';
+
+/** The data source's options, with how long a start may wait for the database (DB_STARTUP_TIMEOUT). */
+type StartupOptions = TypeOrmModuleOptions & { startupTimeoutMs: number };
+
+/** Opens the data source and prepares it to serve: on a failure it is closed again, so a retry leaves no pool behind. */
+async function openDataSource(options: DataSourceOptions): Promise<DataSource> {
+  const dataSource = await new DataSource(options).initialize();
+  try {
+    if (tracingOn()) await traceStatements(dataSource);
+    serializeSqliteTransactions(dataSource);
+    // Before the migrations: their reads of the migrations table must be causal too.
+    await prepareGaleraSessions(dataSource);
+    await runPendingMigrations(dataSource);
+    await standAsideEventTriggers(dataSource);
+  } catch (error) {
+    await dataSource.destroy();
+    throw error;
+  }
+  return dataSource;
+}
 
 @Global()
 @Module({
   imports: [
     TypeOrmModule.forRootAsync({
       inject: [ConfigService],
-      useFactory: (config: ConfigService<AppConfig, true>) =>
-        buildDataSourceOptions(config.get('database', { infer: true })),
+      useFactory: (config: ConfigService<AppConfig, true>): StartupOptions => {
+        return {
+          ...buildDataSourceOptions(config.get('database', { infer: true })),
+          startupTimeoutMs: config.get('databaseStartup.timeoutMs', { infer: true }),
+          // Retried by openAtStartup alone, for DB_STARTUP_TIMEOUT, never also by TypeOrmModule's own loop.
+          toRetry: () => false,
+        };
+      },
       // Every start brings the schema up to date before the first request is served.
-      dataSourceFactory: async (options) => {
-        const dataSource = await new DataSource(options!).initialize();
-        try {
-          if (tracingOn()) await traceStatements(dataSource);
-          serializeSqliteTransactions(dataSource);
-          // Before the migrations: their reads of the migrations table must be causal too.
-          await prepareGaleraSessions(dataSource);
-          await runPendingMigrations(dataSource);
-          await standAsideEventTriggers(dataSource);
-        } catch (error) {
-          // Close it, so a retried start does not leave this pool behind.
-          await dataSource.destroy();
-          throw error;
-        }
-        return dataSource;
+      dataSourceFactory: (options) => {
+        const { startupTimeoutMs, ...dataSourceOptions } = options as StartupOptions;
+        return openAtStartup(() => openDataSource(dataSourceOptions as DataSourceOptions), startupTimeoutMs);
       },
     }),
     // The transactional plugin alone, without ClsModule.forRoot: forRoot also registers a global

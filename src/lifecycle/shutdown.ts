@@ -10,6 +10,8 @@ import { ShutdownState } from './shutdown-state';
 export const EXIT_CLEAN = 0;
 /** In-flight requests outlived SHUTDOWN_TIMEOUT_MS and were cut, or the shutdown itself overran. */
 export const EXIT_FORCED = 1;
+/** The instance never served: its start failed, or a signal came while it was starting. */
+export const EXIT_NOT_STARTED = 1;
 
 /**
  * Past SHUTDOWN_DELAY_MS + SHUTDOWN_TIMEOUT_MS, what the shutdown may still take to close the
@@ -62,26 +64,40 @@ export async function shutDown(app: INestApplication, reason: string): Promise<n
   return drained ? EXIT_CLEAN : EXIT_FORCED;
 }
 
+/** Ends a process whose instance never served, once its last log lines are written (at most LOG_FLUSH_MS). */
+export async function exitNotStarted(logOutput: LogOutput): Promise<never> {
+  await logOutput.close(LOG_FLUSH_MS);
+  return process.exit(EXIT_NOT_STARTED);
+}
+
 /**
- * SIGTERM (orchestrators) and SIGINT (Ctrl-C) both shut down gracefully, once, and the process
- * exits by SHUTDOWN_DELAY_MS + SHUTDOWN_TIMEOUT_MS + EXIT_MARGIN_MS whatever else is stuck (a module
- * that does not close, a stdout nobody reads).
+ * SIGTERM (orchestrators) and SIGINT (Ctrl-C), handled from the moment the process starts, once.
+ * While the instance is starting (waiting for its database, migrating) there is nothing to finish:
+ * it says it is stopping and exits with EXIT_NOT_STARTED at once. From `serving(app)` on, it shuts
+ * down gracefully (shutDown), and the process exits by SHUTDOWN_DELAY_MS + SHUTDOWN_TIMEOUT_MS +
+ * EXIT_MARGIN_MS whatever else is stuck (a module that does not close, a stdout nobody reads).
  */
-export function exitGracefullyOnSignals(app: INestApplication): void {
+export function exitOnSignals(logOutput: LogOutput): { serving: (app: INestApplication) => void } {
+  let app: INestApplication | undefined;
   let started = false;
   for (const signal of ['SIGTERM', 'SIGINT'] as const) {
     process.on(signal, () => {
       if (started) return;
       started = true;
-      const { delayMs, timeoutMs } = app.get(ConfigService<AppConfig, true>).get('shutdown', { infer: true });
+      if (!app) {
+        new Logger('Shutdown').log(`${signal} while starting: stopping before serving`);
+        void exitNotStarted(logOutput);
+        return;
+      }
+      const serving = app;
+      const { delayMs, timeoutMs } = serving.get(ConfigService<AppConfig, true>).get('shutdown', { infer: true });
       const limitMs = delayMs + timeoutMs + EXIT_MARGIN_MS;
-      const logOutput = app.get(LogOutput);
       setTimeout(() => {
         new Logger('Shutdown').error(`Shutdown did not finish within ${limitMs} ms; exiting now`);
         logOutput.abandon();
         process.exit(EXIT_FORCED);
       }, limitMs).unref();
-      shutDown(app, signal).then(
+      shutDown(serving, signal).then(
         (code) => process.exit(code),
         async (error: unknown) => {
           new Logger('Shutdown').error(`Shutdown failed: ${(error as Error)?.stack ?? String(error)}`);
@@ -91,4 +107,9 @@ export function exitGracefullyOnSignals(app: INestApplication): void {
       );
     });
   }
+  return {
+    serving: (served) => {
+      app = served;
+    },
+  };
 }

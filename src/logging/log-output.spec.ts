@@ -1,15 +1,11 @@
-import { ConfigService } from '@nestjs/config';
 import { Writable } from 'node:stream';
 import { setImmediate as nextTurn, setTimeout as sleep } from 'node:timers/promises';
-import { AppConfig } from '../config/configuration';
 import { LOG_BUFFER_BYTES, LOG_FLUSH_BYTES, LOG_FLUSH_INTERVAL_MS, LogOutput } from './log-output';
 
 /** Long enough for waiting lines to be handed over. */
 const handedOver = () => sleep(LOG_FLUSH_INTERVAL_MS * 3);
 
-const config = {
-  get: (key: string) => (key === 'log' ? { level: 'info', pretty: false } : undefined),
-} as unknown as ConfigService<AppConfig, true>;
+const config = { level: 'info', pretty: false } as const;
 
 /** A stdout stand-in: keeps each write, and can stop taking them (a reader that stalls) and go on. */
 class Reader extends Writable {

@@ -1,8 +1,7 @@
-import { Inject, Injectable, OnApplicationShutdown, Optional } from '@nestjs/common';
-import { ConfigService } from '@nestjs/config';
+import { OnApplicationShutdown } from '@nestjs/common';
 import { Writable } from 'node:stream';
 import pino, { Level, Logger } from 'pino';
-import { AppConfig } from '../config/configuration';
+import { LogConfig } from '../config/configuration';
 import { isoTimeField, loggerOptions } from './logger-options';
 
 /** Log lines waiting for stdout beyond this are dropped (and counted), never held or waited for. */
@@ -14,9 +13,6 @@ export const LOG_BUFFER_BYTES = 1024 * 1024;
  */
 export const LOG_FLUSH_INTERVAL_MS = 20;
 export const LOG_FLUSH_BYTES = 64 * 1024;
-
-/** Where log lines go: stdout, unless a test gives another stream. */
-export const LOG_SINK = Symbol('LOG_SINK');
 
 /** A line whose fields are serialized when it is handed to stdout. */
 interface DeferredLine {
@@ -60,7 +56,6 @@ function countLines(entries: Array<string | DeferredLine>): number {
  *   counted (`droppedLines`, the metric `log_lines_dropped_total`), and once stdout takes lines
  *   again a warning says how many were lost. A reader that is gone (EPIPE) ends the output.
  */
-@Injectable()
 export class LogOutput implements OnApplicationShutdown {
   readonly logger: Logger;
   /**
@@ -83,8 +78,9 @@ export class LogOutput implements OnApplicationShutdown {
   private broken = false;
   private closed = false;
 
-  constructor(config: ConfigService<AppConfig, true>, @Optional() @Inject(LOG_SINK) sink?: Writable) {
-    const options = loggerOptions(config);
+  /** `sink`: where the lines go, stdout unless a test gives another stream. */
+  constructor(log: LogConfig, sink?: Writable) {
+    const options = loggerOptions(log);
     if (options.transport) {
       this.json = false;
       this.logger = pino(options);

@@ -1,6 +1,5 @@
-import { ConfigService } from '@nestjs/config';
 import { LoggerOptions, stdSerializers } from 'pino';
-import { AppConfig } from '../config/configuration';
+import { LogConfig } from '../config/configuration';
 
 function prettyAvailable(): boolean {
   try {
@@ -28,8 +27,7 @@ export function isoTimeField(now = Date.now()): string {
   return `${secondPrefix}${ms < 10 ? '00' : ms < 100 ? '0' : ''}${ms}Z"`;
 }
 
-export function loggerOptions(config: ConfigService<AppConfig, true>): LoggerOptions {
-  const { level, pretty } = config.get('log', { infer: true });
+export function loggerOptions({ level, pretty }: LogConfig): LoggerOptions {
   return {
     level,
     serializers: { err: stdSerializers.err },

@@ -1,26 +1,32 @@
-import { Module } from '@nestjs/common';
-import { LoggerModule, Params } from 'nestjs-pino';
+import { DynamicModule, Global, Module } from '@nestjs/common';
+import { ConfigService } from '@nestjs/config';
+import { AppConfig } from '../config/configuration';
 import { LogOutput } from './log-output';
-import { LogOutputModule } from './log-output.module';
-
-export function loggerParams(output: LogOutput): Params {
-  return {
-    pinoHttp: { logger: output.logger },
-    // Request lines come from RequestLogMiddleware; nestjs-pino's own per-request middleware (a
-    // pino-http logger and a request context) is applied to no route.
-    forRoutes: [],
-  };
-}
 
 /**
- * JSON lines on stdout (readable ones in development) through pino: nestjs-pino is the Nest logger
- * of the whole app, and RequestLogMiddleware writes one line per request.
+ * The log's stdout writer, one per application and global: what reports on the log (metrics,
+ * shutdown) and RequestLogMiddleware write through the same one as Nest's own lines.
  */
-@Module({
-  imports: [
-    LogOutputModule,
-    LoggerModule.forRootAsync({ imports: [LogOutputModule], inject: [LogOutput], useFactory: loggerParams }),
-  ],
-  exports: [LogOutputModule],
-})
-export class LoggingModule {}
+@Global()
+@Module({})
+export class LoggingModule {
+  /**
+   * `output`: the one main.ts made before Nest started, so that Nest's first line was already in the
+   * configured format; without it (tests, scripts), one made from the configuration.
+   */
+  static forRoot(output?: LogOutput): DynamicModule {
+    return {
+      module: LoggingModule,
+      providers: [
+        output
+          ? { provide: LogOutput, useValue: output }
+          : {
+              provide: LogOutput,
+              inject: [ConfigService],
+              useFactory: (config: ConfigService<AppConfig, true>) => new LogOutput(config.get('log', { infer: true })),
+            },
+      ],
+      exports: [LogOutput],
+    };
+  }
+}

@@ -1,4 +1,3 @@
-import { ConfigService } from '@nestjs/config';
 import express from 'express';
 import { EventEmitter, once } from 'node:events';
 import { IncomingMessage, ServerResponse } from 'node:http';
@@ -7,7 +6,7 @@ import { Writable } from 'node:stream';
 import request from 'supertest';
 import { trace } from '@opentelemetry/api';
 import { Principal } from '../auth/principal';
-import { AppConfig, LogLevel } from '../config/configuration';
+import { LogConfig, LogLevel } from '../config/configuration';
 import * as tracing from '../tracing/tracing';
 import { LogOutput } from './log-output';
 import {
@@ -251,9 +250,7 @@ describe(requestLogFields.name, () => {
 });
 
 describe(requestLineFields.name, () => {
-  const config = {
-    get: (key: string) => (key === 'log' ? { level: 'debug', pretty: false } : undefined),
-  } as unknown as ConfigService<AppConfig, true>;
+  const config = { level: 'debug', pretty: false } as const;
   let output: LogOutput;
   let written: string[];
 
@@ -329,11 +326,8 @@ describe(requestLineFields.name, () => {
 });
 
 describe(RequestLogMiddleware.name, () => {
-  function configWith(level: LogLevel): ConfigService<AppConfig, true> {
-    return { get: (key: string) => (key === 'log' ? { level, pretty: false } : undefined) } as unknown as ConfigService<
-      AppConfig,
-      true
-    >;
+  function configWith(level: LogLevel): LogConfig {
+    return { level, pretty: false };
   }
 
   const outputs: LogOutput[] = [];

@@ -1,9 +1,7 @@
 import { Module } from '@nestjs/common';
-import { LogOutputModule } from '../logging/log-output.module';
 import { MetricsService } from './metrics.service';
 
 @Module({
-  imports: [LogOutputModule],
   providers: [MetricsService],
   exports: [MetricsService],
 })

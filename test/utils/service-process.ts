@@ -26,13 +26,37 @@ export interface ServiceProcess {
  * The service as operators run it: its own process, `src/main.ts` with its signal handling and its
  * JSON logs on stdout, configured only through the environment. It runs in an empty working
  * directory, so a developer's `.env` in the project cannot reach it. `build`, the folder of a built
- * tree, runs that tree's `dist/main.js` instead (another release, for example).
+ * tree, runs that tree's `dist/main.js` instead (another release, for example). Resolves once it
+ * answers its liveness probe.
  */
 export async function startServiceProcess(
   env: Record<string, string>,
   timeoutMs = 60_000,
   build?: string,
 ): Promise<ServiceProcess> {
+  const service = await spawnServiceProcess(env, build);
+  const { child, url } = service;
+  // Up when liveness answers; the log may be too quiet (LOG_LEVEL) to say so.
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    if (child.exitCode !== null)
+      throw new Error(`The service exited with code ${child.exitCode}; its output:\n${service.output()}`);
+    if (Date.now() > deadline) {
+      child.kill('SIGKILL');
+      throw new Error(`The service did not start within ${timeoutMs} ms; its output:\n${service.output()}`);
+    }
+    const live = await fetch(`${url}/health/live`).then(
+      (res) => res.ok,
+      () => false,
+    );
+    if (live) break;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  return service;
+}
+
+/** The service's process as startServiceProcess starts it, without waiting for it to be up. */
+export async function spawnServiceProcess(env: Record<string, string>, build?: string): Promise<ServiceProcess> {
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
   const child = spawn(
@@ -61,23 +85,6 @@ export async function startServiceProcess(
   child.stderr!.on('data', (chunk: Buffer) => (text += chunk.toString('utf8')));
   // 'close' rather than 'exit': by then stdout and stderr are drained, so output() is complete.
   const exited = new Promise<number | null>((resolve) => child.once('close', (code) => resolve(code)));
-
-  // Up when liveness answers; the log may be too quiet (LOG_LEVEL) to say so.
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    if (child.exitCode !== null)
-      throw new Error(`The service exited with code ${child.exitCode}; its output:\n${text}`);
-    if (Date.now() > deadline) {
-      child.kill('SIGKILL');
-      throw new Error(`The service did not start within ${timeoutMs} ms; its output:\n${text}`);
-    }
-    const live = await fetch(`${url}/health/live`).then(
-      (res) => res.ok,
-      () => false,
-    );
-    if (live) break;
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
 
   return {
     child,

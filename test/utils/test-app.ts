@@ -1,9 +1,7 @@
 import { INestApplication } from '@nestjs/common';
 import { NestExpressApplication } from '@nestjs/platform-express';
-import { ConfigService } from '@nestjs/config';
 import { Test } from '@nestjs/testing';
 import { isInteger, parse, stringify } from 'lossless-json';
-import { Logger } from 'nestjs-pino';
 import { dirname, join } from 'node:path';
 import { Writable } from 'node:stream';
 import request from 'supertest';
@@ -11,9 +9,10 @@ import { DataSource } from 'typeorm';
 import { AppModule } from '../../src/app.module';
 import { APP_OPTIONS, configureApp, createHttpAdapter } from '../../src/app.setup';
 import { CreateTokenInput, TokensService } from '../../src/auth/tokens.service';
-import { AppConfig } from '../../src/config/configuration';
+import { loadLogConfig } from '../../src/config/configuration';
 import { ENVIRONMENT } from '../../src/config/config.module';
 import { LogOutput } from '../../src/logging/log-output';
+import { nestLogger } from '../../src/logging/nest-logger';
 import { TestDatabase, prepareDatabase } from './databases';
 import { recordResponses } from './openapi-contract';
 
@@ -55,19 +54,18 @@ export async function startTestApp(
   { logSink }: { logSink?: Writable } = {},
 ): Promise<TestApp> {
   const db = await prepareDatabase(name);
-  let builder = Test.createTestingModule({ imports: [AppModule] })
-    .overrideProvider(ENVIRONMENT)
-    .useValue({ ...TEST_ENV, ...db.env, ...extraEnv });
+  const env = { ...TEST_ENV, ...db.env, ...extraEnv };
+  let logOutput: LogOutput | undefined;
   if (logSink) {
     useNewRootLogger();
-    builder = builder.overrideProvider(LogOutput).useFactory({
-      factory: (config: ConfigService<AppConfig, true>) => new LogOutput(config, logSink),
-      inject: [ConfigService],
-    });
+    logOutput = new LogOutput(loadLogConfig(env), logSink);
   }
-  const moduleRef = await builder.compile();
+  const moduleRef = await Test.createTestingModule({ imports: [AppModule.forRoot(logOutput)] })
+    .overrideProvider(ENVIRONMENT)
+    .useValue(env)
+    .compile();
   const app = moduleRef.createNestApplication<NestExpressApplication>(createHttpAdapter(), APP_OPTIONS);
-  app.useLogger(logSink ? app.get(Logger) : ['error']);
+  app.useLogger(logOutput ? nestLogger(logOutput) : ['error']);
   // First, before anything can answer: every response is checked against openapi.json (contract-setup.ts).
   app.use(recordResponses());
   configureApp(app);

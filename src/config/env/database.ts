@@ -1,4 +1,5 @@
-import { SettingValues, integer, text } from '../settings';
+import { DURATION_UNIT_MS } from '../duration';
+import { SettingValues, duration, integer, text } from '../settings';
 
 /** Where the plants are kept: a MySQL or MariaDB server, or the embedded SQLite file. */
 export const databaseSettings = {
@@ -28,6 +29,15 @@ export const databaseSettings = {
     description:
       'How long a MySQL statement may go unanswered before the request gets 503 and the connection is replaced, so a silent network never holds requests.',
   }),
+  DB_STARTUP_TIMEOUT: duration({
+    units: ['ms', 's', 'm', 'h'],
+    min: 0,
+    max: DURATION_UNIT_MS.h,
+    default: '60s',
+    message: '$property must be a duration from 0s to 1h, such as 60s or 5m (units ms, s, m, h)',
+    description:
+      'How long an instance, or the command line, keeps trying to reach the database when it starts, logging each failed attempt and why, before it gives up and exits with 1: 0s to 1h, a duration (units `ms`, `s`, `m`, `h`). `0s`: one attempt.',
+  }),
 };
 
 export function databaseConfig(env: SettingValues<typeof databaseSettings>) {
@@ -43,5 +53,6 @@ export function databaseConfig(env: SettingValues<typeof databaseSettings>) {
           queryTimeoutMs: env.DB_QUERY_TIMEOUT_MS,
         }
       : { type: 'sqlite' as const, path: env.SQLITE_PATH },
+    databaseStartup: { timeoutMs: env.DB_STARTUP_TIMEOUT },
   };
 }

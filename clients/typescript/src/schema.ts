@@ -527,7 +527,7 @@ export interface operations {
             /** @description One page of plants */
             200: {
                 headers: {
-                    /** @description Present when more plants remain: `</plants?limit=N&after=ID>; rel="next"` (RFC 8288) */
+                    /** @description Present when more plants remain: `<?limit=N&after=ID>; rel="next"` (RFC 8288). The target is a relative reference holding only a query: resolved against the URL of this request (RFC 3986 §5), it is the same path with the query of the next page, so it stays under any path prefix a gateway serves the API at. */
                     Link?: string;
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];

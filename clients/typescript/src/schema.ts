@@ -253,7 +253,7 @@ export interface components {
         CreatedWebhook: {
             /**
              * Format: int64
-             * @description Identification number of the subscription
+             * @description Identification number of the subscription, chosen by the service: a random integer from 1 to 2^53 - 1 (Number.MAX_SAFE_INTEGER), which every JSON parser reads exactly, one that reads numbers as doubles (`JSON.parse`) included. A subscription made by an earlier release, which gave ids up to 2^63 - 1, has such an id as well; the id it was given then still names it in paths.
              * @example 4817263512
              */
             id: bigint;
@@ -296,7 +296,7 @@ export interface components {
         Webhook: {
             /**
              * Format: int64
-             * @description Identification number of the subscription
+             * @description Identification number of the subscription, chosen by the service: a random integer from 1 to 2^53 - 1 (Number.MAX_SAFE_INTEGER), which every JSON parser reads exactly, one that reads numbers as doubles (`JSON.parse`) included. A subscription made by an earlier release, which gave ids up to 2^63 - 1, has such an id as well; the id it was given then still names it in paths.
              * @example 4817263512
              */
             id: bigint;
@@ -1327,7 +1327,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description ID of the subscription */
+                /** @description ID of the subscription, or the id an earlier release gave it (up to 2^63 - 1) */
                 id: bigint;
             };
             cookie?: never;
@@ -1475,7 +1475,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description ID of the subscription */
+                /** @description ID of the subscription, or the id an earlier release gave it (up to 2^63 - 1) */
                 id: bigint;
             };
             cookie?: never;

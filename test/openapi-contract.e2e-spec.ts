@@ -206,9 +206,9 @@ describe('the OpenAPI contract checker', () => {
       doc.paths['/plants'].get.responses['200'].headers.Link.required = true;
       const strict = new OpenApiContract(doc);
       expect(strict.check(response('GET', '/plants', 200, '[]'))).toEqual(['required header Link is missing']);
-      expect(
-        strict.check(response('GET', '/plants', 200, '[]', { link: '<?limit=1&after=1>; rel="next"' })),
-      ).toEqual([]);
+      expect(strict.check(response('GET', '/plants', 200, '[]', { link: '<?limit=1&after=1>; rel="next"' }))).toEqual(
+        [],
+      );
     });
 
     it('checks a present header against its schema, read from text', () => {

@@ -92,7 +92,7 @@ const CALLS: [Type<object>, Record<string, unknown[]>][] = [
         10,
       ],
       listSubscriptions: ['closed'],
-      subscriptionExists: ['closed', 1n],
+      findSubscription: ['closed', 1n],
       subscriptionWants: ['closed', ['plant.created']],
       recordEvents: ['closed', 'created', { id: 1n, name: 'Fern' }, [{ type: 'plant.created', data: '{}' }]],
       deleteSubscription: ['closed', 1n],
@@ -104,6 +104,7 @@ const CALLS: [Type<object>, Record<string, unknown[]>][] = [
       read: ['SELECT 1', []],
       countDue: [],
       prune: [1000],
+      givePublicIds: [10],
     },
   ],
 ];

@@ -39,6 +39,7 @@ describe('API documentation', () => {
       [
         '/docs/favicon-16x16.png',
         '/docs/favicon-32x32.png',
+        '/docs/lossless-json.js',
         '/docs/swagger-ui-bundle.js',
         '/docs/swagger-ui-init.js',
         '/docs/swagger-ui.css',
@@ -62,6 +63,9 @@ describe('API documentation', () => {
     expect((bundle.body as Buffer).equals(readFileSync(join(SWAGGER_UI_DIST, 'swagger-ui-bundle.js')))).toBe(true);
     expect((await t.http().get('/docs/swagger-ui.css')).headers['content-type']).toBe('text/css; charset=utf-8');
     expect((await t.http().get('/docs/favicon-32x32.png')).headers['content-type']).toBe('image/png');
+    const lossless = await t.http().get('/docs/lossless-json.js');
+    expect(lossless.headers['content-type']).toBe('text/javascript; charset=utf-8');
+    expect(lossless.text).toBe(readFileSync(require.resolve('lossless-json'), 'utf8'));
   });
 
   it("starts Swagger UI on the service's own document, never on a URL from the address bar", async () => {
@@ -91,6 +95,8 @@ describe('API documentation', () => {
     '/docs/oauth2-redirect.html',
     '/docs/absolute-path.js',
     '/docs/swagger-ui-standalone-preset.js',
+    '/docs/lossless-json.js.map',
+    '/docs/lossless-json.mjs',
     '/docs/%2e%2e%2fpackage.json',
     '/docs/..%2F..%2Fpackage.json',
     '/docs/constructor',

@@ -54,7 +54,7 @@ describe('the OpenAPI contract checker', () => {
       [
         'a page with a Link',
         response('GET', '/plants?limit=1', 200, '[{"id":1,"name":"a"}]', {
-          link: '</plants?limit=1&after=1>; rel="next"',
+          link: '<?limit=1&after=1>; rel="next"',
         }),
       ],
       ['an empty page', response('GET', '/plants', 200, '[]')],
@@ -206,9 +206,9 @@ describe('the OpenAPI contract checker', () => {
       doc.paths['/plants'].get.responses['200'].headers.Link.required = true;
       const strict = new OpenApiContract(doc);
       expect(strict.check(response('GET', '/plants', 200, '[]'))).toEqual(['required header Link is missing']);
-      expect(
-        strict.check(response('GET', '/plants', 200, '[]', { link: '</plants?limit=1&after=1>; rel="next"' })),
-      ).toEqual([]);
+      expect(strict.check(response('GET', '/plants', 200, '[]', { link: '<?limit=1&after=1>; rel="next"' }))).toEqual(
+        [],
+      );
     });
 
     it('checks a present header against its schema, read from text', () => {

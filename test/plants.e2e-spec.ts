@@ -1,6 +1,9 @@
+import { parse, parseNumberAndBigInt } from 'lossless-json';
+import { AddressInfo } from 'node:net';
 import request from 'supertest';
 import { TestApp, bearer, exactJson, expectErrorBody, jsonText, startTestApp } from './utils/test-app';
 import { testDatabases } from './utils/databases';
+import { PathPrefixProxy } from './utils/path-prefix-proxy';
 
 const INT64_MAX = 9223372036854775807n;
 const INT64_MIN = -9223372036854775808n;
@@ -237,25 +240,70 @@ describe.each(testDatabases())('Plants API on %s', (database) => {
       await seed(bob, [1n, 2n]);
 
       const seen: bigint[] = [];
-      let next: string | undefined = '/plants?limit=6';
+      // The link is resolved against the URL of the page it came with, as RFC 8288 says.
+      let next: URL | undefined = new URL('http://service/plants?limit=6');
       let pages = 0;
       while (next && pages < 50) {
-        const res: request.Response = await t.http().get(next).set(bearer(alice));
+        const res: request.Response = await t
+          .http()
+          .get(next.pathname + next.search)
+          .set(bearer(alice));
         expect(res.status).toBe(200);
         const page = exactJson<Plant[]>(res);
         expect(page.length).toBeLessThanOrEqual(6);
         seen.push(...page.map((p) => p.id));
-        next = /^<([^>]+)>; rel="next"$/.exec(res.headers.link ?? '')?.[1];
+        const link = /^<([^>]+)>; rel="next"$/.exec(res.headers.link ?? '')?.[1];
+        next = link === undefined ? undefined : new URL(link, next);
         pages += 1;
       }
       expect(seen).toEqual([...ids].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0)));
       expect(pages).toBe(Math.ceil(ids.length / 6));
     });
 
+    describe('behind a gateway that serves the API under a path prefix', () => {
+      let gateway: PathPrefixProxy;
+      beforeAll(async () => {
+        await t.app.listen(0, '127.0.0.1');
+        gateway = new PathPrefixProxy('/plant-store', (t.app.getHttpServer().address() as AddressInfo).port);
+        await gateway.start();
+      });
+      afterAll(() => gateway.close());
+
+      /** Every page from `start` on, each Link resolved against the URL of the page it came with. */
+      async function walk(start: string): Promise<{ ids: bigint[]; urls: string[] }> {
+        const ids: bigint[] = [];
+        const urls: string[] = [];
+        for (let url: URL | undefined = new URL(start); url && urls.length < 20;) {
+          urls.push(url.href);
+          const res = await fetch(url, { headers: bearer(alice) });
+          expect(res.status).toBe(200);
+          ids.push(...(parse(await res.text(), null, parseNumberAndBigInt) as Plant[]).map((p) => p.id));
+          const link = /^<([^>]+)>; rel="next"$/.exec(res.headers.get('link') ?? '')?.[1];
+          url = link === undefined ? undefined : new URL(link, url);
+        }
+        return { ids, urls };
+      }
+
+      // With a trailing slash too: the service answers /plants/ as /plants, and the links keep it.
+      it.each(['/plants?limit=2', '/plants/?limit=2', `/plants?after=${INT64_MIN}&limit=2`])(
+        'walks every page from %s through the gateway, every link staying under its prefix',
+        async (path) => {
+          const ids = [-9007199254740993n, 1n, 2n, 3n, 9007199254740993n];
+          await seed(alice, ids);
+          const start = `${gateway.url}${path}`;
+          const { ids: seen, urls } = await walk(start);
+          expect(seen).toEqual(ids);
+          expect(urls).toHaveLength(3);
+          for (const url of urls) expect(new URL(url).pathname).toBe(new URL(start).pathname);
+          expect(gateway.refused).toEqual([]);
+        },
+      );
+    });
+
     it('gives the last page no Link, also when it is exactly full', async () => {
       await seed(alice, [1n, 2n, 3n, 4n]);
       const first = await list(alice, '?limit=2');
-      expect(first.headers.link).toBe('</plants?limit=2&after=2>; rel="next"');
+      expect(first.headers.link).toBe('<?limit=2&after=2>; rel="next"');
       const last = await t.http().get('/plants?limit=2&after=2').set(bearer(alice));
       expect(exactJson<Plant[]>(last).map((p) => p.id)).toEqual([3n, 4n]);
       expect(last.headers.link).toBeUndefined();
@@ -268,7 +316,7 @@ describe.each(testDatabases())('Plants API on %s', (database) => {
       );
       const unlimited = await list(alice);
       expect(unlimited.body).toHaveLength(MAX_PAGE);
-      expect(unlimited.headers.link).toBe(`</plants?limit=${MAX_PAGE}&after=${MAX_PAGE - 1}>; rel="next"`);
+      expect(unlimited.headers.link).toBe(`<?limit=${MAX_PAGE}&after=${MAX_PAGE - 1}>; rel="next"`);
       const large = await list(alice, '?limit=2147483647');
       expect(large.body).toHaveLength(MAX_PAGE);
       const rest = await t

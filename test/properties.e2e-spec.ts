@@ -455,7 +455,7 @@ describe.each(testDatabases())('Properties of the HTTP API on %s', (database) =>
             const page = readExact(res.text) as PlantBody[];
             expect(page).toEqual(rest.slice(0, size).map((id) => ({ id, name: `p${id}` })));
             if (rest.length > size)
-              expect(res.headers.link).toBe(`</plants?limit=${size}&after=${rest[size - 1]}>; rel="next"`);
+              expect(res.headers.link).toBe(`<?limit=${size}&after=${rest[size - 1]}>; rel="next"`);
             else expect(res.headers.link).toBeUndefined();
           },
         ),

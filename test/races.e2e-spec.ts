@@ -68,12 +68,13 @@ describe.each(testDatabases())('Concurrent writes on %s', (database) => {
   /** Every plant of a user through the API, following Link rel="next". */
   async function listAll(token: string): Promise<StoredPlant[]> {
     const all: StoredPlant[] = [];
-    let next: string | undefined = '/plants?limit=1000';
+    let next: URL | undefined = new URL('http://service/plants?limit=1000');
     while (next) {
-      const res: RawResponse = await rawRequest(port, { path: next, headers: bearer(token) });
+      const res: RawResponse = await rawRequest(port, { path: next.pathname + next.search, headers: bearer(token) });
       expect(res.status).toBe(200);
       all.push(...(parse(res.text, undefined, exactInteger) as StoredPlant[]));
-      next = /^<([^>]+)>; rel="next"$/.exec(String(res.headers.link ?? ''))?.[1];
+      const link = /^<([^>]+)>; rel="next"$/.exec(String(res.headers.link ?? ''))?.[1];
+      next = link === undefined ? undefined : new URL(link, next);
     }
     return all;
   }

@@ -1,3 +1,4 @@
+import { parse, parseNumberAndBigInt } from 'lossless-json';
 import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
 import { ServiceProcess, startServiceProcess } from './utils/service-process';
@@ -10,6 +11,8 @@ import { WEBHOOK_TEST_ENV, WebhookReceiver } from './utils/webhook-receiver';
  * this release starts beside them and migrates the shared MariaDB database, and the old instances
  * are replaced one at a time (one of them restarted on the migrated schema first, as a crashed
  * instance would be). No request may fail, and every change must reach the subscriber exactly once.
+ * Afterwards every subscription, one the previous release made after the migration included, is
+ * shown with an id JSON.parse reads exactly, and the ids the previous release gave still name them.
  *
  * scripts/ci/rollout.sh builds the previous release (the commit before the newest migration) and
  * this one, and runs this spec with ROLLOUT_PREVIOUS and ROLLOUT_CURRENT pointing at them.
@@ -17,7 +20,8 @@ import { WEBHOOK_TEST_ENV, WebhookReceiver } from './utils/webhook-receiver';
 const PREVIOUS = process.env.ROLLOUT_PREVIOUS;
 const CURRENT = process.env.ROLLOUT_CURRENT;
 const SERVER = process.env.ROLLOUT_MYSQL_URL ?? 'mysql://root@127.0.0.1:3306';
-const DB = 'plantstore_rollout';
+/** Dropped and created afresh: a database of its own, which ROLLOUT_DATABASE may name. */
+const DB = process.env.ROLLOUT_DATABASE ?? 'plantstore_rollout';
 const describeRollout = PREVIOUS && CURRENT ? describe : describe.skip;
 
 jest.setTimeout(300_000);
@@ -135,13 +139,24 @@ describeRollout('Rolling upgrade from the previous release on one MariaDB databa
       .trim()
       .split('\n')
       .pop()!;
+    /** A call as a JavaScript client makes it: the answer read with JSON.parse. */
+    const call = async (instance: Instance, method: string, path: string, body?: unknown) => {
+      const res = await fetch(`${instance.service.url}${path}`, {
+        method,
+        headers: { authorization: `Bearer ${token}`, ...(body ? { 'content-type': 'application/json' } : {}) },
+        body: body ? JSON.stringify(body) : undefined,
+      });
+      const text = await res.text();
+      return { status: res.status, text, json: text ? (JSON.parse(text) as unknown) : undefined };
+    };
     const subscribed = await fetch(`${old1.service.url}/webhooks`, {
       method: 'POST',
       headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
       body: JSON.stringify({ url: receiver.url('/rollout'), events: ['plant.created', 'plant.deleted'] }),
     });
     expect(subscribed.status).toBe(201);
-    receiver.expectSecret('/rollout', ((await subscribed.json()) as { secret: string }).secret);
+    const subscription = parse(await subscribed.text(), null, parseNumberAndBigInt) as { id: bigint; secret: string };
+    receiver.expectSecret('/rollout', subscription.secret);
 
     const rotation = [old1, old2];
     const load = startLoad(rotation, token);
@@ -154,6 +169,14 @@ describeRollout('Rolling upgrade from the previous release on one MariaDB databa
     await drainAndStop(rotation, old1);
     const old3 = await start('previous #3', PREVIOUS!);
     rotation.push(old3);
+    // A subscription made by the previous release on the migrated schema, as a client may make one then.
+    const late = await call(old3, 'POST', '/webhooks', {
+      url: receiver.url('/late'),
+      events: ['plant.deleted'],
+    });
+    expect(late.status).toBe(201);
+    const lateSubscription = parse(late.text, null, parseNumberAndBigInt) as { id: bigint; secret: string };
+    receiver.expectSecret('/late', lateSubscription.secret);
     await sleep(2000);
     await drainAndStop(rotation, old2);
     const new2 = await start('current #2', CURRENT!);
@@ -184,5 +207,20 @@ describeRollout('Rolling upgrade from the previous release on one MariaDB databa
     });
     expect(new Set(events).size).toBe(events.length);
     expect(events.sort()).toEqual([...load.acknowledged].sort());
+
+    // Every subscription now has an id JSON.parse reads exactly, and the old ids still name them.
+    const listed = async () => (await call(new2, 'GET', '/webhooks')).json as { id: number; url: string }[];
+    await waitFor(async () => (await listed()).every((listedOne) => Number.isSafeInteger(listedOne.id)), {
+      what: 'every subscription shown with an id within 2^53 - 1',
+      intervalMs: 200,
+    });
+    expect((await listed()).map((listedOne) => listedOne.url).sort()).toEqual(
+      [receiver.url('/late'), receiver.url('/rollout')].sort(),
+    );
+    expect((await call(new2, 'GET', `/webhooks/${subscription.id}/deliveries`)).status).toBe(200);
+    expect((await call(new2, 'DELETE', `/webhooks/${lateSubscription.id}`)).status).toBe(204);
+    const [current] = await listed();
+    expect((await call(new2, 'DELETE', `/webhooks/${current.id}`)).status).toBe(204);
+    expect(await listed()).toEqual([]);
   });
 });

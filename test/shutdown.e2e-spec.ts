@@ -20,13 +20,14 @@ describe.each(testDatabases())('Graceful shutdown on %s', (database) => {
 
   async function listAll(url: string): Promise<bigint[]> {
     const ids: bigint[] = [];
-    let next: string | null = '/plants?limit=1000';
+    let next: URL | null = new URL(`${url}/plants?limit=1000`);
     while (next) {
-      const res: Response = await fetch(`${url}${next}`, { headers: auth() });
+      const res: Response = await fetch(next, { headers: auth() });
       expect(res.status).toBe(200);
       const text = await res.text();
       ids.push(...[...text.matchAll(/"id":(-?\d+)/g)].map((m) => BigInt(m[1])));
-      next = /<([^>]+)>; rel="next"/.exec(res.headers.get('link') ?? '')?.[1] ?? null;
+      const link = /<([^>]+)>; rel="next"/.exec(res.headers.get('link') ?? '')?.[1];
+      next = link === undefined ? null : new URL(link, next);
     }
     return ids;
   }

@@ -9,6 +9,7 @@ import { TokenTimesToTheMillisecond1763900000000 } from './migrations/1763900000
 import { Webhooks1764100000000 } from './migrations/1764100000000-Webhooks';
 import { IdempotencyKeys1764200000000 } from './migrations/1764200000000-IdempotencyKeys';
 import { EventsRecordedByTheService1764300000000 } from './migrations/1764300000000-EventsRecordedByTheService';
+import { SubscriptionIdsSafeInJavaScript1764400000000 } from './migrations/1764400000000-SubscriptionIdsSafeInJavaScript';
 import { TimedOutConnectionSubscriber } from './timed-out-connection.subscriber';
 
 export const ENTITIES = [Plant, ApiToken];
@@ -18,6 +19,7 @@ export const MIGRATIONS = [
   Webhooks1764100000000,
   IdempotencyKeys1764200000000,
   EventsRecordedByTheService1764300000000,
+  SubscriptionIdsSafeInJavaScript1764400000000,
 ];
 
 /**

@@ -59,8 +59,8 @@ describe(DocsService.name, () => {
     expect(docs.file('swagger-ui-init.js')!.body.toString()).toContain("url: '/docs-json'");
   });
 
-  it.each(['swagger-ui-bundle.js', 'swagger-ui.css', 'favicon-16x16.png', 'favicon-32x32.png'])(
-    'serves %s from swagger-ui-dist',
+  it.each(['swagger-ui-bundle.js', 'swagger-ui.css', 'favicon-16x16.png', 'favicon-32x32.png', 'lossless-json.js'])(
+    'serves %s from its package',
     (name) => {
       expect(docs.file(name)!.body.length).toBeGreaterThan(100);
     },
@@ -70,6 +70,7 @@ describe(DocsService.name, () => {
     'package.json',
     'README.md',
     'swagger-ui-bundle.js.map',
+    'lossless-json.js.map',
     'swagger-initializer.js',
     'index.html',
     '../package.json',

@@ -14,15 +14,30 @@ export interface DocsFile {
 }
 
 /**
- * The only swagger-ui-dist files the page loads; everything else in the package (its
- * package.json, README, source maps, the stock Petstore initializer) is never served.
+ * The only files the page loads besides its own: four of swagger-ui-dist, and lossless-json's
+ * browser build (a dependency of the service already), which shows JSON answers with their
+ * numbers exact. Everything else in those packages (package.json, READMEs, source maps, the stock
+ * Petstore initializer) is never served.
  */
-const ASSETS: ReadonlyMap<string, string> = new Map([
-  ['swagger-ui.css', 'text/css; charset=utf-8'],
-  ['swagger-ui-bundle.js', 'text/javascript; charset=utf-8'],
-  ['favicon-32x32.png', 'image/png'],
-  ['favicon-16x16.png', 'image/png'],
+const ASSETS: ReadonlyMap<string, { type: string; path: () => string }> = new Map([
+  ['swagger-ui.css', { type: 'text/css; charset=utf-8', path: () => swaggerUiFile('swagger-ui.css') }],
+  [
+    'swagger-ui-bundle.js',
+    { type: 'text/javascript; charset=utf-8', path: () => swaggerUiFile('swagger-ui-bundle.js') },
+  ],
+  ['favicon-32x32.png', { type: 'image/png', path: () => swaggerUiFile('favicon-32x32.png') }],
+  ['favicon-16x16.png', { type: 'image/png', path: () => swaggerUiFile('favicon-16x16.png') }],
+  // The package's `require` entry is its UMD build, which defines window.LosslessJSON in a page.
+  ['lossless-json.js', { type: 'text/javascript; charset=utf-8', path: () => require.resolve('lossless-json') }],
 ]);
+
+/** A file of swagger-ui-dist as @nestjs/swagger, which depends on it, resolves it. */
+function swaggerUiFile(name: string): string {
+  return join(
+    dirname(require.resolve('swagger-ui-dist/package.json', { paths: [dirname(require.resolve('@nestjs/swagger'))] })),
+    name,
+  );
+}
 
 /** The page: Swagger UI's own markup, loading only files of this origin (the CSP allows no inline script). */
 const PAGE = `<!DOCTYPE html>
@@ -38,6 +53,7 @@ const PAGE = `<!DOCTYPE html>
 <body>
   <div id="swagger-ui"></div>
   <script src="/${DOCS_PATH}/swagger-ui-bundle.js"></script>
+  <script src="/${DOCS_PATH}/lossless-json.js"></script>
   <script src="/${DOCS_PATH}/swagger-ui-init.js"></script>
 </body>
 </html>
@@ -47,14 +63,48 @@ const PAGE = `<!DOCTYPE html>
  * Starts Swagger UI on the service's own document. No URL is taken from the page's address (the
  * stock initializer's `?url=` would load any document into this origin's page), and the base
  * layout has no top bar to type one into.
+ *
+ * Ids are int64, and Swagger UI shows a JSON answer after JSON.parse and JSON.stringify, which
+ * round every integer beyond 2^53: plant 9007199254740993 would show as 9007199254740992, and a
+ * user who copied it would delete the wrong id. Its response body is shown as lossless-json
+ * formats it instead, every number as the service wrote it, indented as Swagger UI indents. A
+ * request body is sent as typed (Swagger UI passes the text on; the browser test holds it to that).
  */
-const INIT_SCRIPT = `window.onload = function () {
+const INIT_SCRIPT = `function exactJson(content, contentType) {
+  if (typeof content !== 'string' || !/json/i.test(contentType || '')) return undefined;
+  try {
+    return LosslessJSON.stringify(LosslessJSON.parse(content), null, 2);
+  } catch (error) {
+    return undefined; // Not JSON after all: Swagger UI says so itself.
+  }
+}
+
+function ExactNumbersPlugin() {
+  return {
+    wrapComponents: {
+      responseBody: function (Original, system) {
+        return function ExactResponseBody(props) {
+          var h = system.React.createElement;
+          var text = exactJson(props.content, props.contentType);
+          if (text === undefined) return h(Original, props);
+          var HighlightCode = props.getComponent('HighlightCode', true);
+          var file = 'response_' + Date.now() + '.json';
+          return h('div', null, h('h5', null, 'Response body'),
+            h(HighlightCode, { language: 'json', downloadable: true, canCopy: true, fileName: file }, text));
+        };
+      },
+    },
+  };
+}
+
+window.onload = function () {
   window.ui = SwaggerUIBundle({
     url: '/${DOCS_JSON_PATH}',
     dom_id: '#swagger-ui',
     deepLinking: true,
     persistAuthorization: true,
     presets: [SwaggerUIBundle.presets.apis],
+    plugins: [ExactNumbersPlugin],
     layout: 'BaseLayout',
   });
 };
@@ -113,7 +163,6 @@ export class DocsService {
     ['', { type: 'text/html; charset=utf-8', body: Buffer.from(PAGE) }],
     ['swagger-ui-init.js', { type: 'text/javascript; charset=utf-8', body: Buffer.from(INIT_SCRIPT) }],
   ]);
-  private assetsDirectory?: string;
 
   constructor(@Optional() private readonly jwts?: JwtVerifier) {}
 
@@ -139,19 +188,11 @@ export class DocsService {
   /** The page (`''`) or one of its files, by name; undefined for anything not on the list. */
   file(name: string): DocsFile | undefined {
     let file = this.files.get(name);
-    const type = ASSETS.get(name);
-    if (file === undefined && type !== undefined) {
-      file = { type, body: readFileSync(join(this.assets(), name)) };
+    const asset = ASSETS.get(name);
+    if (file === undefined && asset !== undefined) {
+      file = { type: asset.type, body: readFileSync(asset.path()) };
       this.files.set(name, file);
     }
     return file;
-  }
-
-  /** swagger-ui-dist as @nestjs/swagger, which depends on it, resolves it. */
-  private assets(): string {
-    this.assetsDirectory ??= dirname(
-      require.resolve('swagger-ui-dist/package.json', { paths: [dirname(require.resolve('@nestjs/swagger'))] }),
-    );
-    return this.assetsDirectory;
   }
 }

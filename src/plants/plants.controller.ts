@@ -60,7 +60,11 @@ export class PlantsController {
     description: 'One page of plants',
     headers: {
       Link: {
-        description: 'Present when more plants remain: `</plants?limit=N&after=ID>; rel="next"` (RFC 8288)',
+        description:
+          'Present when more plants remain: `<?limit=N&after=ID>; rel="next"` (RFC 8288). The target is a ' +
+          'relative reference holding only a query: resolved against the URL of this request (RFC 3986 §5), it ' +
+          'is the same path with the query of the next page, so it stays under any path prefix a gateway serves ' +
+          'the API at.',
         schema: { type: 'string' },
       },
     },
@@ -73,7 +77,9 @@ export class PlantsController {
   ): Promise<PlantDto[]> {
     const page = await this.plants.list(caller.subject, query);
     if (page.nextAfter !== undefined) {
-      res.setHeader('Link', `</plants?limit=${page.limit}&after=${page.nextAfter}>; rel="next"`);
+      // Query only: the client resolves it against the URL it used, prefix and trailing slash
+      // included, so a gateway that serves the API under /some-prefix gets page 2 too.
+      res.setHeader('Link', `<?limit=${page.limit}&after=${page.nextAfter}>; rel="next"`);
     }
     return page.plants;
   }

@@ -7,9 +7,18 @@ import { PlantChange, PlantChanges, WEBHOOK_EVENT_TYPES, WebhookEvent } from './
  * beside this one during a rolling upgrade (docs/operations.md, "Upgrades"): it knows a
  * subscription's events by one flag column per event type, and a delivery's data by three plant
  * columns. This release writes them alongside `events` and `data`, and reads them where a row
- * written by the previous release has no `events` or `data`. The next release with a migration
- * stops writing them and drops them, and this file goes.
+ * written by the previous release has no `events` or `data`. A later release stops writing them and
+ * drops them, and this file goes (docs/development.md, "Adding a migration").
  */
+
+/**
+ * The previous release gives a subscription it creates a random 63-bit id and no public id (see
+ * the SubscriptionIdsSafeInJavaScript migration): until it has one, the API shows its key.
+ * Every instance of this release gives up to this many such subscriptions a public id each time it
+ * prunes (WebhookDispatcher, at its start and every 10 minutes), so those created during an upgrade
+ * show one within minutes.
+ */
+export const PUBLIC_IDS_PER_ROUND = 100;
 
 /** The previous release's flag column of each event type it knew. */
 export const PREVIOUS_EVENT_FLAGS: Partial<Record<WebhookEvent, 'on_created' | 'on_deleted'>> = {

@@ -10,6 +10,7 @@ import { ShutdownState } from '../lifecycle/shutdown-state';
 import { MetricsService } from '../metrics/metrics.service';
 import { SecretBox } from '../secrets/secret-box';
 import { SecretsService } from '../secrets/secrets.service';
+import { PUBLIC_IDS_PER_ROUND } from './previous-release';
 import { newSigningSecret } from './signing-secret';
 import { RETENTION_MS, WebhookDispatcher, outcomeOf, retryDelayMs, webhookId } from './webhook-dispatcher';
 import { AttemptOutcome, AttemptRecord, ClaimedDelivery, WebhooksRepository } from './webhooks.repository';
@@ -129,7 +130,7 @@ describe(WebhookDispatcher.name, () => {
   let moduleRef: TestingModule | undefined;
   let dispatcher: WebhookDispatcher;
   let registry: Registry;
-  let repository: Record<'claimDue' | 'recordAttempt' | 'countDue' | 'prune', jest.Mock>;
+  let repository: Record<'claimDue' | 'recordAttempt' | 'countDue' | 'prune' | 'givePublicIds', jest.Mock>;
   /** The arguments of the first recordAttempt. */
   let recorded: Promise<Recorded>;
 
@@ -144,6 +145,7 @@ describe(WebhookDispatcher.name, () => {
       }),
       countDue: jest.fn().mockResolvedValue(0),
       prune: jest.fn().mockResolvedValue(undefined),
+      givePublicIds: jest.fn().mockResolvedValue(0),
     };
   });
 
@@ -209,6 +211,8 @@ describe(WebhookDispatcher.name, () => {
 
     expect(repository.claimDue).toHaveBeenCalledWith(16, 2 * TIMEOUT_MS + 5000, claim);
     expect(repository.prune).toHaveBeenCalledWith(RETENTION_MS);
+    // Subscriptions the previous release created during an upgrade get a public id as well.
+    expect(repository.givePublicIds).toHaveBeenCalledWith(PUBLIC_IDS_PER_ROUND);
     expect(repository.recordAttempt).toHaveBeenCalledTimes(1);
     expect(recordedDelivery).toBe(claimed);
     expect(attempt).toEqual({ statusCode: 204, error: null, durationMs: expect.any(Number) });

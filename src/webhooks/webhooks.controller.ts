@@ -30,7 +30,12 @@ const CREATE_WEBHOOK: CreatingRoute = {
   sealAnswer: true,
 };
 
-const ID_PARAM = { name: 'id', type: 'integer', format: 'int64', description: 'ID of the subscription' } as const;
+const ID_PARAM = {
+  name: 'id',
+  type: 'integer',
+  format: 'int64',
+  description: 'ID of the subscription, or the id an earlier release gave it (up to 2^63 - 1)',
+} as const;
 
 @ApiTags('webhooks')
 @ApiBearerAuth('bearer')

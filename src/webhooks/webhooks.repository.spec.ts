@@ -78,9 +78,73 @@ describe.each(testDatabases())(`${WebhooksRepository.name} on %s`, (name) => {
           disabledReason: null,
         },
       ]);
-      await expect(webhooks.subscriptionExists('alice', 1n)).resolves.toBe(true);
-      await expect(webhooks.subscriptionExists('alice', 3n)).resolves.toBe(false);
-      await expect(webhooks.subscriptionExists('bob', 3n)).resolves.toBe(true);
+      await expect(webhooks.findSubscription('alice', 1n)).resolves.toBe(1n);
+      await expect(webhooks.findSubscription('alice', 3n)).resolves.toBeUndefined();
+      await expect(webhooks.findSubscription('bob', 3n)).resolves.toBe(3n);
+    });
+
+    /** A subscription as the previous release created it: a 63-bit key and no public id. */
+    const previousReleaseSubscription = (key: bigint, owner = 'alice') =>
+      db.dataSource.query(
+        'INSERT INTO webhook_subscriptions (id, owner, url, events, on_created, on_deleted, description, secret, created_at) ' +
+          `VALUES (?, ?, 'https://example.com/old', '["plant.created"]', 1, 0, NULL, 'sealed', 1)`,
+        [key, owner],
+      );
+    const publicIdOf = async (key: bigint) =>
+      (
+        (await db.dataSource.query('SELECT public_id FROM webhook_subscriptions WHERE id = ?', [key])) as {
+          public_id: unknown;
+        }[]
+      ).map((row) => (row.public_id === null ? null : BigInt(String(row.public_id))))[0];
+
+    it('shows a subscription by its public id, and finds it by that or by its key', async () => {
+      const key = 5731960143207412291n;
+      await previousReleaseSubscription(key);
+      await db.dataSource.query('UPDATE webhook_subscriptions SET public_id = 77 WHERE id = ?', [key]);
+      await webhooks.insertSubscription(subscription(78n), 10);
+      await expect(webhooks.listSubscriptions('alice')).resolves.toMatchObject([{ id: 77n }, { id: 78n }]);
+      await expect(webhooks.findSubscription('alice', 77n)).resolves.toBe(key);
+      await expect(webhooks.findSubscription('alice', key)).resolves.toBe(key);
+      await expect(webhooks.findSubscription('bob', key)).resolves.toBeUndefined();
+      await pendingDelivery(key, 10n);
+      await expect(webhooks.deleteSubscription('bob', 77n)).resolves.toBe(false);
+      await expect(webhooks.deleteSubscription('alice', 77n)).resolves.toBe(true);
+      await expect(deliveryStates(key)).resolves.toEqual([]);
+      await previousReleaseSubscription(key);
+      await db.dataSource.query('UPDATE webhook_subscriptions SET public_id = 77 WHERE id = ?', [key]);
+      await expect(webhooks.deleteSubscription('alice', key)).resolves.toBe(true);
+      await expect(webhooks.listSubscriptions('alice')).resolves.toMatchObject([{ id: 78n }]);
+    });
+
+    it('gives the previous release’s subscriptions a public id within 2^53 - 1, keeping a key already within it', async () => {
+      const MAX_SAFE = 2n ** 53n - 1n;
+      await previousReleaseSubscription(MAX_SAFE + 1n);
+      await previousReleaseSubscription(2n ** 63n - 1n, 'bob');
+      await previousReleaseSubscription(MAX_SAFE);
+      await webhooks.insertSubscription(subscription(5n), 10);
+      // Until it has one, the API shows its key.
+      await expect(webhooks.listSubscriptions('bob')).resolves.toMatchObject([{ id: 2n ** 63n - 1n }]);
+      await expect(webhooks.givePublicIds(2)).resolves.toBe(2);
+      await expect(webhooks.givePublicIds(10)).resolves.toBe(1);
+      await expect(webhooks.givePublicIds(10)).resolves.toBe(0);
+      await expect(publicIdOf(MAX_SAFE)).resolves.toBe(MAX_SAFE);
+      await expect(publicIdOf(5n)).resolves.toBe(5n);
+      for (const key of [MAX_SAFE + 1n, 2n ** 63n - 1n]) {
+        const publicId = (await publicIdOf(key))!;
+        expect(publicId >= 1n && publicId <= MAX_SAFE).toBe(true);
+        await expect(webhooks.findSubscription(key === MAX_SAFE + 1n ? 'alice' : 'bob', publicId)).resolves.toBe(key);
+      }
+      const [bobs] = await webhooks.listSubscriptions('bob');
+      expect(bobs.id).toBe(await publicIdOf(2n ** 63n - 1n));
+    });
+
+    it('never gives one public id to two subscriptions', async () => {
+      await webhooks.insertSubscription(subscription(9n), 10);
+      await previousReleaseSubscription(2n ** 60n);
+      const taken = await failureOf(
+        db.dataSource.query('UPDATE webhook_subscriptions SET public_id = 9 WHERE id = ?', [2n ** 60n]),
+      );
+      expect(isUniqueViolation(taken)).toBe(true);
     });
 
     it('refuses a subscription beyond the per-owner limit, counting only the owner', async () => {

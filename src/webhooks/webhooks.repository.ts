@@ -1,6 +1,16 @@
 import { Injectable } from '@nestjs/common';
 import { int64Transformer } from '../common/int64';
-import { Condition, Database, IsolationLevel, NOW_MS, PerDialect, READ, Row, WRITE } from '../database';
+import {
+  Condition,
+  Database,
+  IsolationLevel,
+  NOW_MS,
+  PerDialect,
+  READ,
+  Row,
+  WRITE,
+  isUniqueViolation,
+} from '../database';
 import { PlantChange, PlantChanges, WebhookEvent, isWebhookEvent } from './events';
 import {
   PREVIOUS_EVENT_FLAGS,
@@ -9,6 +19,7 @@ import {
   previousFlags,
   previousPlantColumns,
 } from './previous-release';
+import { MAX_SUBSCRIPTION_ID, newSubscriptionId } from './subscription-id';
 
 const dueDeliveries = (now: string) =>
   `SELECT id FROM webhook_deliveries WHERE state = 'pending' AND next_attempt_at <= ${now} ORDER BY next_attempt_at LIMIT ?`;
@@ -50,7 +61,17 @@ export function noSubscriptionWants(owner: string, types: readonly WebhookEvent[
   return { sql, parameters: [owner] };
 }
 
+/**
+ * A subscription as a path names it: by the id the API shows (`public_id`), or by the row's key
+ * (`id`), which a subscription made before public ids was shown by and which a client may still
+ * hold. Either way one subscription: a key within MAX_SUBSCRIPTION_ID is also its row's public id,
+ * and a key above it is no public id (save one chance in 2^53 that an id drawn for one subscription
+ * equals the key of another that the previous release made during an upgrade).
+ */
+const BY_PATH_ID = 'owner = ? AND (public_id = ? OR id = ?)';
+
 export interface SubscriptionRow {
+  /** The id the API shows. */
   id: bigint;
   url: string;
   events: WebhookEvent[];
@@ -61,6 +82,7 @@ export interface SubscriptionRow {
 }
 
 export interface NewSubscription {
+  /** Both the row's key and the id the API shows. */
   id: bigint;
   owner: string;
   url: string;
@@ -137,10 +159,11 @@ export class WebhooksRepository {
    */
   async insertSubscription(subscription: NewSubscription, limit: number): Promise<boolean> {
     const sql =
-      `INSERT INTO webhook_subscriptions (id, owner, url, events, ${Object.values(PREVIOUS_EVENT_FLAGS).join(', ')}, description, secret, created_at) ` +
-      'SELECT ?, ?, ?, ?, ?, ?, ?, ?, ? FROM (SELECT COUNT(*) AS n FROM webhook_subscriptions WHERE owner = ?) existing ' +
+      `INSERT INTO webhook_subscriptions (id, public_id, owner, url, events, ${Object.values(PREVIOUS_EVENT_FLAGS).join(', ')}, description, secret, created_at) ` +
+      'SELECT ?, ?, ?, ?, ?, ?, ?, ?, ?, ? FROM (SELECT COUNT(*) AS n FROM webhook_subscriptions WHERE owner = ?) existing ' +
       'WHERE existing.n < ?';
     const parameters = [
+      subscription.id,
       subscription.id,
       subscription.owner,
       subscription.url,
@@ -157,8 +180,9 @@ export class WebhooksRepository {
 
   async listSubscriptions(owner: string): Promise<SubscriptionRow[]> {
     const rows = (await this.read(
-      `SELECT id, url, events, ${Object.values(PREVIOUS_EVENT_FLAGS).join(', ')}, description, created_at, disabled_at, disabled_reason ` +
-        'FROM webhook_subscriptions WHERE owner = ? ORDER BY id',
+      // One the previous release created during the upgrade shows its key until it is given a public id.
+      `SELECT COALESCE(public_id, id) AS id, url, events, ${Object.values(PREVIOUS_EVENT_FLAGS).join(', ')}, description, created_at, disabled_at, disabled_reason ` +
+        'FROM webhook_subscriptions WHERE owner = ? ORDER BY COALESCE(public_id, id)',
       [owner],
     )) as Row[];
     return rows.map((row) => ({
@@ -175,12 +199,14 @@ export class WebhooksRepository {
     }));
   }
 
-  async subscriptionExists(owner: string, id: bigint): Promise<boolean> {
-    const rows = (await this.read('SELECT id FROM webhook_subscriptions WHERE owner = ? AND id = ?', [
+  /** The key of the owner's subscription that a path's id names (see BY_PATH_ID), if there is one. */
+  async findSubscription(owner: string, id: bigint): Promise<bigint | undefined> {
+    const rows = (await this.read(`SELECT id FROM webhook_subscriptions WHERE ${BY_PATH_ID}`, [
       owner,
       id,
+      id,
     ])) as Row[];
-    return rows.length > 0;
+    return rows.length > 0 ? toBigint(rows[0].id) : undefined;
   }
 
   /** Whether an enabled subscription of `owner` wants any of `types`. */
@@ -216,21 +242,55 @@ export class WebhooksRepository {
     return recorded;
   }
 
-  /** The subscription and everything recorded for it go together, or not at all. */
+  /**
+   * The subscription a path's id names (see BY_PATH_ID) and everything recorded for it go
+   * together, or not at all.
+   */
   async deleteSubscription(owner: string, id: bigint): Promise<boolean> {
     return this.database.transaction(
       async () => {
+        const key = await this.findSubscription(owner, id);
+        if (key === undefined) return false;
         const deleted = await this.database.execute('DELETE FROM webhook_subscriptions WHERE owner = ? AND id = ?', [
           owner,
-          id,
+          key,
         ]);
         if (deleted === 0) return false;
-        await this.database.execute('DELETE FROM webhook_deliveries WHERE subscription_id = ?', [id]);
-        await this.database.execute('DELETE FROM webhook_attempts WHERE subscription_id = ?', [id]);
+        await this.database.execute('DELETE FROM webhook_deliveries WHERE subscription_id = ?', [key]);
+        await this.database.execute('DELETE FROM webhook_attempts WHERE subscription_id = ?', [key]);
         return true;
       },
       { retry: WRITE },
     );
+  }
+
+  /**
+   * Gives a public id to up to `limit` subscriptions that have none: those the previous release
+   * created during an upgrade (see previous-release.ts). One whose key is within
+   * MAX_SUBSCRIPTION_ID keeps it; any other gets a new random id. How many were given one.
+   */
+  async givePublicIds(limit: number): Promise<number> {
+    const rows = (await this.read('SELECT id FROM webhook_subscriptions WHERE public_id IS NULL LIMIT ?', [
+      limit,
+    ])) as Row[];
+    let given = 0;
+    for (const key of rows.map((row) => toBigint(row.id))) {
+      for (let publicId = key <= MAX_SUBSCRIPTION_ID ? key : newSubscriptionId(), tries = 1; ; tries++) {
+        try {
+          given += await this.database.execute(
+            'UPDATE webhook_subscriptions SET public_id = ? WHERE id = ? AND public_id IS NULL',
+            [publicId, key],
+            WRITE,
+          );
+          break;
+        } catch (error) {
+          // Another subscription shows that id: draw another.
+          if (!isUniqueViolation(error) || tries >= 5) throw error;
+          publicId = newSubscriptionId();
+        }
+      }
+    }
+    return given;
   }
 
   async recentAttempts(subscriptionId: bigint, limit: number): Promise<AttemptRow[]> {

@@ -16,6 +16,7 @@ import {
   WebhookNotFound,
 } from './webhooks.errors';
 import { RECENT_ATTEMPTS, WebhooksService } from './webhooks.service';
+import { MAX_SUBSCRIPTION_ID } from './subscription-id';
 
 const KEY = randomBytes(32);
 const WITH_KEY = { WEBHOOK_SECRET_KEY: KEY.toString('base64') };
@@ -28,7 +29,7 @@ function dto(fields: Partial<CreateWebhookDto> = {}): CreateWebhookDto {
 }
 
 type Repository = Record<
-  'insertSubscription' | 'listSubscriptions' | 'subscriptionExists' | 'deleteSubscription' | 'recentAttempts',
+  'insertSubscription' | 'listSubscriptions' | 'findSubscription' | 'deleteSubscription' | 'recentAttempts',
   jest.Mock
 >;
 
@@ -39,7 +40,7 @@ describe(WebhooksService.name, () => {
     repository = {
       insertSubscription: jest.fn().mockResolvedValue(true),
       listSubscriptions: jest.fn().mockResolvedValue([]),
-      subscriptionExists: jest.fn().mockResolvedValue(true),
+      findSubscription: jest.fn().mockResolvedValue(42n),
       deleteSubscription: jest.fn().mockResolvedValue(true),
       recentAttempts: jest.fn().mockResolvedValue([]),
     };
@@ -124,6 +125,7 @@ describe(WebhooksService.name, () => {
         createdAt: expect.any(Number),
       });
       expect(row.id).toBeGreaterThan(0n);
+      expect(row.id).toBeLessThanOrEqual(MAX_SUBSCRIPTION_ID);
       expect(row.createdAt).toBeGreaterThanOrEqual(before);
       expect(created).toStrictEqual({
         id: row.id,
@@ -254,11 +256,11 @@ describe(WebhooksService.name, () => {
   describe('deliveries', () => {
     it('answers 404 for a subscription the caller does not have, without reading attempts', async () => {
       const service = await build(WITH_KEY);
-      repository.subscriptionExists.mockResolvedValue(false);
+      repository.findSubscription.mockResolvedValue(undefined);
       const deliveries = service.deliveries('alice', 42n);
       await expect(deliveries).rejects.toBeInstanceOf(NotFoundException);
       await expect(deliveries).rejects.toThrow(new WebhookNotFound(42n).message);
-      expect(repository.subscriptionExists).toHaveBeenCalledWith('alice', 42n);
+      expect(repository.findSubscription).toHaveBeenCalledWith('alice', 42n);
       expect(repository.recentAttempts).not.toHaveBeenCalled();
     });
 
@@ -285,6 +287,8 @@ describe(WebhooksService.name, () => {
         },
       ];
       repository.recentAttempts.mockResolvedValue(attempts);
+      // The subscription's key, which its attempts are recorded under, may differ from the id in the path.
+      repository.findSubscription.mockResolvedValue(5731960143207412291n);
 
       await expect(service.deliveries('alice', 42n)).resolves.toStrictEqual([
         {
@@ -304,7 +308,7 @@ describe(WebhooksService.name, () => {
           durationMs: 84,
         },
       ]);
-      expect(repository.recentAttempts).toHaveBeenCalledWith(42n, RECENT_ATTEMPTS);
+      expect(repository.recentAttempts).toHaveBeenCalledWith(5731960143207412291n, RECENT_ATTEMPTS);
     });
   });
 

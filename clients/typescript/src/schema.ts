@@ -253,7 +253,7 @@ export interface components {
         CreatedWebhook: {
             /**
              * Format: int64
-             * @description Identification number of the subscription
+             * @description Identification number of the subscription, chosen by the service: a random integer from 1 to 2^53 - 1 (Number.MAX_SAFE_INTEGER), which every JSON parser reads exactly, one that reads numbers as doubles (`JSON.parse`) included. A subscription made by an earlier release, which gave ids up to 2^63 - 1, has such an id as well; the id it was given then still names it in paths.
              * @example 4817263512
              */
             id: bigint;
@@ -296,7 +296,7 @@ export interface components {
         Webhook: {
             /**
              * Format: int64
-             * @description Identification number of the subscription
+             * @description Identification number of the subscription, chosen by the service: a random integer from 1 to 2^53 - 1 (Number.MAX_SAFE_INTEGER), which every JSON parser reads exactly, one that reads numbers as doubles (`JSON.parse`) included. A subscription made by an earlier release, which gave ids up to 2^63 - 1, has such an id as well; the id it was given then still names it in paths.
              * @example 4817263512
              */
             id: bigint;
@@ -613,7 +613,7 @@ export interface operations {
             /** @description One page of plants */
             200: {
                 headers: {
-                    /** @description Present when more plants remain: `</plants?limit=N&after=ID>; rel="next"` (RFC 8288) */
+                    /** @description Present when more plants remain: `<?limit=N&after=ID>; rel="next"` (RFC 8288). The target is a relative reference holding only a query: resolved against the URL of this request (RFC 3986 §5), it is the same path with the query of the next page, so it stays under any path prefix a gateway serves the API at. */
                     Link?: string;
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
@@ -1470,7 +1470,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description ID of the subscription */
+                /** @description ID of the subscription, or the id an earlier release gave it (up to 2^63 - 1) */
                 id: bigint;
             };
             cookie?: never;
@@ -1632,7 +1632,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description ID of the subscription */
+                /** @description ID of the subscription, or the id an earlier release gave it (up to 2^63 - 1) */
                 id: bigint;
             };
             cookie?: never;

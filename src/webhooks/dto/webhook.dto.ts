@@ -1,5 +1,6 @@
 import { ApiProperty, ApiPropertyOptional, ApiSchema } from '@nestjs/swagger';
 import { WEBHOOK_EVENTS, WebhookEvent } from '../events';
+import { MAX_SUBSCRIPTION_ID } from '../subscription-id';
 
 /** A subscription as GET /webhooks shows it: never its secret. */
 @ApiSchema({ name: 'Webhook' })
@@ -7,7 +8,13 @@ export class WebhookDto {
   @ApiProperty({
     type: 'integer',
     format: 'int64',
-    description: 'Identification number of the subscription',
+    minimum: 1,
+    maximum: Number(MAX_SUBSCRIPTION_ID),
+    description:
+      'Identification number of the subscription, chosen by the service: a random integer from 1 to 2^53 - 1 ' +
+      '(Number.MAX_SAFE_INTEGER), which every JSON parser reads exactly, one that reads numbers as doubles ' +
+      '(`JSON.parse`) included. A subscription made by an earlier release, which gave ids up to 2^63 - 1, has ' +
+      'such an id as well; the id it was given then still names it in paths.',
     example: 4817263512,
   })
   id: bigint;

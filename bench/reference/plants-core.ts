@@ -343,9 +343,7 @@ export class PlantStore {
     const parts: string[] = new Array<string>(count);
     for (let i = 0; i < count; i++) parts[i] = plantJson(rows[i].id, rows[i].name, rows[i].tag);
     const body = `[${parts.join(',')}]`;
-    return rows.length > limit
-      ? { body, link: `</plants?limit=${limit}&after=${rows[count - 1].id}>; rel="next"` }
-      : { body };
+    return rows.length > limit ? { body, link: `<?limit=${limit}&after=${rows[count - 1].id}>; rel="next"` } : { body };
   }
 
   /** One DELETE scoped to the owner: another user's plant is as absent as a missing one. */

@@ -73,6 +73,8 @@ const CALLS: [Type<object>, Record<string, unknown[]>][] = [
       takeOver: [key, 'f', 'c', 1000, 1000],
       complete: [key, 'c', { statusCode: 200, response: '{}' }, 1000],
       release: [key, 'c'],
+      sealedAnswers: ['v1.', 'v1.new.', key, 10],
+      replaceAnswer: [key, 'old', 'new'],
       purgeExpired: [10],
     },
   ],
@@ -105,6 +107,8 @@ const CALLS: [Type<object>, Record<string, unknown[]>][] = [
       countDue: [],
       prune: [1000],
       givePublicIds: [10],
+      secretsNotStartingWith: ['v1.new.', 1n, 10],
+      replaceSecret: [1n, 'old', 'new'],
     },
   ],
 ];

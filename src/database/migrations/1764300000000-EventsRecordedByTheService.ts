@@ -1,4 +1,5 @@
 import { MigrationInterface, QueryRunner } from 'typeorm';
+import { boundLockWaits, online } from './online-ddl';
 
 /**
  * Webhook events are recorded by the service, in the plant's own transaction, from the event
@@ -52,37 +53,6 @@ export class EventsRecordedByTheService1764300000000 implements MigrationInterfa
 }
 
 const ID = 'CHARACTER SET ascii COLLATE ascii_bin';
-
-/**
- * The instances of the previous release serve while this migration runs. A change to a table waits
- * for its metadata lock, and while it waits every statement on that table queues behind it: the
- * session's wait is bounded to LOCK_WAIT_SECONDS, so they are held that long at most, and the change
- * is tried again until it gets the lock between their statements.
- */
-const LOCK_WAIT_SECONDS = 2;
-const LOCK_ATTEMPTS = 60;
-
-async function boundLockWaits(queryRunner: QueryRunner, work: () => Promise<void>): Promise<void> {
-  await queryRunner.query(`SET SESSION lock_wait_timeout = ${LOCK_WAIT_SECONDS}`);
-  try {
-    await work();
-  } finally {
-    await queryRunner.query('SET SESSION lock_wait_timeout = DEFAULT');
-  }
-}
-
-async function online(queryRunner: QueryRunner, statement: string): Promise<void> {
-  for (let attempt = 1; ; attempt++) {
-    try {
-      await queryRunner.query(statement);
-      return;
-    } catch (error) {
-      const code = (error as { driverError?: { code?: string }; code?: string }).driverError?.code;
-      if (code !== 'ER_LOCK_WAIT_TIMEOUT' || attempt >= LOCK_ATTEMPTS) throw error;
-      await new Promise((resolve) => setTimeout(resolve, 100 + Math.random() * 400));
-    }
-  }
-}
 
 /** The previous release's two columns, as the JSON array of event types the `events` column holds. */
 const EVENTS_FROM_FLAGS =

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { MigrationInterface, QueryRunner } from 'typeorm';
+import { boundLockWaits, codeOf, online } from './online-ddl';
 
 /**
  * Webhook subscriptions get the id the API shows them by, `public_id`, within 2^53 - 1
@@ -80,38 +81,5 @@ function newId(): bigint {
   }
 }
 
-const codeOf = (error: unknown): string | undefined =>
-  (error as { driverError?: { code?: string }; code?: string }).driverError?.code ?? (error as { code?: string }).code;
-
 const isUniqueViolation = (error: unknown): boolean =>
   ['ER_DUP_ENTRY', 'SQLITE_CONSTRAINT_UNIQUE'].includes(codeOf(error) ?? '');
-
-/**
- * The instances of the previous release serve while this migration runs. A change to a table waits
- * for its metadata lock, and while it waits every statement on that table queues behind it: the
- * session's wait is bounded to LOCK_WAIT_SECONDS, so they are held that long at most, and the change
- * is tried again until it gets the lock between their statements.
- */
-const LOCK_WAIT_SECONDS = 2;
-const LOCK_ATTEMPTS = 60;
-
-async function boundLockWaits(queryRunner: QueryRunner, work: () => Promise<void>): Promise<void> {
-  await queryRunner.query(`SET SESSION lock_wait_timeout = ${LOCK_WAIT_SECONDS}`);
-  try {
-    await work();
-  } finally {
-    await queryRunner.query('SET SESSION lock_wait_timeout = DEFAULT');
-  }
-}
-
-async function online(queryRunner: QueryRunner, statement: string): Promise<void> {
-  for (let attempt = 1; ; attempt++) {
-    try {
-      await queryRunner.query(statement);
-      return;
-    } catch (error) {
-      if (codeOf(error) !== 'ER_LOCK_WAIT_TIMEOUT' || attempt >= LOCK_ATTEMPTS) throw error;
-      await new Promise((resolve) => setTimeout(resolve, 100 + Math.random() * 400));
-    }
-  }
-}

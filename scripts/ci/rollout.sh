@@ -9,7 +9,8 @@ cd "$(dirname "$0")/../.."
 results="${1:-$PWD/test-artifacts}"
 say() { printf '[rollout] %s\n' "$*"; }
 
-newest=$(git ls-files 'src/database/migrations/*.ts' | sort | tail -1)
+# Migrations are named <timestamp>-<Name>.ts; the folder's helpers (online-ddl.ts) are not migrations.
+newest=$(git ls-files 'src/database/migrations/[0-9]*-*.ts' | sort | tail -1)
 introduced=$(git log --diff-filter=A --format=%H -1 -- "$newest")
 previous=$(git rev-parse "$introduced^")
 say "previous release: $(git log --format='%h %s' -1 "$previous") (before $newest)"

@@ -39,7 +39,8 @@ export function outcomeOf(result: AttemptResult, attemptsMade: number, schedule:
 type Result = 'delivered' | 'retry' | 'failed' | 'gone' | 'refused';
 
 /**
- * Delivers the events recorded with the plant changes (EventOutbox). Every instance runs one: it claims due deliveries for a
+ * Delivers the events recorded with the plant changes (EventOutbox). Every instance runs one (API
+ * instances unless WEBHOOK_DELIVERY=false, and `plantstore worker` processes): it claims due deliveries for a
  * lease (the attempt timeout and a margin), sends each to the address it checked, and records the
  * outcome. A delivery whose lease ends without an outcome (the instance died) is due again, for any
  * instance: at least once, with duplicates possible, which receivers drop by `webhook-id`.
@@ -111,6 +112,10 @@ export class WebhookDispatcher implements OnApplicationBootstrap, BeforeApplicat
 
   onApplicationBootstrap(): void {
     if (!this.enabled) return;
+    if (!this.config.deliver) {
+      this.logger.log('WEBHOOK_DELIVERY=false: this instance records events and leaves their delivery to workers');
+      return;
+    }
     if (this.production && (this.config.allowHttp || this.config.allowPrivate)) {
       this.logger.warn(
         'WEBHOOK_ALLOW_HTTP or WEBHOOK_ALLOW_PRIVATE is set in production: webhooks may be sent unencrypted or to internal addresses',

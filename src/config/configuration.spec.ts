@@ -23,7 +23,7 @@ const DEFAULTS: AppConfig = {
     allowPrivate: false,
     deliver: true,
     pollIntervalMs: 1000,
-    concurrency: 16,
+    concurrency: 128,
   },
   idempotency: { ttlMs: 86_400_000 },
 };

@@ -222,7 +222,7 @@ describe(WebhookDispatcher.name, () => {
     const [recordedDelivery, claim, attempt, outcome, disableAfterMs] = await recorded;
     await dispatcher.stop();
 
-    expect(repository.claimDue).toHaveBeenCalledWith(16, 2 * TIMEOUT_MS + 5000, claim);
+    expect(repository.claimDue).toHaveBeenCalledWith(128, 2 * TIMEOUT_MS + 5000, claim);
     expect(repository.prune).toHaveBeenCalledWith(RETENTION_MS);
     // Subscriptions the previous release created during an upgrade get a public id as well.
     expect(repository.givePublicIds).toHaveBeenCalledWith(PUBLIC_IDS_PER_ROUND);

@@ -59,12 +59,11 @@ export function serverSpans(handler: RequestListener): RequestListener {
     if (!span.isRecording()) return handler(req, res);
     span.setAttributes(startAttributes(req));
     res.once('close', () => finishServerSpan(span, req, res));
-    const active = trace.setSpan(parent, span);
-    // Listeners added to the request or the response (body reading, the response's events) run
-    // in the request's context too, not in the socket's.
-    context.bind(active, req);
-    context.bind(active, res);
-    context.with(active, handler, undefined, req, res);
+    // The request's listeners are not bound to the context: what the service does after an event
+    // of the request (its body read) it awaits, and a promise's continuation runs in the context
+    // it was awaited in; a pipelined request waiting for its turn keeps its context too
+    // (pipelined-requests.ts).
+    context.with(trace.setSpan(parent, span), handler, undefined, req, res);
   };
 }
 

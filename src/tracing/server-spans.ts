@@ -67,9 +67,9 @@ export function serverSpans(handler: RequestListener): RequestListener {
   };
 }
 
+/** Node's parser gives the method as sent, and takes only upper-case ones (`http.METHODS`). */
 function knownMethod(method: string | undefined): string {
-  const upper = (method ?? 'GET').toUpperCase();
-  return KNOWN_METHODS.has(upper) ? upper : '_OTHER';
+  return method === undefined ? 'GET' : KNOWN_METHODS.has(method) ? method : '_OTHER';
 }
 
 /**

@@ -1,5 +1,6 @@
 import { IORedisInstrumentation } from '@opentelemetry/instrumentation-ioredis';
 import { NodeSDK } from '@opentelemetry/sdk-node';
+import Module from 'node:module';
 
 /** The service's name in traces when neither OTEL_SERVICE_NAME nor OTEL_RESOURCE_ATTRIBUTES names it. */
 export const DEFAULT_SERVICE_NAME = 'plant-store';
@@ -22,6 +23,7 @@ function serviceNameFromEnv(env: NodeJS.ProcessEnv): boolean {
  *   the mysql2 instrumentation is not used.
  */
 export function startSdk(env: NodeJS.ProcessEnv): NodeSDK {
+  const plain = { require: Module.prototype.require, getBuiltinModule: process.getBuiltinModule };
   const sdk = new NodeSDK({
     serviceName: serviceNameFromEnv(env) ? undefined : DEFAULT_SERVICE_NAME,
     metricReaders: [],
@@ -31,5 +33,13 @@ export function startSdk(env: NodeJS.ProcessEnv): NodeSDK {
     ],
   });
   sdk.start();
+  // The instrumentations find the modules they patch through a hook on require()
+  // (require-in-the-middle), which resolves the file of every later require() for the life of the
+  // process: mysql2 requires a module on every query. ioredis, the one module patched, is loaded
+  // and patched here, and the hook then taken off.
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  require('ioredis');
+  Module.prototype.require = plain.require;
+  process.getBuiltinModule = plain.getBuiltinModule;
   return sdk;
 }

@@ -2,15 +2,22 @@
  * What tracing costs: the list throughput of the service with tracing off (no OTEL_* variable, the
  * default) against the same build with tracing on, exporting over OTLP/HTTP (protobuf, the SDK's
  * default) to a collector stand-in in this process that takes each export and answers 200: once with
- * every request sampled, once with a tenth of them (parentbased_traceidratio 0.1).
+ * every request sampled, once with a tenth of them (parentbased_traceidratio 0.1), and once with none
+ * (parentbased_traceidratio 0: on, but no request sampled, what every unsampled request pays).
  *
- * Three instances of the build run side by side on the same database, all pinned to CPU 0; only one
- * is loaded at a time, the others idle. Each round measures all three, one after the other, in
+ * Four instances of the build run side by side on the same database, all pinned to CPU 0; only one
+ * is loaded at a time, the others idle. Each round measures all four, one after the other, in
  * alternating order; the ratios to tracing off are taken per round, in requests per second and in
  * requests per CPU-second of the service.
  *
+ * With BENCH_TRACING_PROFILE=1, each mode is then profiled in turn: a fresh instance, pinned as the
+ * others were, under the same load with V8's sampling profiler (profile-hook.ts) for BENCH_DURATION,
+ * its self time per request summed by package, so the difference to tracing off shows where
+ * tracing's cost goes. BENCH_TRACING_ROUNDS=0 profiles only.
+ *
  *   npm run bench:tracing      # BENCH_TRACING_ROUNDS (7), BENCH_DURATION (10s), BENCH_WARMUP (3s)
  */
+import { existsSync, rmSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { join } from 'node:path';
 import { seedRange } from './lib/db';
@@ -30,8 +37,9 @@ import {
   standaloneSettings,
   startProdArgv,
 } from './lib/harness';
+import { ProfileSummary, summarizeProfile } from './lib/profile';
 import { Round, ratioPerRound, ratioSummary, runSideBySide } from './lib/side-by-side';
-import { Spawned, startProcess, stopProcess, waitForHttp } from './lib/sys';
+import { Spawned, sleep, startProcess, stopProcess, waitForHttp } from './lib/sys';
 
 const S = standaloneSettings({
   roundsVariable: 'BENCH_TRACING_ROUNDS',
@@ -40,13 +48,27 @@ const S = standaloneSettings({
   portBase: 3321,
 });
 const USER = 'bench-tracing';
-/** Off (the reference); on with every request sampled; on with a tenth of them sampled, as a busy deployment would run. */
-const MODES = ['off', 'on', 'sampled'] as const;
+/**
+ * Off (the reference); on with every request sampled; on with a tenth of them sampled, as a busy
+ * deployment would run; on with none sampled.
+ */
+const MODES = ['off', 'on', 'sampled', 'unsampled'] as const;
 type Mode = (typeof MODES)[number];
-const TRACED = ['on', 'sampled'] as const;
+const TRACED = ['on', 'sampled', 'unsampled'] as const;
 const SAMPLED_RATIO = '0.1';
-const PORTS: Record<Mode, number> = { off: S.portBase, on: S.portBase + 1, sampled: S.portBase + 3 };
+const PORTS: Record<Mode, number> = {
+  off: S.portBase,
+  on: S.portBase + 1,
+  sampled: S.portBase + 3,
+  unsampled: S.portBase + 4,
+};
+const MODE_TITLES: Record<(typeof TRACED)[number], string> = {
+  on: 'on, every request sampled',
+  sampled: `on, ${SAMPLED_RATIO} of requests sampled`,
+  unsampled: 'on, no request sampled',
+};
 const COLLECTOR_PORT = S.portBase + 2;
+const PROFILE = process.env.BENCH_TRACING_PROFILE === '1';
 
 interface ModeRun extends Measured {
   /**
@@ -77,21 +99,23 @@ function startCollector(port: number): Promise<Collector> {
   );
 }
 
-/** The three instances, side by side on CPU 0. */
+const TRACING_ENV = {
+  OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${COLLECTOR_PORT}`,
+  OTEL_SERVICE_NAME: 'plant-store-bench',
+};
+const MODE_ENV: Record<Mode, NodeJS.ProcessEnv> = {
+  off: {},
+  on: TRACING_ENV,
+  sampled: { ...TRACING_ENV, OTEL_TRACES_SAMPLER: 'parentbased_traceidratio', OTEL_TRACES_SAMPLER_ARG: SAMPLED_RATIO },
+  unsampled: { ...TRACING_ENV, OTEL_TRACES_SAMPLER: 'parentbased_traceidratio', OTEL_TRACES_SAMPLER_ARG: '0' },
+};
+
+/** The four instances, side by side on CPU 0. */
 function startModes(bench: Standalone, baseEnv: NodeJS.ProcessEnv): Record<Mode, Spawned> {
-  const tracingEnv = {
-    OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${COLLECTOR_PORT}`,
-    OTEL_SERVICE_NAME: 'plant-store-bench',
-  };
-  const modeEnv: Record<Mode, NodeJS.ProcessEnv> = {
-    off: {},
-    on: tracingEnv,
-    sampled: { ...tracingEnv, OTEL_TRACES_SAMPLER: 'parentbased_traceidratio', OTEL_TRACES_SAMPLER_ARG: SAMPLED_RATIO },
-  };
   const services = {} as Record<Mode, Spawned>;
   for (const mode of MODES) {
     services[mode] = startProcess(`service (tracing ${mode})`, startProdArgv(ROOT), {
-      env: { ...baseEnv, PORT: String(PORTS[mode]), ...modeEnv[mode] },
+      env: { ...baseEnv, PORT: String(PORTS[mode]), ...MODE_ENV[mode] },
       cwd: ROOT,
       cpus: bench.serviceCpus,
       logPath: join(OUT, `tracing-${mode}-service.log`),
@@ -128,24 +152,104 @@ function compareModes(services: Record<Mode, Spawned>, collector: Collector, tok
   });
 }
 
-function report(rounds: Round<'list', ModeRun>[], version: string, pin: boolean): string {
-  const runs = rounds.map((r) => r.list);
-  const [off, on, sampled] = [0, 1, 2];
-  const kib = (m: ModeRun) => ((m.exportBytes / 1024) * (1000 / (m.rps * S.durationSec))).toFixed(0);
+interface ModeProfile {
+  mode: Mode;
+  requests: number;
+  summary: ProfileSummary;
+}
+
+/**
+ * One mode's instance, alone and pinned as in the rounds, under the list load with V8's sampling
+ * profiler: warmed up, then profiled for BENCH_DURATION.
+ */
+async function profileMode(bench: Standalone, baseEnv: NodeJS.ProcessEnv, token: string, mode: Mode) {
+  const file = join(OUT, `tracing-${mode}.cpuprofile`);
+  rmSync(file, { force: true });
+  const [node, ...rest] = startProdArgv(ROOT);
+  const proc = startProcess(
+    `profiled service (tracing ${mode})`,
+    [node, '-r', join(__dirname, 'profile-hook.js'), ...rest],
+    {
+      env: { ...baseEnv, PORT: String(PORTS[mode]), ...MODE_ENV[mode], BENCH_PROFILE_OUT: file },
+      cwd: ROOT,
+      cpus: bench.serviceCpus,
+      logPath: join(OUT, `tracing-${mode}-profile.log`),
+    },
+  );
+  try {
+    await waitForHttp(`http://127.0.0.1:${PORTS[mode]}/health/live`, proc);
+    await listLoad(PORTS[mode], token, S.warmupSec, S.connections);
+    proc.child.kill('SIGUSR2'); // start profiling
+    await sleep(200);
+    const result = await listLoad(PORTS[mode], token, S.durationSec, S.connections);
+    proc.child.kill('SIGUSR2'); // write the profile and exit
+    await Promise.race([proc.exited, sleep(15_000)]);
+    if (!existsSync(file)) throw new Error(`no profile of tracing ${mode}`);
+    return { mode, requests: result.requests.total, summary: summarizeProfile(file, 40) };
+  } finally {
+    await stopProcess(proc);
+  }
+}
+
+/**
+ * Self time in µs per request by package, one column per mode: the rows where a traced mode spends
+ * more than off are where its cost goes. Packages that are not in a mode's top list count as 0 there.
+ */
+function profileReport(profiles: ModeProfile[]): string {
+  const perRequest = (p: ModeProfile, entries: ProfileSummary['packages'], name: string) =>
+    ((entries.find((e) => e.name === name)?.selfMs ?? 0) * 1000) / p.requests;
+  const table = (title: string, pick: (s: ProfileSummary) => ProfileSummary['packages'], top: number) => {
+    const names = [
+      ...new Set(
+        profiles.flatMap((p) =>
+          pick(p.summary)
+            .slice(0, top)
+            .map((e) => e.name),
+        ),
+      ),
+    ];
+    const rows = names.map((name) => ({ name, cells: profiles.map((p) => perRequest(p, pick(p.summary), name)) }));
+    // Largest extra over tracing off first (off is the first column).
+    const extra = (cells: number[]) => Math.max(...cells.slice(1)) - cells[0];
+    rows.sort((a, b) => extra(b.cells) - extra(a.cells));
+    return [
+      `| ${title} | ${profiles.map((p) => `${p.mode} µs/req`).join(' | ')} |`,
+      `|---|${profiles.map(() => '---:').join('|')}|`,
+      `| **busy time in all** | ${profiles.map((p) => ((p.summary.totalMs * p.summary.busyShare * 1000) / p.requests).toFixed(1)).join(' | ')} |`,
+      ...rows.map((r) => `| ${r.name} | ${r.cells.map((c) => c.toFixed(1)).join(' | ')} |`),
+    ].join('\n');
+  };
   return [
-    '| round | off req/s | off CPU µs/req | on req/s | on CPU µs/req | on: exports, KiB per 1,000 requests | sampled req/s | sampled CPU µs/req | sampled: exports, KiB per 1,000 requests |',
-    '|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
-    ...runs.map(
-      (r, i) =>
-        `| ${i + 1} | ${r[off].rps.toFixed(0)} | ${r[off].cpuUsPerRequest.toFixed(1)} | ${r[on].rps.toFixed(0)} | ${r[on].cpuUsPerRequest.toFixed(1)} | ${r[on].exports}, ${kib(r[on])} | ${r[sampled].rps.toFixed(0)} | ${r[sampled].cpuUsPerRequest.toFixed(1)} | ${r[sampled].exports}, ${kib(r[sampled])} |`,
-    ),
+    table('self time by package', (s) => s.packages, 15),
+    '',
+    table('with the package on the stack (inclusive)', (s) => s.inclusive, 12),
+    '',
+    `Profiles: each mode alone, pinned as in the rounds, ${S.durationSec} s of the list load after ${S.warmupSec} s of warm-up, ` +
+      `V8 sampling profiler at 1 ms; requests served: ${profiles.map((p) => `${p.mode} ${p.requests}`).join(', ')}.`,
+  ].join('\n');
+}
+
+function report(rounds: Round<'list', ModeRun>[], version: string, pin: boolean, profiles: ModeProfile[]): string {
+  const runs = rounds.map((r) => r.list);
+  const profiled = profiles.length === 0 ? [] : ['', profileReport(profiles)];
+  if (runs.length === 0) return profileReport(profiles);
+  const kib = (m: ModeRun) => ((m.exportBytes / 1024) * (1000 / (m.rps * S.durationSec))).toFixed(0);
+  const cells = (m: ModeRun, mode: Mode) => [
+    m.rps.toFixed(0),
+    m.cpuUsPerRequest.toFixed(1),
+    ...(mode === 'off' ? [] : [`${m.exports}, ${kib(m)}`]),
+  ];
+  return [
+    `| round | ${MODES.map((mode) => `${mode} req/s | ${mode} CPU µs/req${mode === 'off' ? '' : ` | ${mode}: exports, KiB per 1,000 requests`}`).join(' | ')} |`,
+    `|---:|${MODES.map((mode) => (mode === 'off' ? '---:|---:' : '---:|---:|---:')).join('|')}|`,
+    ...runs.map((r, i) => `| ${i + 1} | ${MODES.flatMap((mode, side) => cells(r[side], mode)).join(' | ')} |`),
     '',
     ...TRACED.map((mode) => {
       const side = MODES.indexOf(mode);
       const rps = ratioPerRound(runs, side, (m) => m.rps);
       const cpu = ratioPerRound(runs, side, (m) => 1 / m.cpuUsPerRequest);
       return (
-        `Tracing ${mode === 'on' ? 'on, every request sampled' : `on, ${SAMPLED_RATIO} of requests sampled`} ÷ off, list throughput, median of ${rounds.length} rounds: ` +
+        `Tracing ${MODE_TITLES[mode]} ÷ off, list throughput, median of ${rounds.length} rounds: ` +
         `${ratioSummary(rps, true)}; in requests per CPU-second: ${ratioSummary(cpu)}.`
       );
     }),
@@ -154,8 +258,10 @@ function report(rounds: Round<'list', ModeRun>[], version: string, pin: boolean)
       `\`GET /plants?limit=20\` of an owner of 1,000 plants, \`${startProdArgv(ROOT).slice(1).join(' ')}\`, LOG_LEVEL=warn, no Redis, ` +
       `tracing on = OTEL_EXPORTER_OTLP_ENDPOINT to a collector in the load process (OTLP/HTTP protobuf, SDK batch defaults), ` +
       `sampled = the same with OTEL_TRACES_SAMPLER=parentbased_traceidratio and OTEL_TRACES_SAMPLER_ARG=${SAMPLED_RATIO}, ` +
+      `unsampled = the same with OTEL_TRACES_SAMPLER_ARG=0, ` +
       `Node.js ${process.version}, ${version}, ` +
-      `${pin ? 'the three instances on CPU 0, load, collector and database on CPU 1' : 'not pinned'}.`,
+      `${pin ? 'the four instances on CPU 0, load, collector and database on CPU 1' : 'not pinned'}.`,
+    ...profiled,
   ].join('\n');
 }
 
@@ -165,16 +271,26 @@ async function main(): Promise<void> {
   const baseEnv: NodeJS.ProcessEnv = { ...serviceEnvironment(bench.db, bench.version), LOG_LEVEL: 'warn' };
   const token = await issueToken(ROOT, baseEnv, USER);
   await seedRange(bench.conn, USER, 1n, 1000);
-  const services = startModes(bench, baseEnv);
-  let rounds: Round<'list', ModeRun>[];
+  const services = S.rounds > 0 ? startModes(bench, baseEnv) : ({} as Record<Mode, Spawned>);
+  let rounds: Round<'list', ModeRun>[] = [];
+  const profiles: ModeProfile[] = [];
   try {
-    for (const mode of MODES) await waitForHttp(`http://127.0.0.1:${PORTS[mode]}/health/live`, services[mode]);
-    rounds = await compareModes(services, collector, token);
+    if (S.rounds > 0) {
+      for (const mode of MODES) await waitForHttp(`http://127.0.0.1:${PORTS[mode]}/health/live`, services[mode]);
+      rounds = await compareModes(services, collector, token);
+    }
+    for (const proc of Object.values(services)) await stopProcess(proc);
+    if (PROFILE) {
+      for (const mode of MODES) {
+        log(`profiling tracing ${mode}`);
+        profiles.push(await profileMode(bench, baseEnv, token, mode));
+      }
+    }
   } finally {
     for (const proc of Object.values(services)) await stopProcess(proc);
     collector.close();
   }
-  await finishStandalone(bench, join(OUT, 'tracing.md'), report(rounds, bench.version, bench.pin));
+  await finishStandalone(bench, join(OUT, 'tracing.md'), report(rounds, bench.version, bench.pin, profiles));
 }
 
 runMain(main);

@@ -170,7 +170,8 @@ export class RequestLogMiddleware implements NestMiddleware {
   use(req: Request, res: Response, next: NextFunction): void {
     (req as LoggedRequest).id = requestIdFor(req, res);
     startRequestClock(res);
-    // The server span of the request, which the tracing SDK made active before any middleware ran.
+    // The server span of a sampled request, made active before any middleware ran
+    // (tracing/server-spans.ts); an unsampled request has none, and its line no trace ids.
     if (this.traced) (req as LoggedRequest).spanContext = activeSpanContext();
     // The client's address is read from the socket, which has none once the client has gone; read
     // now, the socket keeps it for the line of a request that ends aborted.

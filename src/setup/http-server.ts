@@ -5,6 +5,7 @@ import { ServiceExpressAdapter } from '../common/http/express-adapter';
 import { answerHttpLayerErrors } from '../common/http/http-layer-errors';
 import { AppConfig } from '../config/configuration';
 import { MetricsService } from '../metrics/metrics.service';
+import { withServerSpans } from '../tracing/tracing';
 
 export const APP_OPTIONS: NestApplicationOptions = {
   // Bodies are read after the guards, by the routes that take one (TakesJsonBody), keeping int64 exact.
@@ -12,7 +13,7 @@ export const APP_OPTIONS: NestApplicationOptions = {
 };
 
 export function createHttpAdapter(): ExpressAdapter {
-  return new ServiceExpressAdapter();
+  return new ServiceExpressAdapter(withServerSpans);
 }
 
 /** What the HTTP server answers before Express: malformed requests, counted; and who the client is. */

@@ -1,3 +1,5 @@
+import type { RequestListener } from 'node:http';
+
 /**
  * Whether this process exports traces, decided once from the standard OpenTelemetry variables
  * before the app's modules are loaded (start.ts, main.ts's first import). The SDK is loaded only
@@ -41,6 +43,17 @@ export function startTracing(env: NodeJS.ProcessEnv = process.env): boolean {
   const { startSdk } = require('./sdk') as typeof import('./sdk');
   running = startSdk(env);
   return true;
+}
+
+/**
+ * The HTTP server's request handler: while tracing is on, one that makes the server span of every
+ * sampled request (server-spans.ts); with it off, `handler` itself.
+ */
+export function withServerSpans(handler: RequestListener): RequestListener {
+  if (!running) return handler;
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const { serverSpans } = require('./server-spans') as typeof import('./server-spans');
+  return serverSpans(handler);
 }
 
 /** Whether spans are being made in this process (read once by the hot paths, at construction). */

@@ -1,6 +1,7 @@
 import { NestApplicationOptions } from '@nestjs/common';
 import { ExpressAdapter } from '@nestjs/platform-express';
 import { Express } from 'express';
+import { RequestListener } from 'node:http';
 import { UndecodablePath } from './http.errors';
 import { serialisingUnsafePipelines } from './pipelined-requests';
 
@@ -14,8 +15,15 @@ type ErrorHandler = (err: unknown, req: unknown, res: unknown, next: unknown) =>
  * - pipelined requests on one connection run one at a time while one of them is unsafe
  *   (pipelined-requests.ts), whatever server Nest builds for the options given (HTTPS,
  *   forceCloseConnections, return503OnClosing).
+ *
+ * `outermost` wraps the server's handler of every request, so it sees each request as it arrives,
+ * before a pipelined one waits for its turn (tracing's server spans).
  */
 export class ServiceExpressAdapter extends ExpressAdapter {
+  constructor(private readonly outermost: (handler: RequestListener) => RequestListener = (handler) => handler) {
+    super();
+  }
+
   override setErrorHandler(handler: ErrorHandler, prefix?: string): unknown {
     // Express tells an error handler by its four parameters.
     return super.setErrorHandler((err: unknown, req: unknown, res: unknown, next: unknown) => {
@@ -29,6 +37,6 @@ export class ServiceExpressAdapter extends ExpressAdapter {
     // Nest's server hands every request to the Express app, its only 'request' listener.
     const app = this.getInstance<Express>();
     this.httpServer.removeListener('request', app);
-    this.httpServer.on('request', serialisingUnsafePipelines(app));
+    this.httpServer.on('request', this.outermost(serialisingUnsafePipelines(app)));
   }
 }

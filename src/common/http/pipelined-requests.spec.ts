@@ -1,3 +1,4 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { IncomingMessage, Server, ServerResponse, createServer } from 'node:http';
 import { AddressInfo, connect } from 'node:net';
 import { serialisingUnsafePipelines } from './pipelined-requests';
@@ -33,26 +34,31 @@ describe(serialisingUnsafePipelines.name, () => {
   let server: Server;
   let port: number;
   let events: string[];
+  /** What each request's handler found in the async context its request arrived in. */
+  const arrival = new AsyncLocalStorage<string>();
+  let contexts: Map<string, string | undefined>;
   /** Requests the handler holds until the test releases them. */
   let held: Map<string, () => void>;
   let onHeld: () => void;
 
   beforeEach(async () => {
     events = [];
+    contexts = new Map();
     held = new Map();
     onHeld = () => undefined;
-    server = createServer(
-      serialisingUnsafePipelines((req: IncomingMessage, res: ServerResponse) => {
-        const name = `${req.method} ${req.url}`;
-        events.push(`start ${name}`);
-        held.set(name, () => {
-          held.delete(name);
-          events.push(`end ${name}`);
-          res.end();
-        });
-        onHeld();
-      }),
-    );
+    const dispatch = serialisingUnsafePipelines((req: IncomingMessage, res: ServerResponse) => {
+      const name = `${req.method} ${req.url}`;
+      contexts.set(name, arrival.getStore());
+      events.push(`start ${name}`);
+      held.set(name, () => {
+        held.delete(name);
+        events.push(`end ${name}`);
+        res.end();
+      });
+      onHeld();
+    });
+    // As a tracing span would be entered for each request as it arrives.
+    server = createServer((req, res) => arrival.run(`${req.method} ${req.url}`, dispatch, req, res));
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     port = (server.address() as AddressInfo).port;
   });
@@ -79,6 +85,17 @@ describe(serialisingUnsafePipelines.name, () => {
       'start GET /a',
       'end GET /a',
     ]);
+  });
+
+  it('runs a request that waited for its turn in the async context it arrived in', async () => {
+    releaseEach();
+    await pipeline(port, [request('POST', '/a', '{}'), request('DELETE', '/b')], 2);
+    expect(contexts).toEqual(
+      new Map([
+        ['POST /a', 'POST /a'],
+        ['DELETE /b', 'DELETE /b'],
+      ]),
+    );
   });
 
   it('holds a safe request behind an unsafe one still running', async () => {

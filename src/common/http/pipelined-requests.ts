@@ -1,3 +1,4 @@
+import { AsyncResource } from 'node:async_hooks';
 import { IncomingMessage, ServerResponse } from 'node:http';
 import { Socket } from 'node:net';
 
@@ -29,7 +30,12 @@ export function serialisingUnsafePipelines(handler: Handler): Handler {
     const earlier = lastUnsafe.get(req.socket);
     if (unsafe) lastUnsafe.set(req.socket, res);
     if (unsafe || (earlier !== undefined && !earlier.writableFinished)) {
-      res.once('socket', () => handler(req, res));
+      // In the async context the request arrived in (its trace span's), not in that of the
+      // response whose end hands the socket on.
+      res.once(
+        'socket',
+        AsyncResource.bind(() => handler(req, res)),
+      );
     } else {
       handler(req, res);
     }

@@ -279,7 +279,7 @@ function report({ samples, hwmMb, backlog, version, pin }: Outcome): string {
     `- Processes outside the benchmark used a median ${others.median.toFixed(0)}% of a core (max ${others.max.toFixed(0)}%).`,
     `- **Under ${LIMIT_MB} MB resident and flat: ${result}** (every sample below ${LIMIT_MB} MB; slope of the second half within ±${SLOPE_MB_PER_MIN} MB/min; last-minute median within ${DRIFT * 100}% of the median of minutes 2–3).`,
     '',
-    `Settings: the mix (16 lists of \`${LIST_PATH}\` of an owner of ${PLANTS_PER_USER} plants, 3 creates, 1 delete per 20 requests) for ${S.soakSec} s on ${S.connections} connections, ` +
+    `Settings: the mix (16 lists of \`${LIST_PATH}\` of an owner of ${PLANTS_PER_USER.toLocaleString('en-US')} plants, 3 creates, 1 delete per 20 requests) for ${S.soakSec} s on ${S.connections} connections, ` +
       `the owner subscribed to plant.created and plant.deleted at a receiver in the load process answering 204, ` +
       `\`${startProdArgv(ROOT).slice(1).join(' ')}\`, NODE_ENV=production, LOG_LEVEL=info, metrics on their own port (scraped every sample), Node.js ${process.version}, ${version}, ` +
       `${pin ? 'the service on CPU 0, load, receiver and database on CPU 1' : 'not pinned'}.`,

@@ -218,6 +218,10 @@ interface Verdict {
   slope: number;
   early: number;
   last: number;
+  /** Each condition on its own: below the limit, the slope, the drift. */
+  under: boolean;
+  level: boolean;
+  steady: boolean;
   pass: boolean | null;
 }
 
@@ -228,11 +232,15 @@ function verdict(samples: Sample[]): Verdict {
     spread(samples.filter((s) => s.t > from && s.t <= to).map((s) => s.rssMb)).median;
   const early = median(60, 180);
   const last = median(S.soakSec - 60, S.soakSec + S.sampleSec);
-  const flat = Math.abs(slope) <= SLOPE_MB_PER_MIN && Math.abs(last / early - 1) <= DRIFT;
+  const under = maxRssMb < LIMIT_MB;
+  const level = Math.abs(slope) <= SLOPE_MB_PER_MIN;
+  const steady = Math.abs(last / early - 1) <= DRIFT;
   // Minutes 2 and 3 and a last minute after them need at least 4 minutes.
-  const pass = S.soakSec < 240 || !Number.isFinite(early) ? null : maxRssMb < LIMIT_MB && flat;
-  return { maxRssMb, slope, early, last, pass };
+  const pass = S.soakSec < 240 || !Number.isFinite(early) ? null : under && level && steady;
+  return { maxRssMb, slope, early, last, under, level, steady, pass };
 }
+
+const yes = (ok: boolean) => (ok ? 'yes' : 'no');
 
 function sampleRow(s: Sample): string {
   const f = (x: number, d = 1) => (Number.isFinite(x) ? x.toFixed(d) : 'n/a');
@@ -277,7 +285,7 @@ function report({ samples, hwmMb, backlog, version, pin }: Outcome): string {
     `- Median VmRSS of minutes 2–3: ${v.early.toFixed(1)} MB; of the last minute: ${v.last.toFixed(1)} MB (${((v.last / v.early - 1) * 100).toFixed(1)}%).`,
     `- Open file descriptors: ${fds.min}–${fds.max}. Throughput ${rps.median.toFixed(0)} req/s median [${rps.min.toFixed(0)}–${rps.max.toFixed(0)}]; ${failures} failures (non-2xx or socket errors); ${backlog} deliveries still pending when the load stopped.`,
     `- Processes outside the benchmark used a median ${others.median.toFixed(0)}% of a core (max ${others.max.toFixed(0)}%).`,
-    `- **Under ${LIMIT_MB} MB resident and flat: ${result}** (every sample below ${LIMIT_MB} MB; slope of the second half within ±${SLOPE_MB_PER_MIN} MB/min; last-minute median within ${DRIFT * 100}% of the median of minutes 2–3).`,
+    `- **Under ${LIMIT_MB} MB resident and flat: ${result}** (every sample below ${LIMIT_MB} MB: ${yes(v.under)}; slope of the second half within ±${SLOPE_MB_PER_MIN} MB/min: ${yes(v.level)}; last-minute median within ${DRIFT * 100}% of the median of minutes 2–3: ${yes(v.steady)}).`,
     '',
     `Settings: the mix (16 lists of \`${LIST_PATH}\` of an owner of ${PLANTS_PER_USER.toLocaleString('en-US')} plants, 3 creates, 1 delete per 20 requests) for ${S.soakSec} s on ${S.connections} connections, ` +
       `the owner subscribed to plant.created and plant.deleted at a receiver in the load process answering 204, ` +

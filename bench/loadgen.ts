@@ -62,7 +62,7 @@ function withHeaders(req: Request, json: boolean): Request {
 }
 
 /** The request sequence of a workload, and a way to read the id counters back after the run. */
-function buildRequests(workload: Workload): { requests: Request[]; counters: () => Partial<LoadResult> } {
+export function buildRequests(workload: Workload): { requests: Request[]; counters: () => Partial<LoadResult> } {
   switch (workload.kind) {
     case 'list':
       return { requests: [{ method: 'GET', path: workload.path, headers: {} }], counters: () => ({}) };

@@ -26,7 +26,7 @@ export const S = {
   quietMaxWaitSec: seconds(env.BENCH_QUIET_MAX_WAIT, 120),
   quietBudgetSec: seconds(env.BENCH_QUIET_BUDGET, 600),
   skipBuild: env.BENCH_SKIP_BUILD === '1',
-  logLevel: env.BENCH_LOG_LEVEL || 'warn',
+  logLevel: env.BENCH_LOG_LEVEL || 'info',
   keepDatabase: env.BENCH_KEEP_DATABASE === '1',
   portBase: integer(env.BENCH_PORT_BASE, 3101),
   peerTokenTtlMs: integer(env.BENCH_PEER_TOKEN_TTL_MS, 5000),

@@ -189,6 +189,13 @@ describe(parseCommand.name, () => {
     });
   });
 
+  describe('worker', () => {
+    it('takes no arguments', () => {
+      expect(parseCommand(['worker'])).toStrictEqual({ kind: 'worker' });
+      expect(usageError(() => parseCommand(['worker', 'now'])).message).toBe('Unexpected argument "now"');
+    });
+  });
+
   it('refuses an unknown command', () => {
     expect(usageError(() => parseCommand(['plants', 'list'])).message).toBe('Unknown command "plants"');
   });

@@ -16,6 +16,7 @@ import { ResealReport, SealedStore } from './secrets/sealed-store';
 import { RESEAL_BATCH, SecretsService } from './secrets/secrets.service';
 import { SealedSigningSecretsModule } from './webhooks/sealed-secrets.module';
 import { SealedSigningSecrets } from './webhooks/sealed-secrets.service';
+import { runWorker } from './worker/worker';
 
 /** The admin command line: same configuration, database, token service and sealing as the API. */
 @Module({ imports: [AppConfigModule, DatabaseModule, TokensModule, IdempotencyModule, SealedSigningSecretsModule] })
@@ -28,11 +29,14 @@ export const USAGE = `Usage:
   plantstore token list [--user <id>]
   plantstore token revoke <token-or-id>
   plantstore secrets reseal [--batch-size <N>]
+  plantstore worker
 
 Scopes: ${SCOPE_NAMES.join(', ')} (all of them when none is given).
 secrets reseal seals again, under the first key of WEBHOOK_SECRET_KEY, what is sealed under its other
 keys (webhook signing secrets, stored idempotent answers), ${RESEAL_BATCH} values per batch by default
 (at most ${MAX_BATCH}); safe to run while the service runs, and again.
+worker delivers webhook events, and serves nothing but metrics, until SIGTERM; run it beside API
+instances started with WEBHOOK_DELIVERY=false, with the same settings (docs/webhooks.md).
 The database is the one the service uses: DATABASE_URL, or the embedded SQLite file.`;
 
 export interface CliIo {
@@ -66,15 +70,20 @@ export type CliCommand =
   | { kind: 'create'; subject: string; scopes: Scope[]; expiresInMs?: number; name?: string }
   | { kind: 'list'; subject?: string }
   | { kind: 'revoke'; reference: string }
-  | { kind: 'reseal'; batchSize: number };
+  | { kind: 'reseal'; batchSize: number }
+  | { kind: 'worker' };
 
 /** The commands on tokens. */
-export type TokenCommand = Exclude<CliCommand, { kind: 'help' | 'reseal' }>;
+export type TokenCommand = Exclude<CliCommand, { kind: 'help' | 'reseal' | 'worker' }>;
 
 /** Turns argv into a command, or throws UsageError with a message fit for the terminal. */
 export function parseCommand(argv: string[]): CliCommand {
   const [group, action, ...rest] = argv;
   if (group === undefined || group === '--help' || group === '-h' || group === 'help') return { kind: 'help' };
+  if (group === 'worker') {
+    if (action !== undefined) throw new UsageError(`Unexpected argument "${action}"`);
+    return { kind: 'worker' };
+  }
   if (group !== 'token' && group !== 'secrets') throw new UsageError(`Unknown command "${group}"`);
 
   const parse = (options: ParseArgsConfig['options']) => {
@@ -283,6 +292,8 @@ export async function runCli(
     io.out(USAGE);
     return EXIT_OK;
   }
+  // A long-running process of its own, logging as the API does; not a command on the CLI's context.
+  if (command.kind === 'worker') return runWorker();
 
   const app = await openContext();
   try {

@@ -101,6 +101,27 @@ const CALLS: [Type<object>, Record<string, unknown[]>][] = [
       recentAttempts: [1n, 10],
       claimDue: [10, 1000, 'c'],
       recordAttempt: [delivery, 'c', { statusCode: 500, error: null, durationMs: 1 }, { kind: 'failed' }, 1000],
+      recordAttempts: [
+        'c',
+        [{ delivery, attempt: { statusCode: 204, error: null, durationMs: 1 }, outcome: { kind: 'delivered' } }],
+        1000,
+      ],
+      updateFailureClockAfter: [1n, [{ kind: 'delivered' }, { kind: 'failed' }], 1000],
+      insertAttempts: [
+        // One argument list (an array inside) rather than several.
+        [[{ delivery, attempt: { statusCode: 204, error: null, durationMs: 1 }, outcome: { kind: 'delivered' } }]],
+      ],
+      updateDeliveries: [
+        'c',
+        [
+          {
+            delivery,
+            attempt: { statusCode: 500, error: null, durationMs: 1 },
+            outcome: { kind: 'retry', delayMs: 10 },
+          },
+          { delivery, attempt: { statusCode: 204, error: null, durationMs: 1 }, outcome: { kind: 'delivered' } },
+        ],
+      ],
       updateFailureClock: [1n, { kind: 'failed' }, 1000],
       disable: [1n, 'gone', ''],
       read: ['SELECT 1', []],

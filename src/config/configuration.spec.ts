@@ -21,6 +21,7 @@ const DEFAULTS: AppConfig = {
     timeoutMs: 10_000,
     allowHttp: false,
     allowPrivate: false,
+    deliver: true,
     pollIntervalMs: 1000,
     concurrency: 16,
   },

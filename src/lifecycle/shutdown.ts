@@ -1,4 +1,4 @@
-import { INestApplication, Logger } from '@nestjs/common';
+import { INestApplication, INestApplicationContext, Logger } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import { Server } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -26,20 +26,29 @@ const LOG_FLUSH_MS = 1000;
  * 1. readiness turns 503, and for SHUTDOWN_DELAY_MS the instance still serves, so a load balancer
  *    that only learns from readiness probes has time to stop sending traffic here;
  * 2. the listener closes and in-flight requests finish (at most SHUTDOWN_TIMEOUT_MS);
- * 3. only then are the modules closed (metrics listener, Redis, database), so no request loses its
- *    database halfway and every answered write is committed;
+ * 3. only then are the modules closed (webhook attempts in flight finish, then the metrics
+ *    listener, Redis, database), so no request loses its database halfway and every answered
+ *    write is committed;
  * 4. the spans still waiting are handed to the collector along with the last log lines.
+ * A worker (no listener, no load balancer) goes straight to 3.
  */
-export async function shutDown(app: INestApplication, reason: string): Promise<number> {
+export async function shutDown(app: INestApplicationContext, reason: string): Promise<number> {
   const logger = new Logger('Shutdown');
   const { delayMs, timeoutMs } = app.get(ConfigService<AppConfig, true>).get('shutdown', { infer: true });
   app.get(ShutdownState).begin();
+  const server = 'getHttpServer' in app ? ((app as INestApplication).getHttpServer() as Server) : undefined;
+  if (!server) {
+    logger.log(`${reason}: finishing what is in flight (at most ${timeoutMs} ms)`);
+    await app.close();
+    logger.log('Stopped');
+    await app.get(LogOutput).close(LOG_FLUSH_MS);
+    return EXIT_CLEAN;
+  }
   logger.log(
     `${reason}: readiness is now 503; closing in ${delayMs} ms, then finishing in-flight requests (at most ${timeoutMs} ms)`,
   );
   if (delayMs > 0) await sleep(delayMs);
 
-  const server = app.getHttpServer() as Server;
   const drained = await new Promise<boolean>((resolve) => {
     // Keep-alive connections become idle as their last response ends; close each as soon as it is.
     const sweep = setInterval(() => server.closeIdleConnections(), 50);
@@ -77,8 +86,8 @@ export async function exitNotStarted(logOutput: LogOutput): Promise<never> {
  * down gracefully (shutDown), and the process exits by SHUTDOWN_DELAY_MS + SHUTDOWN_TIMEOUT_MS +
  * EXIT_MARGIN_MS whatever else is stuck (a module that does not close, a stdout nobody reads).
  */
-export function exitOnSignals(logOutput: LogOutput): { serving: (app: INestApplication) => void } {
-  let app: INestApplication | undefined;
+export function exitOnSignals(logOutput: LogOutput): { serving: (app: INestApplicationContext) => void } {
+  let app: INestApplicationContext | undefined;
   let started = false;
   for (const signal of ['SIGTERM', 'SIGINT'] as const) {
     process.on(signal, () => {

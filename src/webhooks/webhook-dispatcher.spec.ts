@@ -13,7 +13,13 @@ import { SecretsService } from '../secrets/secrets.service';
 import { PUBLIC_IDS_PER_ROUND } from './previous-release';
 import { newSigningSecret } from './signing-secret';
 import { RETENTION_MS, WebhookDispatcher, outcomeOf, retryDelayMs, webhookId } from './webhook-dispatcher';
-import { AttemptOutcome, AttemptRecord, ClaimedDelivery, WebhooksRepository } from './webhooks.repository';
+import {
+  AttemptOutcome,
+  AttemptRecord,
+  ClaimedDelivery,
+  FinishedAttempt,
+  WebhooksRepository,
+} from './webhooks.repository';
 import { deliveryBody } from './events';
 
 const OCCURRED_AT = Date.UTC(2026, 10, 24, 9, 30, 0, 5);
@@ -125,13 +131,19 @@ interface Received {
 
 type Recorded = [ClaimedDelivery, string, AttemptRecord, AttemptOutcome, number];
 
+/** Polls `condition` until it holds (a few seconds at most). */
+async function waitUntil(condition: () => boolean): Promise<void> {
+  for (let i = 0; i < 500 && !condition(); i++) await new Promise((resolve) => setTimeout(resolve, 10));
+  expect(condition()).toBe(true);
+}
+
 describe(WebhookDispatcher.name, () => {
   const servers: Server[] = [];
   let moduleRef: TestingModule | undefined;
   let dispatcher: WebhookDispatcher;
   let registry: Registry;
-  let repository: Record<'claimDue' | 'recordAttempt' | 'countDue' | 'prune' | 'givePublicIds', jest.Mock>;
-  /** The arguments of the first recordAttempt. */
+  let repository: Record<'claimDue' | 'recordAttempts' | 'countDue' | 'prune' | 'givePublicIds', jest.Mock>;
+  /** The first attempt recorded, with the other arguments of its recordAttempts. */
   let recorded: Promise<Recorded>;
 
   beforeEach(() => {
@@ -139,9 +151,10 @@ describe(WebhookDispatcher.name, () => {
     recorded = new Promise((resolve) => (resolveRecorded = resolve));
     repository = {
       claimDue: jest.fn().mockResolvedValue([]),
-      recordAttempt: jest.fn(async (...args: Recorded) => {
-        resolveRecorded(args);
-        return { disabled: false };
+      recordAttempts: jest.fn(async (claim: string, finished: FinishedAttempt[], disableAfterMs: number) => {
+        for (const { delivery, attempt, outcome } of finished)
+          resolveRecorded([delivery, claim, attempt, outcome, disableAfterMs]);
+        return new Set<bigint>();
       }),
       countDue: jest.fn().mockResolvedValue(0),
       prune: jest.fn().mockResolvedValue(undefined),
@@ -213,7 +226,7 @@ describe(WebhookDispatcher.name, () => {
     expect(repository.prune).toHaveBeenCalledWith(RETENTION_MS);
     // Subscriptions the previous release created during an upgrade get a public id as well.
     expect(repository.givePublicIds).toHaveBeenCalledWith(PUBLIC_IDS_PER_ROUND);
-    expect(repository.recordAttempt).toHaveBeenCalledTimes(1);
+    expect(repository.recordAttempts).toHaveBeenCalledTimes(1);
     expect(recordedDelivery).toBe(claimed);
     expect(attempt).toEqual({ statusCode: 204, error: null, durationMs: expect.any(Number) });
     expect(outcome).toEqual({ kind: 'delivered' });
@@ -317,6 +330,31 @@ describe(WebhookDispatcher.name, () => {
     await expect(dispatcher.stop()).resolves.toBeUndefined();
   });
 
+  it('records attempts that finish while a batch is being recorded together, in the next batch', async () => {
+    const endpoint = await receiver((response) => response.writeHead(204).end());
+    const claimed = [1n, 2n, 3n].map((id) => delivery({ id, url: endpoint.url }));
+    repository.claimDue.mockResolvedValueOnce(claimed);
+    // The first batch takes a while to record: the other two attempts finish meanwhile.
+    let releaseFirst!: () => void;
+    const firstHeld = new Promise<void>((resolve) => (releaseFirst = resolve));
+    const batches: bigint[][] = [];
+    repository.recordAttempts.mockImplementation(async (_claim: string, finished: FinishedAttempt[]) => {
+      batches.push(finished.map(({ delivery }) => delivery.id));
+      if (batches.length === 1) await firstHeld;
+      return new Set<bigint>();
+    });
+    await start();
+    await waitUntil(() => endpoint.received.length === 3 && batches.length === 1);
+    releaseFirst();
+    await waitUntil(() => batches.length === 2);
+    await dispatcher.stop();
+    expect(batches.flat().sort()).toEqual([1n, 2n, 3n]);
+    expect(batches[1]).toHaveLength(3 - batches[0].length);
+    expect(await counted()).toEqual([
+      expect.objectContaining({ value: 3, labels: expect.objectContaining({ result: 'delivered' }) }),
+    ]);
+  });
+
   it('stop() waits for the attempt in flight, and nothing is claimed after', async () => {
     jest.useFakeTimers({ doNotFake: ['nextTick', 'queueMicrotask', 'setImmediate'] });
     const endpoint = await receiver((response) => setTimeout(() => response.writeHead(200).end(), 300));
@@ -331,11 +369,11 @@ describe(WebhookDispatcher.name, () => {
     // Several poll intervals pass while the receiver has not answered yet.
     await jest.advanceTimersByTimeAsync(299);
     expect(stopped).toBe(false);
-    expect(repository.recordAttempt).not.toHaveBeenCalled();
+    expect(repository.recordAttempts).not.toHaveBeenCalled();
 
     await jest.advanceTimersByTimeAsync(1);
     await stopping;
-    expect(repository.recordAttempt).toHaveBeenCalledTimes(1);
+    expect(repository.recordAttempts).toHaveBeenCalledTimes(1);
     const [, , attempt, outcome] = await recorded;
     expect(attempt).toEqual({ statusCode: 200, error: null, durationMs: expect.any(Number) });
     expect(outcome).toEqual({ kind: 'delivered' });

@@ -10,8 +10,8 @@ import { SecretsService } from '../secrets/secrets.service';
 import { RefusedUrlError, parseWebhookUrl, resolveWebhookAddress } from './address-policy';
 import { deliveryBody } from './events';
 import { PUBLIC_IDS_PER_ROUND } from './previous-release';
-import { AttemptResult, sendWebhook } from './webhook-sender';
-import { AttemptOutcome, ClaimedDelivery, WebhooksRepository } from './webhooks.repository';
+import { AttemptResult, closeIdleConnections, sendWebhook } from './webhook-sender';
+import { AttemptOutcome, ClaimedDelivery, FinishedAttempt, WebhooksRepository } from './webhooks.repository';
 
 /** What the receiver sees as `webhook-id`: the same on every attempt of one delivery. */
 export function webhookId(deliveryId: bigint): string {
@@ -39,7 +39,8 @@ export function outcomeOf(result: AttemptResult, attemptsMade: number, schedule:
 type Result = 'delivered' | 'retry' | 'failed' | 'gone' | 'refused';
 
 /**
- * Delivers the events recorded with the plant changes (EventOutbox). Every instance runs one: it claims due deliveries for a
+ * Delivers the events recorded with the plant changes (EventOutbox). Every instance runs one (API
+ * instances unless WEBHOOK_DELIVERY=false, and `plantstore worker` processes): it claims due deliveries for a
  * lease (the attempt timeout and a margin), sends each to the address it checked, and records the
  * outcome. A delivery whose lease ends without an outcome (the instance died) is due again, for any
  * instance: at least once, with duplicates possible, which receivers drop by `webhook-id`.
@@ -54,6 +55,13 @@ export class WebhookDispatcher implements OnApplicationBootstrap, BeforeApplicat
   /** This instance's claims; a fresh one per start, so a restarted instance never finishes an old lease. */
   private readonly claim = randomUUID();
   private readonly inFlight = new Map<bigint, Promise<void>>();
+  /** Finished attempts waiting to be recorded, with who waits for each. */
+  private unrecorded: {
+    finished: FinishedAttempt;
+    recorded: (disabled: boolean) => void;
+    failed: (error: unknown) => void;
+  }[] = [];
+  private recording?: Promise<void>;
   private timer?: NodeJS.Timeout;
   private polling?: Promise<void>;
   private stopped = true;
@@ -104,6 +112,10 @@ export class WebhookDispatcher implements OnApplicationBootstrap, BeforeApplicat
 
   onApplicationBootstrap(): void {
     if (!this.enabled) return;
+    if (!this.config.deliver) {
+      this.logger.log('WEBHOOK_DELIVERY=false: this instance records events and leaves their delivery to workers');
+      return;
+    }
     if (this.production && (this.config.allowHttp || this.config.allowPrivate)) {
       this.logger.warn(
         'WEBHOOK_ALLOW_HTTP or WEBHOOK_ALLOW_PRIVATE is set in production: webhooks may be sent unencrypted or to internal addresses',
@@ -136,6 +148,36 @@ export class WebhookDispatcher implements OnApplicationBootstrap, BeforeApplicat
     clearTimeout(timer);
     if (this.inFlight.size > 0) {
       this.logger.warn(`${this.inFlight.size} webhook attempts still running at shutdown; their leases will expire`);
+    }
+    closeIdleConnections();
+  }
+
+  /**
+   * Records a finished attempt, together with those that finished while the previous batch was
+   * being recorded: one transaction per batch, not per attempt (see recordAttempts). Resolves to
+   * whether its subscription was disabled by it.
+   */
+  private record(finished: FinishedAttempt): Promise<boolean> {
+    return new Promise((recorded, failed) => {
+      this.unrecorded.push({ finished, recorded, failed });
+      this.recording ??= this.recordWaiting().finally(() => (this.recording = undefined));
+    });
+  }
+
+  private async recordWaiting(): Promise<void> {
+    while (this.unrecorded.length > 0) {
+      const batch = this.unrecorded;
+      this.unrecorded = [];
+      try {
+        const disabled = await this.repository.recordAttempts(
+          this.claim,
+          batch.map((waiting) => waiting.finished),
+          this.config.disableAfterMs,
+        );
+        for (const { finished, recorded } of batch) recorded(disabled.has(finished.delivery.subscriptionId));
+      } catch (error) {
+        for (const { failed } of batch) failed(error);
+      }
     }
   }
 
@@ -187,13 +229,11 @@ export class WebhookDispatcher implements OnApplicationBootstrap, BeforeApplicat
     const id = webhookId(delivery.id);
     if (delivery.disabled) {
       // Recorded before the subscription was disabled: dropped without an attempt.
-      await this.repository.recordAttempt(
+      await this.record({
         delivery,
-        this.claim,
-        { statusCode: null, error: null, durationMs: 0 },
-        { kind: 'failed' },
-        this.config.disableAfterMs,
-      );
+        attempt: { statusCode: null, error: null, durationMs: 0 },
+        outcome: { kind: 'failed' },
+      });
       this.deliveries.inc({ event: delivery.type, result: 'failed' });
       this.logger.warn({
         webhookId: id,
@@ -236,13 +276,15 @@ export class WebhookDispatcher implements OnApplicationBootstrap, BeforeApplicat
     }
     const attemptsMade = delivery.attempts + 1;
     const outcome = outcomeOf(result, attemptsMade, this.config.retryScheduleMs);
-    const { disabled } = await this.repository.recordAttempt(
+    const disabled = await this.record({
       delivery,
-      this.claim,
-      { statusCode: result.status ?? null, error: result.error?.slice(0, 255) ?? null, durationMs: result.durationMs },
+      attempt: {
+        statusCode: result.status ?? null,
+        error: result.error?.slice(0, 255) ?? null,
+        durationMs: result.durationMs,
+      },
       outcome,
-      this.config.disableAfterMs,
-    );
+    });
     const label: Result = refused ? 'refused' : outcome.kind === 'disable' ? 'gone' : outcome.kind;
     this.deliveries.inc({ event: delivery.type, result: label });
     this.duration.observe({ event: delivery.type }, result.durationMs / 1000);

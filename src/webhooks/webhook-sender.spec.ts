@@ -198,6 +198,41 @@ describe('sendWebhook', () => {
     });
   });
 
+  it('sends the next attempt to the same address on the connection the last one left open', async () => {
+    const { port, received } = await receiver((response) => response.writeHead(204).end());
+    const connections: Socket[] = [];
+    servers.at(-1)!.on('connection', (socket: Socket) => connections.push(socket));
+    for (let i = 0; i < 3; i++)
+      await expect(send(`http://127.0.0.1:${port}/in`)).resolves.toMatchObject({ status: 204 });
+    expect(received).toHaveLength(3);
+    expect(connections).toHaveLength(1);
+  });
+
+  it('sends again on a new connection when the receiver closed the pooled one meanwhile', async () => {
+    let answered = 0;
+    const { port, received } = await receiver((response) => {
+      answered += 1;
+      // The second request finds the connection the first one left: the receiver drops it unanswered,
+      // as a server whose keep-alive timeout passed at that moment does.
+      if (answered === 2) response.socket?.destroy();
+      else response.writeHead(204).end();
+    });
+    const connections: Socket[] = [];
+    servers.at(-1)!.on('connection', (socket: Socket) => connections.push(socket));
+    await expect(send(`http://127.0.0.1:${port}/in`)).resolves.toMatchObject({ status: 204 });
+    await expect(send(`http://127.0.0.1:${port}/in`)).resolves.toMatchObject({ status: 204 });
+    expect(received).toHaveLength(3);
+    expect(connections).toHaveLength(2);
+  });
+
+  it('does not send again when a new connection is closed without an answer', async () => {
+    const { port, received } = await receiver((response) => response.socket?.destroy());
+    await expect(send(`http://127.0.0.1:${port}/in`)).resolves.toMatchObject({
+      error: 'connection closed without a response',
+    });
+    expect(received).toHaveLength(1);
+  });
+
   it('reports a refused connection', async () => {
     const server = createTcpServer();
     const port = await listen(server);

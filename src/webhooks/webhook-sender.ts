@@ -1,5 +1,5 @@
-import { ClientRequest, IncomingMessage, request as httpRequest, RequestOptions } from 'node:http';
-import { request as httpsRequest } from 'node:https';
+import { Agent as HttpAgent, ClientRequest, IncomingMessage, request as httpRequest, RequestOptions } from 'node:http';
+import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import { isIP } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import { CheckedAddress } from './address-policy';
@@ -84,7 +84,29 @@ function describeFailure(error: unknown): string {
   return `connection failed: ${code}`;
 }
 
-function requestOptions({ url, checked, headers, body }: WebhookRequest): RequestOptions & { servername?: string } {
+/**
+ * Connections to receivers are kept open between attempts: a busy subscription is sent an event
+ * every few milliseconds, and a new TCP (and TLS) handshake for each would cost more than the
+ * request. A pooled connection is keyed by the address it was opened to (the checked address, never
+ * the host name) and, for TLS, by the server name its certificate was checked against, so an
+ * attempt reuses one only when it would have connected to that same address itself. An idle
+ * connection is closed after IDLE_CONNECTION_MS, below the keep-alive timeouts servers commonly
+ * use (Node's 5 s, nginx's 75 s), so the receiver rarely closes one just as it is reused.
+ */
+export const IDLE_CONNECTION_MS = 4000;
+const AGENT_OPTIONS = { keepAlive: true, timeout: IDLE_CONNECTION_MS, scheduling: 'lifo' } as const;
+const agents = { http: new HttpAgent(AGENT_OPTIONS), https: new HttpsAgent(AGENT_OPTIONS) };
+
+/** Closes the pooled connections to receivers (at shutdown, so none outlives the instance's work). */
+export function closeIdleConnections(): void {
+  agents.http.destroy();
+  agents.https.destroy();
+}
+
+function requestOptions(
+  { url, checked, headers, body }: WebhookRequest,
+  pooled: boolean,
+): RequestOptions & { servername?: string } {
   const hostname = url.hostname.replace(/^\[(.*)\]$/, '$1');
   const lowered = Object.fromEntries(Object.entries(headers).map(([name, value]) => [name.toLowerCase(), value]));
   return {
@@ -104,7 +126,7 @@ function requestOptions({ url, checked, headers, body }: WebhookRequest): Reques
     // The certificate is checked against the servername; TLS has no SNI for an IP address, and then
     // Node checks the certificate against the IP address connected to, which is the URL's.
     servername: isIP(hostname) === 0 ? hostname.replace(/\.$/, '') : undefined,
-    agent: false,
+    agent: pooled ? (url.protocol === 'https:' ? agents.https : agents.http) : false,
   };
 }
 
@@ -112,18 +134,21 @@ function requestOptions({ url, checked, headers, body }: WebhookRequest): Reques
  * POSTs one attempt to `checked.address`, with the URL's host in the Host header and in TLS. The
  * whole attempt (connecting, the response headers, reading the body) is bounded by `timeoutMs`;
  * past it the result is the timeout error even if the status had arrived. Redirects are not
- * followed: a 3xx is a status like any other. Never rejects.
+ * followed: a 3xx is a status like any other. A connection whose answer was read to its end goes
+ * back to the pool; one cut short (a timeout, a body past MAX_RESPONSE_BODY_BYTES, an error) is
+ * closed. A pooled connection the receiver had closed meanwhile fails before any answer: the
+ * request is then sent once more on a new connection, within the same bound. Never rejects.
  */
 export function sendWebhook(request: WebhookRequest): Promise<AttemptResult> {
   const started = performance.now();
   return new Promise((resolve) => {
     let outgoing: ClientRequest | undefined;
     let done = false;
-    const finish = (outcome: { status: number } | { error: string }) => {
+    const finish = (outcome: { status: number } | { error: string }, reusable = false) => {
       if (done) return;
       done = true;
       clearTimeout(timer);
-      outgoing?.destroy();
+      if (!reusable) outgoing?.destroy();
       resolve({ ...outcome, durationMs: Math.round(performance.now() - started) });
     };
     const timer = setTimeout(() => finish({ error: `timeout after ${request.timeoutMs} ms` }), request.timeoutMs);
@@ -131,25 +156,41 @@ export function sendWebhook(request: WebhookRequest): Promise<AttemptResult> {
     // A checked address is an IP address; anything else would be resolved by the socket.
     if (isIP(request.checked.address) === 0) return finish({ error: 'connection failed: invalid address' });
     const send = request.url.protocol === 'https:' ? httpsRequest : httpRequest;
-    try {
-      outgoing = send(requestOptions(request));
-    } catch (error) {
-      // Header names or values that cannot be sent are refused synchronously.
-      return finish({ error: describeFailure(error) });
-    }
-    outgoing.on('error', (error) => finish({ error: describeFailure(error) }));
-    outgoing.on('response', (response: IncomingMessage) => {
-      const status = response.statusCode ?? 0;
-      let received = 0;
-      response.on('data', (chunk: Buffer) => {
-        received += chunk.length;
-        if (received > MAX_RESPONSE_BODY_BYTES) finish({ status });
+    const post = (pooled: boolean) => {
+      let answered = false;
+      try {
+        outgoing = send(requestOptions(request, pooled));
+      } catch (error) {
+        // Header names or values that cannot be sent are refused synchronously.
+        return finish({ error: describeFailure(error) });
+      }
+      const sent = outgoing;
+      sent.on('error', (error) => {
+        if (done || sent !== outgoing) return;
+        const stale =
+          sent.reusedSocket && !answered && STALE_CONNECTION_CODES.has((error as { code?: string }).code ?? '');
+        if (stale) post(false);
+        else finish({ error: describeFailure(error) });
       });
-      // The status has arrived: a body the receiver cuts short does not change it. Only our own
-      // timeout does, as the attempt then counts as not answered.
-      response.on('error', () => finish({ status }));
-      response.on('close', () => finish({ status }));
-    });
-    outgoing.end(request.body);
+      sent.on('response', (response: IncomingMessage) => {
+        answered = true;
+        const status = response.statusCode ?? 0;
+        let received = 0;
+        response.on('data', (chunk: Buffer) => {
+          received += chunk.length;
+          if (received > MAX_RESPONSE_BODY_BYTES) finish({ status });
+        });
+        // The status has arrived: a body the receiver cuts short does not change it. Only our own
+        // timeout does, as the attempt then counts as not answered.
+        response.on('end', () => finish({ status }, true));
+        response.on('error', () => finish({ status }));
+        response.on('close', () => finish({ status }));
+      });
+      sent.end(request.body);
+    };
+    post(true);
   });
 }
+
+/** How a pooled connection the receiver closed while it was idle fails when it is reused. */
+const STALE_CONNECTION_CODES = new Set(['ECONNRESET', 'EPIPE']);

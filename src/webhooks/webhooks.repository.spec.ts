@@ -469,6 +469,97 @@ describe.each(testDatabases())(`${WebhooksRepository.name} on %s`, (name) => {
     });
   });
 
+  describe('recordAttempts', () => {
+    const ok = { statusCode: 204, error: null, durationMs: 1 };
+    const failing = { statusCode: 500, error: null, durationMs: 1 };
+    const failingSince = async (id: bigint) =>
+      (
+        (await db.dataSource.query('SELECT failing_since FROM webhook_subscriptions WHERE id = ?', [id])) as {
+          failing_since: unknown;
+        }[]
+      )[0].failing_since;
+
+    async function claimMany(count: number): Promise<ClaimedDelivery[]> {
+      await webhooks.insertSubscription(subscription(1n), 10);
+      await webhooks.insertSubscription(subscription(2n, { owner: 'bob' }), 10);
+      for (let i = 0; i < count; i++) await pendingDelivery(i % 2 === 0 ? 1n : 2n, BigInt(100 + i));
+      return webhooks.claimDue(count, LEASE, 'c1');
+    }
+
+    it('records a batch of outcomes of several subscriptions in one call, each delivery as its own outcome says', async () => {
+      const [a1, b1, a2, b2] = await claimMany(4);
+      const disabled = await webhooks.recordAttempts(
+        'c1',
+        [
+          { delivery: a1, attempt: ok, outcome: { kind: 'delivered' } },
+          { delivery: b1, attempt: failing, outcome: retry() },
+          { delivery: a2, attempt: ok, outcome: { kind: 'delivered' } },
+          { delivery: b2, attempt: failing, outcome: { kind: 'failed' } },
+        ],
+        3_600_000,
+      );
+      expect(disabled).toEqual(new Set());
+      await expect(deliveryStates(1n)).resolves.toEqual([
+        { state: 'delivered', attempts: 1, claim: null },
+        { state: 'delivered', attempts: 1, claim: null },
+      ]);
+      await expect(deliveryStates(2n)).resolves.toEqual([
+        { state: 'pending', attempts: 1, claim: null },
+        { state: 'failed', attempts: 1, claim: null },
+      ]);
+      await expect(webhooks.recentAttempts(1n, 10)).resolves.toHaveLength(2);
+      await expect(webhooks.recentAttempts(2n, 10)).resolves.toMatchObject([{ statusCode: 500 }, { statusCode: 500 }]);
+      expect(await failingSince(1n)).toBeNull();
+      expect(await failingSince(2n)).not.toBeNull();
+    });
+
+    it('judges the failure clock by the order outcomes came in: a failure after a success starts it, a success after a failure stops it', async () => {
+      const [a1, b1, a2, b2] = await claimMany(4);
+      await webhooks.recordAttempts(
+        'c1',
+        [
+          { delivery: a1, attempt: ok, outcome: { kind: 'delivered' } },
+          { delivery: a2, attempt: failing, outcome: retry() },
+          { delivery: b1, attempt: failing, outcome: retry() },
+          { delivery: b2, attempt: ok, outcome: { kind: 'delivered' } },
+        ],
+        3_600_000,
+      );
+      expect(await failingSince(1n)).not.toBeNull();
+      expect(await failingSince(2n)).toBeNull();
+    });
+
+    it('disables only the subscription that answered 410, with the rest of the batch recorded', async () => {
+      const [a1, b1] = await claimMany(2);
+      const disabled = await webhooks.recordAttempts(
+        'c1',
+        [
+          { delivery: a1, attempt: { ...ok, statusCode: 410 }, outcome: { kind: 'disable', reason: 'gone' } },
+          { delivery: b1, attempt: ok, outcome: { kind: 'delivered' } },
+        ],
+        3_600_000,
+      );
+      expect(disabled).toEqual(new Set([1n]));
+      await expect(deliveryStates(2n)).resolves.toEqual([{ state: 'delivered', attempts: 1, claim: null }]);
+    });
+
+    it('keeps no attempt of a subscription deleted meanwhile, and still records the others', async () => {
+      const [a1, b1] = await claimMany(2);
+      await webhooks.deleteSubscription('bob', 2n);
+      await webhooks.recordAttempts(
+        'c1',
+        [
+          { delivery: a1, attempt: ok, outcome: { kind: 'delivered' } },
+          { delivery: b1, attempt: ok, outcome: { kind: 'delivered' } },
+        ],
+        3_600_000,
+      );
+      await expect(webhooks.recentAttempts(1n, 10)).resolves.toHaveLength(1);
+      const attempts = (await db.dataSource.query('SELECT COUNT(*) AS n FROM webhook_attempts')) as { n: unknown }[];
+      expect(Number(attempts[0].n)).toBe(1);
+    });
+  });
+
   describe('recentAttempts', () => {
     it('gives the newest attempts first, up to the limit', async () => {
       await webhooks.insertSubscription(subscription(1n), 10);

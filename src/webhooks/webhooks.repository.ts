@@ -133,6 +133,23 @@ export interface AttemptRecord {
   durationMs: number;
 }
 
+/** An attempt made (or a delivery dropped without one), to record with its consequence. */
+export interface FinishedAttempt {
+  delivery: ClaimedDelivery;
+  attempt: AttemptRecord;
+  outcome: AttemptOutcome;
+}
+
+/** Whether something was sent: a delivery dropped because its subscription is disabled was not. */
+const wasAttempted = ({ attempt }: FinishedAttempt): boolean => attempt.statusCode !== null || attempt.error !== null;
+
+const DELIVERY_STATE: Record<AttemptOutcome['kind'], string> = {
+  delivered: 'delivered',
+  retry: 'pending',
+  failed: 'failed',
+  disable: 'failed',
+};
+
 const toBigint = (value: unknown): bigint => int64Transformer.from(value as string | bigint) as bigint;
 const toNumber = (value: unknown): number => Number(value);
 const toNullableNumber = (value: unknown): number | null =>
@@ -353,14 +370,7 @@ export class WebhooksRepository {
     }));
   }
 
-  /**
-   * Records an attempt and its consequence in one transaction: the subscription's failure clock
-   * first (it disables the subscription once it has failed for `disableAfterMs` without a success),
-   * then the attempt, then the delivery's new state (only while this instance still holds the
-   * claim). The subscription's row is locked first and for writing, so outcomes of one subscription
-   * recorded at once queue on it instead of deadlocking; one that still loses a deadlock (or, on
-   * Galera, a certification) is rolled back whole and recorded again.
-   */
+  /** Records one attempt and its consequence (recordAttempts, for one). */
   async recordAttempt(
     delivery: ClaimedDelivery,
     claim: string,
@@ -368,50 +378,125 @@ export class WebhooksRepository {
     outcome: AttemptOutcome,
     disableAfterMs: number,
   ): Promise<{ disabled: boolean }> {
-    const attempted = attempt.statusCode !== null || attempt.error !== null;
+    const disabled = await this.recordAttempts(claim, [{ delivery, attempt, outcome }], disableAfterMs);
+    return { disabled: disabled.has(delivery.subscriptionId) };
+  }
+
+  /**
+   * Records finished attempts, in the order they finished, with their consequences, in one
+   * transaction: each subscription's failure clock once (it disables the subscription once it has
+   * failed for `disableAfterMs` without a success), then the attempts, then the deliveries' new
+   * states (only those this instance still holds the claim of). A busy subscription's outcomes are
+   * recorded a batch at a time rather than one transaction each, which would queue on its row.
+   * Subscriptions' rows are locked first, for writing and in id order, so instances recording
+   * outcomes of the same subscriptions at once queue instead of deadlocking; a transaction that
+   * still loses a deadlock (or, on Galera, a certification) is rolled back whole and run again.
+   * Resolves to the subscriptions this disabled.
+   */
+  async recordAttempts(
+    claim: string,
+    finished: readonly FinishedAttempt[],
+    disableAfterMs: number,
+  ): Promise<Set<bigint>> {
+    if (finished.length === 0) return new Set();
+    const attempted = finished.filter(wasAttempted);
+    const bySubscription = new Map<bigint, AttemptOutcome[]>();
+    for (const { delivery, outcome } of attempted) {
+      const outcomes = bySubscription.get(delivery.subscriptionId) ?? [];
+      outcomes.push(outcome);
+      bySubscription.set(delivery.subscriptionId, outcomes);
+    }
+    const subscriptions = [...bySubscription.keys()].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
     return this.database.transaction(
       async () => {
-        const disabled = attempted
-          ? await this.updateFailureClock(delivery.subscriptionId, outcome, disableAfterMs)
-          : false;
-        if (attempted) {
-          // Not for a subscription deleted while the attempt ran: its history went with it.
-          await this.database.execute(
-            'INSERT INTO webhook_attempts (subscription_id, delivery_id, event_type, attempt, status_code, error, attempted_at, duration_ms) ' +
-              `SELECT id, ?, ?, ?, ?, ?, ${this.now}, ? FROM webhook_subscriptions WHERE id = ?`,
-            [
-              delivery.id,
-              delivery.type,
-              delivery.attempts + 1,
-              attempt.statusCode,
-              attempt.error,
-              Math.round(attempt.durationMs),
-              delivery.subscriptionId,
-            ],
-          );
+        const disabled = new Set<bigint>();
+        for (const id of subscriptions) {
+          if (await this.updateFailureClockAfter(id, bySubscription.get(id)!, disableAfterMs)) disabled.add(id);
         }
-        const state = outcome.kind === 'retry' ? 'pending' : outcome.kind === 'delivered' ? 'delivered' : 'failed';
-        await this.database.execute(
-          `UPDATE webhook_deliveries SET state = ?, attempts = ?, next_attempt_at = ${this.now} + ?, claim = NULL ` +
-            'WHERE id = ? AND claim = ?',
-          [
-            state,
-            delivery.attempts + (attempted ? 1 : 0),
-            Math.round(outcome.kind === 'retry' ? outcome.delayMs : 0),
-            delivery.id,
-            claim,
-          ],
-        );
-        if (disabled) {
+        if (attempted.length > 0) await this.insertAttempts(attempted);
+        await this.updateDeliveries(claim, finished);
+        for (const id of disabled) {
           await this.database.execute(
             "UPDATE webhook_deliveries SET state = 'failed', claim = NULL WHERE subscription_id = ? AND state = 'pending'",
-            [delivery.subscriptionId],
+            [id],
           );
         }
-        return { disabled };
+        return disabled;
       },
       { retry: WRITE },
     );
+  }
+
+  /**
+   * The clock after a subscription's outcomes, in the order they came: a 410 disables it; a success
+   * stops the clock, and failures after the last success start it again.
+   */
+  private async updateFailureClockAfter(
+    id: bigint,
+    outcomes: readonly AttemptOutcome[],
+    disableAfterMs: number,
+  ): Promise<boolean> {
+    const gone = outcomes.find((outcome) => outcome.kind === 'disable');
+    if (gone) return this.updateFailureClock(id, gone, disableAfterMs);
+    const last = outcomes[outcomes.length - 1];
+    if (last.kind === 'delivered' || outcomes.some((outcome) => outcome.kind === 'delivered')) {
+      await this.updateFailureClock(id, { kind: 'delivered' }, disableAfterMs);
+    }
+    return last.kind === 'delivered' ? false : this.updateFailureClock(id, last, disableAfterMs);
+  }
+
+  /**
+   * One row per attempt, in one statement; not for a subscription deleted while the attempt ran:
+   * its history went with it.
+   */
+  private async insertAttempts(attempted: readonly FinishedAttempt[]): Promise<void> {
+    const row =
+      '? AS subscription_id, ? AS delivery_id, ? AS event_type, ? AS attempt, ? AS status_code, ? AS error, ? AS duration_ms';
+    const rows = attempted.map((_, i) => `SELECT ${i === 0 ? row : '?, ?, ?, ?, ?, ?, ?'}`).join(' UNION ALL ');
+    await this.database.execute(
+      'INSERT INTO webhook_attempts (subscription_id, delivery_id, event_type, attempt, status_code, error, attempted_at, duration_ms) ' +
+        `SELECT s.id, a.delivery_id, a.event_type, a.attempt, a.status_code, a.error, ${this.now}, a.duration_ms ` +
+        `FROM (${rows}) a JOIN webhook_subscriptions s ON s.id = a.subscription_id`,
+      attempted.flatMap(({ delivery, attempt }) => [
+        delivery.subscriptionId,
+        delivery.id,
+        delivery.type,
+        delivery.attempts + 1,
+        attempt.statusCode,
+        attempt.error,
+        Math.round(attempt.durationMs),
+      ]),
+    );
+  }
+
+  /**
+   * Each delivery's new state, if this instance still holds its claim: those that end (delivered,
+   * failed) a statement per state, those tried again later one each, as each has its own time.
+   */
+  private async updateDeliveries(claim: string, finished: readonly FinishedAttempt[]): Promise<void> {
+    const ending = new Map<string, bigint[]>();
+    for (const item of finished) {
+      const { delivery, outcome } = item;
+      const made = wasAttempted(item) ? 1 : 0;
+      if (outcome.kind === 'retry') {
+        await this.database.execute(
+          `UPDATE webhook_deliveries SET state = 'pending', attempts = ?, next_attempt_at = ${this.now} + ?, claim = NULL ` +
+            'WHERE id = ? AND claim = ?',
+          [delivery.attempts + made, Math.round(outcome.delayMs), delivery.id, claim],
+        );
+        continue;
+      }
+      const key = `${DELIVERY_STATE[outcome.kind]} ${made}`;
+      ending.set(key, [...(ending.get(key) ?? []), delivery.id]);
+    }
+    for (const [key, ids] of ending) {
+      const [state, made] = key.split(' ');
+      await this.database.execute(
+        `UPDATE webhook_deliveries SET state = ?, attempts = attempts + ?, next_attempt_at = ${this.now}, claim = NULL ` +
+          `WHERE claim = ? AND id IN (${ids.map(() => '?').join(', ')})`,
+        [state, Number(made), claim, ...ids],
+      );
+    }
   }
 
   /** Starts, keeps or stops the subscription's failure clock; whether this disabled the subscription. */

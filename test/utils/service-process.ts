@@ -55,15 +55,41 @@ export async function startServiceProcess(
   return service;
 }
 
-/** The service's process as startServiceProcess starts it, without waiting for it to be up. */
-export async function spawnServiceProcess(env: Record<string, string>, build?: string): Promise<ServiceProcess> {
+/**
+ * A webhook worker (`plantstore worker`) as operators run it, configured like the service; resolves
+ * once it says it is delivering. Its `url` leads nowhere: a worker serves no API.
+ */
+export async function startWorkerProcess(env: Record<string, string>, timeoutMs = 60_000): Promise<ServiceProcess> {
+  const worker = await spawnServiceProcess(env, undefined, ['cli', 'worker']);
+  const deadline = Date.now() + timeoutMs;
+  while (!worker.output().includes('Delivering webhook events')) {
+    if (worker.child.exitCode !== null)
+      throw new Error(`The worker exited with code ${worker.child.exitCode}; its output:\n${worker.output()}`);
+    if (Date.now() > deadline) {
+      worker.child.kill('SIGKILL');
+      throw new Error(`The worker did not start within ${timeoutMs} ms; its output:\n${worker.output()}`);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  return worker;
+}
+
+/**
+ * The service's process as startServiceProcess starts it, without waiting for it to be up;
+ * `command`: another entry point of src/ (or of `build`'s dist/) and its arguments.
+ */
+export async function spawnServiceProcess(
+  env: Record<string, string>,
+  build?: string,
+  [entry, ...args]: string[] = ['main'],
+): Promise<ServiceProcess> {
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
   const child = spawn(
     process.execPath,
     build
-      ? [join(build, 'dist', 'main.js')]
-      : ['-r', require.resolve('ts-node/register/transpile-only'), join(ROOT, 'src', 'main.ts')],
+      ? [join(build, 'dist', `${entry}.js`), ...args]
+      : ['-r', require.resolve('ts-node/register/transpile-only'), join(ROOT, 'src', `${entry}.ts`), ...args],
     {
       cwd: mkdtempSync(join(tmpdir(), 'plant-store-service-')),
       env: {

@@ -66,6 +66,11 @@ export const webhooksSettings = {
     description:
       "How often an instance looks for due deliveries, 10 to 60000: about the delay before an event's first attempt.",
   }),
+  WEBHOOK_DELIVERY: flag({
+    default: true,
+    description:
+      '`false`: this instance records events but delivers none, so delivery can run apart from the API in `plantstore worker` processes (see [docs/webhooks.md](webhooks.md#running-it)).',
+  }),
   WEBHOOK_CONCURRENCY: integer({
     min: 1,
     max: 1000,
@@ -87,6 +92,8 @@ export function webhooksConfig(env: SettingValues<typeof webhooksSettings>) {
       timeoutMs: env.WEBHOOK_TIMEOUT_MS,
       allowHttp: env.WEBHOOK_ALLOW_HTTP,
       allowPrivate: env.WEBHOOK_ALLOW_PRIVATE,
+      /** Whether this instance delivers (an API instance beside workers does not). */
+      deliver: env.WEBHOOK_DELIVERY,
       pollIntervalMs: env.WEBHOOK_POLL_INTERVAL_MS,
       concurrency: env.WEBHOOK_CONCURRENCY,
     },

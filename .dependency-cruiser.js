@@ -89,7 +89,7 @@ module.exports = {
       name: 'roots-are-not-imported',
       severity: 'error',
       comment:
-        'main.ts, cli.ts, AppModule and the set-up wire the application; what they wire never imports them ' +
+        'main.ts, cli.ts, worker.ts, AppModule, WorkerModule and the set-up wire the application; what they wire never imports them ' +
         'back. Specs may borrow the shared application options and global providers.',
       from: { path: '^src/', pathNot: [ROOTS, SPEC] },
       to: { path: ROOTS },
@@ -111,7 +111,7 @@ module.exports = {
         'Outside database/, only its public entry (index.ts: the Database API and the error classes) is imported; ' +
         'its internals (data source options, migrations, retry, driver tweaks) are wired in by the composition ' +
         'roots only, so every repository reaches its tables the same way.',
-      from: { path: '^src/', pathNot: '^src/(database/|app\\.module\\.ts$|cli\\.ts$)' },
+      from: { path: '^src/', pathNot: '^src/(database/|(app|worker)\\.module\\.ts$|cli\\.ts$)' },
       to: { path: '^src/database/', pathNot: DATABASE_ENTRY },
     },
     {

@@ -16,7 +16,7 @@ import { ResealReport, SealedStore } from './secrets/sealed-store';
 import { RESEAL_BATCH, SecretsService } from './secrets/secrets.service';
 import { SealedSigningSecretsModule } from './webhooks/sealed-secrets.module';
 import { SealedSigningSecrets } from './webhooks/sealed-secrets.service';
-import { runWorker } from './worker/worker';
+import { runWorker } from './worker';
 
 /** The admin command line: same configuration, database, token service and sealing as the API. */
 @Module({ imports: [AppConfigModule, DatabaseModule, TokensModule, IdempotencyModule, SealedSigningSecretsModule] })

@@ -1,4 +1,4 @@
-import { WORKER_NEEDS_DELIVERY, WORKER_NEEDS_KEY } from '../src/worker/worker';
+import { WORKER_NEEDS_DELIVERY, WORKER_NEEDS_KEY } from '../src/worker';
 import { testDatabases } from './utils/databases';
 import {
   ServiceProcess,

@@ -6,7 +6,7 @@ import { WebhookDispatcher } from './webhook-dispatcher';
 import { WebhooksRepository } from './webhooks.repository';
 
 /**
- * Delivery of recorded events, on its own so a worker (src/worker) runs it without the API: the
+ * Delivery of recorded events, on its own so a worker (src/worker.module.ts) runs it without the API: the
  * dispatcher and the tables it reads and writes.
  */
 @Module({

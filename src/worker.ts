@@ -1,13 +1,13 @@
 import { Logger } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import { NestFactory } from '@nestjs/core';
-import { processEnvironment } from '../config/config.module';
-import { AppConfig, loadLogConfig } from '../config/configuration';
-import { exitNotStarted, exitOnSignals } from '../lifecycle/shutdown';
-import { LogOutput } from '../logging/log-output';
-import { nestLogger } from '../logging/nest-logger';
-import { MetricsService } from '../metrics/metrics.service';
-import { SecretsService } from '../secrets/secrets.service';
+import { processEnvironment } from './config/config.module';
+import { AppConfig, loadLogConfig } from './config/configuration';
+import { exitNotStarted, exitOnSignals } from './lifecycle/shutdown';
+import { LogOutput } from './logging/log-output';
+import { nestLogger } from './logging/nest-logger';
+import { MetricsService } from './metrics/metrics.service';
+import { SecretsService } from './secrets/secrets.service';
 import { WorkerModule } from './worker.module';
 
 /** Why a worker refuses to start: it would deliver nothing. */

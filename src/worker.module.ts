@@ -1,12 +1,12 @@
 import { DynamicModule, Module } from '@nestjs/common';
-import { AppConfigModule } from '../config/config.module';
-import { DatabaseModule } from '../database/database.module';
-import { LifecycleModule } from '../lifecycle/lifecycle.module';
-import { LogOutput } from '../logging/log-output';
-import { LoggingModule } from '../logging/logging.module';
-import { MetricsModule } from '../metrics/metrics.module';
-import { SecretsMetricsModule } from '../secrets/secrets-metrics.module';
-import { WebhookDeliveryModule } from '../webhooks/webhook-delivery.module';
+import { AppConfigModule } from './config/config.module';
+import { DatabaseModule } from './database/database.module';
+import { LifecycleModule } from './lifecycle/lifecycle.module';
+import { LogOutput } from './logging/log-output';
+import { LoggingModule } from './logging/logging.module';
+import { MetricsModule } from './metrics/metrics.module';
+import { SecretsMetricsModule } from './secrets/secrets-metrics.module';
+import { WebhookDeliveryModule } from './webhooks/webhook-delivery.module';
 
 /**
  * A webhook worker (`plantstore worker`): the configuration, database, log and metrics of the

@@ -1,5 +1,5 @@
 import type { AddressInfo } from 'node:net';
-import { type Server, createServer, request as httpRequest } from 'node:http';
+import type { Server } from 'node:http';
 import {
   PlantStoreError,
   createClient,
@@ -9,6 +9,7 @@ import {
   type ResponseEvent,
 } from '../clients/typescript/src';
 import { testDatabases } from './utils/databases';
+import { PathPrefixProxy } from './utils/path-prefix-proxy';
 import { TcpProxy } from './utils/tcp-proxy';
 import { TestApp, startTestApp } from './utils/test-app';
 import { waitFor } from './utils/wait-for';
@@ -27,38 +28,6 @@ async function all(client: PlantStoreClient, limit?: number): Promise<Plant[]> {
   const plants: Plant[] = [];
   for await (const plant of client.plants.list({ limit })) plants.push(plant);
   return plants;
-}
-
-/**
- * A gateway that serves the service under the path prefix `/plant-store/` of its own origin, as a
- * reverse proxy would, and records every path it is asked for.
- */
-async function prefixGateway(target: string): Promise<{ url: string; paths: string[]; close(): Promise<void> }> {
-  const paths: string[] = [];
-  const server = createServer((req, res) => {
-    const path = req.url ?? '/';
-    paths.push(path);
-    if (!path.startsWith('/plant-store/')) {
-      res.writeHead(404).end();
-      return;
-    }
-    const upstream = httpRequest(
-      new URL(path.slice('/plant-store'.length), target),
-      { method: req.method, headers: req.headers },
-      (answer) => {
-        res.writeHead(answer.statusCode ?? 502, answer.headers);
-        answer.pipe(res);
-      },
-    );
-    upstream.on('error', () => res.destroy());
-    req.pipe(upstream);
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    paths,
-    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
-  };
 }
 
 async function failure(promise: Promise<unknown>): Promise<PlantStoreError> {
@@ -241,31 +210,43 @@ describe.each(testDatabases())('The TypeScript client against the service on %s'
     }
   });
 
-  it('lists through a path-prefix gateway, never sending the token outside the prefix', async () => {
-    for (const id of [1n, 2n, 3n, 4n]) await client.plants.create({ id, name: `Behind ${id}` });
-    const gateway = await prefixGateway(baseUrl);
+  it('lists page after page through a path-prefix gateway, every request under the prefix', async () => {
+    for (const id of [1n, 2n, 3n, 4n, 5n]) await client.plants.create({ id, name: `Behind ${id}` });
+    const gateway = new PathPrefixProxy('/plant-store', Number(new URL(baseUrl).port));
+    const baseUrlBehind = await gateway.start();
     try {
-      const pages = createClient({ baseUrl: `${gateway.url}/plant-store`, token })
-        .plants.list({ limit: 2 })
-        .pages();
-      const first = await pages.next();
-      expect(first.done ? [] : first.value.data.map((plant) => plant.id)).toEqual([1n, 2n]);
-      const link = first.done ? null : first.value.response.headers.get('link');
-      const rest = [];
-      let refused: unknown;
-      try {
-        for await (const page of pages) rest.push(...page.data.map((plant) => plant.id));
-      } catch (error) {
-        refused = error;
+      const behind = createClient({ baseUrl: baseUrlBehind, token });
+      const pages = [];
+      for await (const { data, response } of behind.plants.list({ limit: 2 }).pages()) {
+        pages.push({ ids: data.map((plant) => plant.id), url: response.url });
       }
-      // A relative link (`<plants?...>`) resolves under the prefix and is followed. A root-relative
-      // one (`</plants?...>`) is written by a service unaware of the prefix: it names a page outside
-      // it, which the client refuses rather than send the token there.
-      const rootRelative = link?.startsWith('</') ?? false;
-      expect({ rest, refused: (refused as PlantStoreError | undefined)?.kind }).toEqual(
-        rootRelative ? { rest: [], refused: 'invalid-response' } : { rest: [3n, 4n], refused: undefined },
-      );
-      expect(gateway.paths.filter((path) => !path.startsWith('/plant-store/'))).toEqual([]);
+      // Each next page is the service's Link resolved against the page it came with: under the prefix.
+      expect(pages).toEqual([
+        { ids: [1n, 2n], url: `${baseUrlBehind}/plants?limit=2` },
+        { ids: [3n, 4n], url: `${baseUrlBehind}/plants?limit=2&after=2` },
+        { ids: [5n], url: `${baseUrlBehind}/plants?limit=2&after=4` },
+      ]);
+      await expect(behind.plants.list({ limit: 2 }).toArray({ max: 3 })).resolves.toEqual([
+        expect.objectContaining({ id: 1n }),
+        expect.objectContaining({ id: 2n }),
+        expect.objectContaining({ id: 3n }),
+      ]);
+      expect(gateway.refused).toEqual([]);
+    } finally {
+      await gateway.close();
+    }
+  });
+
+  it('refuses a root-relative link, outside the gateway prefix, without sending the token there', async () => {
+    for (const id of [1n, 2n, 3n]) await client.plants.create({ id, name: `Behind ${id}` });
+    const gateway = new PathPrefixProxy('/plant-store', Number(new URL(baseUrl).port), { rootRelativeLinks: true });
+    const behind = createClient({ baseUrl: await gateway.start(), token });
+    try {
+      const refused = await failure(behind.plants.list({ limit: 2 }).toArray({ max: Infinity }));
+      expect(refused).toMatchObject({ kind: 'invalid-response', status: 200, attempts: 1 });
+      expect(refused.message).toContain(`the next page (http://127.0.0.1:${gateway.port}/plants?limit=2&after=2)`);
+      // The gateway would have answered 404 to /plants; the client never asked.
+      expect(gateway.refused).toEqual([]);
     } finally {
       await gateway.close();
     }

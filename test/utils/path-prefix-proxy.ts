@@ -13,9 +13,14 @@ export class PathPrefixProxy {
   readonly refused: string[] = [];
   port = 0;
 
+  /**
+   * `rootRelativeLinks` makes the next-page link root-relative, `</plants?...>`, as the release
+   * before query-only links wrote it (an instance of it may still answer during a rollout).
+   */
   constructor(
     private readonly prefix: string,
     private readonly targetPort: number,
+    private readonly options: { rootRelativeLinks?: boolean } = {},
   ) {}
 
   get url(): string {
@@ -51,6 +56,10 @@ export class PathPrefixProxy {
         headers: req.headers,
       },
       (answer) => {
+        const link = answer.headers.link;
+        if (this.options.rootRelativeLinks && typeof link === 'string' && link.startsWith('<?')) {
+          answer.headers.link = `</plants${link.slice(1)}`;
+        }
         res.writeHead(answer.statusCode ?? 502, answer.headers);
         answer.pipe(res);
       },

@@ -456,6 +456,23 @@ describe('createClient', () => {
       expect(failure.kind).toBe('invalid-response');
       expect(failure.message).toContain(problem);
     });
+
+    it.each([
+      ['plants.delete', 200, '<html>Signed in</html>', '/plants/7'],
+      ['webhooks.delete', 202, '', '/webhooks/7'],
+    ])('refuses %s answered %d instead of 204: nothing says it was deleted', async (call, status, body, path) => {
+      const { fetch, sent } = fakeFetch(() => new Response(body, { status, headers: { 'X-Request-Id': 'req-4' } }));
+      const { api } = client(fetch);
+      const failure = await caught(call === 'plants.delete' ? api.plants.delete(7n) : api.webhooks.delete(7n));
+      expect(failure).toMatchObject({
+        kind: 'invalid-response',
+        status,
+        attempts: 1,
+        requestId: 'req-4',
+        message: `The answer to ${path} is not what the API documents: the status is ${status}, not 204 No Content`,
+      });
+      expect(sent).toHaveLength(1);
+    });
   });
 
   describe('withResponse', () => {

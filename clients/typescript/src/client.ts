@@ -162,12 +162,13 @@ export function createClient(options: ClientOptions): PlantStoreClient {
   /**
    * One call, sent now. `request` runs inside it, so an argument it refuses rejects the call's
    * promise like any other failure. The body is read and checked against `expected`; a call
-   * without one (a delete) has no data.
+   * without one (a delete) has no data, and its success is the documented 204 alone.
    */
   function exchange<T>(request: () => Call, expected?: Expected<T>): ApiPromise<T> {
     return new CallPromise(
       (async () => {
         const answer = await transport.send(request());
+        if (expected === undefined) assertNoContent(answer);
         const data = expected === undefined ? (undefined as T) : readChecked(answer, expected);
         return { data, response: apiResponse(answer) };
       })(),
@@ -252,6 +253,17 @@ function followable(next: URL | undefined, answer: Answer, base: URL): URL | und
   }
   if (next.href === answer.url.href) throw invalidResponse(answer, 'the next page is the page itself');
   return next;
+}
+
+/**
+ * A delete succeeds with 204 and no body. Another 2xx (a gateway's or a login page's `200`) is not
+ * the service's answer and says nothing of whether anything was deleted. The 404 of a retried
+ * delete whose first answer was lost is not a 2xx, and stays a success (see Transport.send).
+ */
+function assertNoContent(answer: Answer): void {
+  if (answer.status >= 200 && answer.status < 300 && answer.status !== 204) {
+    throw invalidResponse(answer, `the status is ${answer.status}, not 204 No Content`);
+  }
 }
 
 function userAgent(given: string | undefined): string {

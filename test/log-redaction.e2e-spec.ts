@@ -45,6 +45,12 @@ describe.each(testDatabases())('Tokens in a URL, with the database closed (%s)',
       'GET /webhooks/[redacted]/deliveries',
     ],
     ['a JWT', 'DELETE', () => `/plants/${JWT}`, 'DELETE /plants/[redacted]'],
+    [
+      'the token, percent-encoded,',
+      'DELETE',
+      (token: string) => `/plants/${token.replace(/[_-]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`)}`,
+      'DELETE /plants/[redacted]',
+    ],
   ])('%s in the URL of a %s answered 503 is in no line', async (_label, method, pathWith, written) => {
     const requestId = randomUUID();
     const url = pathWith(secret);
@@ -64,6 +70,8 @@ describe.each(testDatabases())('Tokens in a URL, with the database closed (%s)',
     expect(requestLine).toMatchObject({ level: 'error', path: written.split(' ')[1], status: 503 });
 
     const everything = lines.join('\n');
+    // The token as it was sent, and as it is.
+    expect(everything).not.toContain(url.split('/')[2].split('?')[0]);
     expect(everything).not.toContain(secret.slice('pst_'.length));
     expect(everything).not.toContain(JWT.split('.')[1]);
   });

@@ -80,6 +80,9 @@ describe(requestIdFor.name, () => {
     ['containing a tab', 'a\tb'],
     ['a control character', 'a\u0001b'],
     ['a header sent twice (an array)', ['a', 'b']],
+    // Written in every line of the request: a token sent in the wrong header must not reach the log.
+    ['a token', `pst_${'A'.repeat(43)}`],
+    ['holding a JWT', 'req-eyJhbGciOiJSUzI1NiJ9.eyJzdWIiOiJ4In0.c2ln'],
   ])('replaces an id that is %s with a new UUID, and answers that', (_label, incoming) => {
     const { id, res } = idFor(incoming);
     expect(id).toMatch(UUID);

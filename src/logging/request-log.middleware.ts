@@ -6,7 +6,7 @@ import { IncomingMessage, ServerResponse } from 'node:http';
 import { Level } from 'pino';
 import { Principal, TokenKind } from '../auth/principal';
 import { clientAddress } from '../common/http/client-address';
-import { loggedPath } from '../common/http/redact-tokens';
+import { loggedPath, redactTokens } from '../common/http/redact-tokens';
 import { requestElapsedMs, startRequestClock } from '../common/http/request-clock';
 import { routeTemplate } from '../common/http/route-template';
 import { tracingOn } from '../tracing/tracing';
@@ -14,7 +14,11 @@ import { LogOutput } from './log-output';
 
 export const REQUEST_ID_HEADER = 'X-Request-Id';
 
-/** A client's request id is kept if it is 1 to 128 visible ASCII characters; otherwise one is made. */
+/**
+ * A client's request id is kept if it is 1 to 128 visible ASCII characters with nothing shaped like
+ * a token in it (it is written in every line of the request, where the one redaction would leave
+ * lines no id tells apart); otherwise one is made.
+ */
 const ACCEPTED_REQUEST_ID = /^[\x21-\x7e]{1,128}$/;
 
 /** Logged for a request whose client closed the connection before the answer was complete, as nginx does. */
@@ -28,7 +32,9 @@ type LoggedRequest = IncomingMessage &
 
 export function requestIdFor(req: IncomingMessage, res: ServerResponse): string {
   const incoming = req.headers['x-request-id'];
-  const id = typeof incoming === 'string' && ACCEPTED_REQUEST_ID.test(incoming) ? incoming : randomUUID();
+  const accepted =
+    typeof incoming === 'string' && ACCEPTED_REQUEST_ID.test(incoming) && redactTokens(incoming) === incoming;
+  const id = accepted ? incoming : randomUUID();
   res.setHeader(REQUEST_ID_HEADER, id);
   return id;
 }

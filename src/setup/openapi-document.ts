@@ -38,7 +38,8 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
         "authentication: every response but the health probes' carries the `RateLimit-Policy` and " +
         '`RateLimit` headers, unknown paths and the documentation included, and any call may be ' +
         'refused with 429 and `Retry-After`. Every response carries `X-Request-Id` ' +
-        "(the client's own, if it sent one of 1 to 128 visible ASCII characters), which the service logs.",
+        "(the client's own, if it sent one of 1 to 128 visible ASCII characters with nothing shaped like " +
+        'a token), which the service logs.',
     )
     .setVersion('1.0.0')
     .setLicense('MIT', 'https://opensource.org/license/mit')

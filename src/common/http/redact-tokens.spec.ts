@@ -11,6 +11,13 @@ describe(redactTokens.name, () => {
     [`/x/${JWT}/y`, '/x/[redacted]/y'],
     [`access_token=${TOKEN}&limit=5`, 'access_token=[redacted]&limit=5'],
     [`client/1 (${TOKEN.toUpperCase()})`, 'client/1 ([redacted])'],
+    // Percent-encoded characters of a token, as equivalent in a URL as they are written plainly.
+    [`/plants/pst%5F${'A'.repeat(43)}`, '/plants/[redacted]'],
+    [`/plants/pst%5fAAAA%2DBBBB%41/x`, '/plants/[redacted]/x'],
+    [`/x/${JWT.replaceAll('.', '%2E')}`, '/x/[redacted]'],
+    [`access_token=%70st_${'A'.repeat(43)}`, 'access_token=[redacted]'],
+    // Other escapes are left as they came when there is no token.
+    ['/plants/caf%C3%A9%2Dau%20lait', '/plants/caf%C3%A9%2Dau%20lait'],
   ])('%s', (text, expected) => {
     expect(redactTokens(text)).toBe(expected);
   });

@@ -12,12 +12,19 @@ const REDACTED = '[redacted]';
 /** Request paths longer than this are cut where they are written: a path may be up to 16 KiB. */
 export const MAX_LOGGED_PATH = 200;
 
+/** A percent-encoded letter, digit or one of `-._~`, which RFC 3986 (2.3) makes the same as the character. */
+const ENCODED_UNRESERVED = /%(?:[46][1-9a-f]|[57][0-9a]|3[0-9]|2[de]|5f|7e)/gi;
+
 /** The text with whatever looks like a token replaced; ordinary paths are returned as they are. */
 export function redactTokens(text: string): string {
-  // Every token shape has a `_` (pst_) or dots (JWT): most paths have neither.
-  if (text.indexOf('_') === -1 && text.indexOf('.') === -1) return text;
+  // Every token shape has a `_` (pst_) or dots (JWT), written as such or percent-encoded (`%5F`,
+  // `%2E`): most paths have none of them.
+  if (text.indexOf('_') === -1 && text.indexOf('.') === -1 && text.indexOf('%') === -1) return text;
+  // `/plants/pst%5F…` reaches the same route with the same token as `/plants/pst_…`: the token is
+  // looked for in the text with such escapes decoded, and where one is found that text is written.
+  const decoded = text.indexOf('%') === -1 ? text : text.replace(ENCODED_UNRESERVED, decodeURIComponent);
   TOKEN_SHAPED.lastIndex = 0;
-  return TOKEN_SHAPED.test(text) ? text.replace(TOKEN_SHAPED, REDACTED) : text;
+  return TOKEN_SHAPED.test(decoded) ? decoded.replace(TOKEN_SHAPED, REDACTED) : text;
 }
 
 /**

@@ -6,6 +6,7 @@ import { IdempotencyService } from '../src/idempotency/idempotency.service';
 import { requestFingerprint } from '../src/idempotency/idempotency-key';
 import { PlantsRepository } from '../src/plants/plants.repository';
 import { MAX_SUBSCRIPTIONS_PER_OWNER } from '../src/webhooks/webhooks.errors';
+import { PlantAlreadyExists } from '../src/plants/plants.errors';
 import { testDatabases } from './utils/databases';
 import { TestApp, bearer, exactJson, expectErrorBody, startTestApp } from './utils/test-app';
 import { waitFor } from './utils/wait-for';
@@ -77,7 +78,7 @@ describe.each(testDatabases())('Idempotency-Key on %s', (database) => {
     expect((await post(t, undefined, '{"id":5,"name":"Fern"}')).status).toBe(200);
     const first = await post(t, 'dup', '{"id":5,"name":"Fern"}');
     expectErrorBody(first, 409);
-    expect(first.body.message).toBe('A plant with id 5 already exists');
+    expect(first.body.message).toBe(new PlantAlreadyExists(5n).message);
     expect((await t.http().delete('/plants/5').set(bearer(token))).status).toBe(204);
     const again = await post(t, 'dup', '{"id":5,"name":"Fern"}');
     expectErrorBody(again, 409);

@@ -1,6 +1,7 @@
 import { parse, parseNumberAndBigInt } from 'lossless-json';
 import { AddressInfo } from 'node:net';
 import request from 'supertest';
+import { PlantAlreadyExists } from '../src/plants/plants.errors';
 import { TestApp, bearer, exactJson, expectErrorBody, jsonText, startTestApp } from './utils/test-app';
 import { testDatabases } from './utils/databases';
 import { PathPrefixProxy } from './utils/path-prefix-proxy';
@@ -92,7 +93,7 @@ describe.each(testDatabases())('Plants API on %s', (database) => {
       await create(alice, { id: 5, name: 'Original', tag: 'first' });
       const res = await create(alice, { id: 5, name: 'Impostor' });
       expectErrorBody(res, 409);
-      expect(res.body.message).toBe('A plant with id 5 already exists');
+      expect(res.body.message).toBe(new PlantAlreadyExists(5n).message);
       expect(exactJson(await list(alice))).toEqual([{ id: 5n, name: 'Original', tag: 'first' }]);
     });
 

@@ -1,5 +1,6 @@
 import { isInteger, parse } from 'lossless-json';
 import { Plant } from '../src/plants/plant.entity';
+import { PlantAlreadyExists } from '../src/plants/plants.errors';
 import { testDatabases } from './utils/databases';
 import { RawResponse, expectCleanError, listenOnLoopback, rawRequest } from './utils/raw-http';
 import { TestApp, bearer, startTestApp } from './utils/test-app';
@@ -94,7 +95,7 @@ describe.each(testDatabases())('Concurrent writes on %s', (database) => {
       expect(statuses.filter((s) => s === 409)).toHaveLength(49);
       for (const conflict of answers.filter((r) => r.status === 409)) {
         expectCleanError(conflict, [409]);
-        expect(JSON.parse(conflict.text).message).toBe(`A plant with id ${id} already exists`);
+        expect(JSON.parse(conflict.text).message).toBe(new PlantAlreadyExists(BigInt(id)).message);
       }
       const winner = answers.findIndex((r) => r.status === 200);
       expect(answers[winner].text).toBe(`{"id":${id},"name":${JSON.stringify(names[winner])}}`);

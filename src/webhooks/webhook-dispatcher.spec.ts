@@ -344,13 +344,19 @@ describe(WebhookDispatcher.name, () => {
       if (batches.length === 1) await firstHeld;
       return new Set<bigint>();
     });
+    // An attempt has finished when it is handed to record(), which is after its receiver answered.
+    const finished = jest.spyOn(
+      WebhookDispatcher.prototype as unknown as { record: (attempt: FinishedAttempt) => Promise<boolean> },
+      'record',
+    );
     await start();
-    await waitUntil(() => endpoint.received.length === 3 && batches.length === 1);
+    await waitUntil(() => finished.mock.calls.length === 3 && batches.length === 1);
     releaseFirst();
     await waitUntil(() => batches.length === 2);
     await dispatcher.stop();
     expect(batches.flat().sort()).toEqual([1n, 2n, 3n]);
     expect(batches[1]).toHaveLength(3 - batches[0].length);
+    finished.mockRestore();
     expect(await counted()).toEqual([
       expect.objectContaining({ value: 3, labels: expect.objectContaining({ result: 'delivered' }) }),
     ]);

@@ -11,7 +11,11 @@ import { Principal } from '../auth/principal';
 import { TokensService } from '../auth/tokens.service';
 import { writeJsonExactly } from '../common/json/exact-json';
 import { IdempotencyService } from '../idempotency/idempotency.service';
-import { CreatePlantDto } from './dto/create-plant.dto';
+import {
+  CreatePlantDto,
+  PLANT_NAME_MAX_LENGTH as NAME_MAX,
+  PLANT_TAG_MAX_LENGTH as TAG_MAX,
+} from './dto/create-plant.dto';
 import { PlantsController } from './plants.controller';
 import { PlantsService } from './plants.service';
 import { AuthenticationRequired, MissingScope } from '../auth/auth.errors';
@@ -130,15 +134,15 @@ describe(PlantsController.name, () => {
       expect(res.text).toBe('{"id":1,"name":"Moss"}');
     });
 
-    it('counts an emoji as one character, so 255 of them pass', async () => {
-      const name = '🌵'.repeat(255);
+    it('counts an emoji as one character, so the longest name of them passes', async () => {
+      const name = '🌵'.repeat(NAME_MAX);
       const res = await postJson(JSON.stringify({ id: 1, name }));
       expect(res.status).toBe(200);
       expect(plantsService.create).toHaveBeenCalledWith('alice', expect.objectContaining({ name }));
     });
 
-    it('accepts a name of 255 characters and a tag of 64', async () => {
-      const res = await postJson(JSON.stringify({ id: 1, name: 'n'.repeat(255), tag: 't'.repeat(64) }));
+    it('accepts the longest name and the longest tag', async () => {
+      const res = await postJson(JSON.stringify({ id: 1, name: 'n'.repeat(NAME_MAX), tag: 't'.repeat(TAG_MAX) }));
       expect(res.status).toBe(200);
     });
 
@@ -157,25 +161,25 @@ describe(PlantsController.name, () => {
       ['id true', '{"id":true,"name":"a"}', `id ${INT64_MESSAGE}`],
       ['no id', '{"name":"a"}', `id ${INT64_MESSAGE}`],
       ['a blank name', '{"id":1,"name":"   "}', 'name must not be blank'],
-      ['an empty name', '{"id":1,"name":""}', 'name must be from 1 to 255 characters long'],
+      ['an empty name', '{"id":1,"name":""}', `name must be from 1 to ${NAME_MAX} characters long`],
       [
-        'a name of 256 characters',
-        JSON.stringify({ id: 1, name: 'n'.repeat(256) }),
-        'name must be from 1 to 255 characters long',
+        'a name one character too long',
+        JSON.stringify({ id: 1, name: 'n'.repeat(NAME_MAX + 1) }),
+        `name must be from 1 to ${NAME_MAX} characters long`,
       ],
       [
-        'a name of 256 emoji',
-        JSON.stringify({ id: 1, name: '🌵'.repeat(256) }),
-        'name must be from 1 to 255 characters long',
+        'a name one emoji too long',
+        JSON.stringify({ id: 1, name: '🌵'.repeat(NAME_MAX + 1) }),
+        `name must be from 1 to ${NAME_MAX} characters long`,
       ],
       ['a name with a lone surrogate', '{"id":1,"name":"\\ud800"}', 'name must be valid Unicode text'],
       ['a numeric name', '{"id":1,"name":5}', 'name must be a string'],
       [
-        'a tag of 65 characters',
-        JSON.stringify({ id: 1, name: 'a', tag: 't'.repeat(65) }),
-        'tag must be from 1 to 64 characters long',
+        'a tag one character too long',
+        JSON.stringify({ id: 1, name: 'a', tag: 't'.repeat(TAG_MAX + 1) }),
+        `tag must be from 1 to ${TAG_MAX} characters long`,
       ],
-      ['an empty tag', '{"id":1,"name":"a","tag":""}', 'tag must be from 1 to 64 characters long'],
+      ['an empty tag', '{"id":1,"name":"a","tag":""}', `tag must be from 1 to ${TAG_MAX} characters long`],
       ['a blank tag', '{"id":1,"name":"a","tag":" "}', 'tag must not be blank'],
     ])('answers %s with 400', async (_label, body, message) => {
       const res = await postJson(body);
@@ -187,7 +191,7 @@ describe(PlantsController.name, () => {
       const res = await postJson('{"id":"x","name":"","extra":1}');
       expectError(res, 400, /property extra should not exist/);
       expect(res.body.message).toContain(`id ${INT64_MESSAGE}`);
-      expect(res.body.message).toContain('name must be from 1 to 255 characters long');
+      expect(res.body.message).toContain(`name must be from 1 to ${NAME_MAX} characters long`);
     });
 
     it.each([

@@ -2,6 +2,13 @@ import { ApiProperty, ApiPropertyOptional, ApiSchema } from '@nestjs/swagger';
 import { IsOptional } from 'class-validator';
 import { IsInt64, IsText } from '../../common/validation/validators';
 
+/**
+ * The longest name and tag, in characters (docs/api.md states them; the e2e specs hold the API to
+ * them). Widening one also needs a wider column: plant.entity.ts and a migration.
+ */
+export const PLANT_NAME_MAX_LENGTH = 255;
+export const PLANT_TAG_MAX_LENGTH = 64;
+
 /** The request body of create: the contract's NewPlant. */
 @ApiSchema({ name: 'NewPlant' })
 export class CreatePlantDto {
@@ -18,23 +25,23 @@ export class CreatePlantDto {
   id: bigint;
 
   @ApiProperty({
-    description: 'The name of the plant: 1 to 255 characters, not only whitespace',
+    description: `The name of the plant: 1 to ${PLANT_NAME_MAX_LENGTH} characters, not only whitespace`,
     minLength: 1,
-    maxLength: 255,
+    maxLength: PLANT_NAME_MAX_LENGTH,
     example: 'Monstera deliciosa',
   })
-  @IsText(1, 255)
+  @IsText(1, PLANT_NAME_MAX_LENGTH)
   name: string;
 
   @ApiPropertyOptional({
     type: String,
     nullable: true,
-    description: 'Tag that specifies the type: 1 to 64 characters. Omit it (or send null) for none.',
+    description: `Tag that specifies the type: 1 to ${PLANT_TAG_MAX_LENGTH} characters. Omit it (or send null) for none.`,
     minLength: 1,
-    maxLength: 64,
+    maxLength: PLANT_TAG_MAX_LENGTH,
     example: 'tropical',
   })
   @IsOptional()
-  @IsText(1, 64)
+  @IsText(1, PLANT_TAG_MAX_LENGTH)
   tag?: string | null;
 }

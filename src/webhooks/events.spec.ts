@@ -1,4 +1,15 @@
-import { WEBHOOK_EVENTS, deliveryBody, eventOperationId, eventSchemaName, eventTypesOn, eventsOf } from './events';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { PlantDto } from '../plants/dto/plant.dto';
+import {
+  WEBHOOK_EVENTS,
+  WEBHOOK_EVENT_TYPES,
+  deliveryBody,
+  eventOperationId,
+  eventSchemaName,
+  eventTypesOn,
+  eventsOf,
+} from './events';
 import { dataFromPlantColumns, eventsFromFlags, previousFlags, previousPlantColumns } from './previous-release';
 
 const OCCURRED_AT = Date.UTC(2026, 10, 24, 9, 30, 0, 5);
@@ -36,6 +47,49 @@ describe(deliveryBody.name, () => {
       '{"type":"plant.created","timestamp":"2026-11-24T09:30:00.005Z",' +
         '"data":{"id":9007199254740993,"name":"Fern","tag":"green"}}',
     );
+  });
+});
+
+describe('the data sent against the schema the document declares for it', () => {
+  interface Schema {
+    $ref?: string;
+    allOf?: Schema[];
+    type?: string;
+    properties?: Record<string, Schema>;
+    required?: string[];
+    example?: unknown;
+  }
+  // The committed document, which test/openapi.e2e-spec.ts holds to what the service serves.
+  const document = JSON.parse(readFileSync(join(__dirname, '../../openapi.json'), 'utf8')) as {
+    components: { schemas: Record<string, Schema> };
+  };
+  const resolve = (schema: Schema): Schema => {
+    const ref = schema.$ref ?? schema.allOf?.[0]?.$ref;
+    return ref ? resolve(document.components.schemas[ref.split('/').pop()!]) : schema;
+  };
+  // A plant with every field the API gives it set, from the examples of the Plant schema: a field
+  // added to plants reaches this plant, and so the events that carry the plant.
+  const plantSchema = document.components.schemas.Plant;
+  const plant = Object.fromEntries(
+    Object.entries(plantSchema.properties!).map(([name, field]) => [
+      name,
+      field.type === 'integer' ? BigInt(field.example as number) : field.example,
+    ]),
+  ) as unknown as PlantDto;
+
+  it.each(WEBHOOK_EVENTS)('%s sends exactly the fields its data schema declares, of the declared types', (type) => {
+    const [event] = eventsOf(WEBHOOK_EVENT_TYPES[type].on, plant).filter((recorded) => recorded.type === type);
+    const data = JSON.parse(event.data) as Record<string, unknown>;
+    const declared = resolve(resolve(document.components.schemas[eventSchemaName(type)]).properties!.data);
+    expect(Object.keys(data).sort()).toEqual(Object.keys(declared.properties!).sort());
+    for (const name of declared.required ?? []) expect(data).toHaveProperty(name);
+    for (const [name, value] of Object.entries(data)) {
+      const expected = declared.properties![name].type;
+      expect([name, expected === 'integer' && Number.isInteger(value) ? 'integer' : typeof value]).toEqual([
+        name,
+        expected,
+      ]);
+    }
   });
 });
 

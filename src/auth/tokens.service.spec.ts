@@ -10,6 +10,7 @@ import {
   TokensService,
   tokenStatus,
 } from './tokens.service';
+import { SCOPE_NAMES } from './scopes';
 import { TokensRepository } from './tokens.repository';
 
 const NOW = new Date('2026-03-01T12:00:00.000Z');
@@ -86,7 +87,7 @@ describe(TokensService.name, () => {
         id: expect.stringMatching(UUID),
         tokenHash: expect.stringMatching(/^[0-9a-f]{64}$/),
         subject: 'alice',
-        scopes: 'plants:read plants:write webhooks:manage',
+        scopes: SCOPE_NAMES.join(' '),
         name: null,
         createdAt: NOW,
         expiresAt: null,
@@ -108,7 +109,7 @@ describe(TokensService.name, () => {
       [['plants:write'], 'plants:write'],
       [['plants:write', 'plants:write'], 'plants:write'],
       [['plants:write', 'plants:read'], 'plants:write plants:read'],
-      [[], 'plants:read plants:write webhooks:manage'],
+      [[], SCOPE_NAMES.join(' ')],
     ] as const)('stores the scopes %p as %p', async (scopes, expected) => {
       const { token } = await service.create({ subject: 'alice', scopes });
       expect(token.scopes).toBe(expected);

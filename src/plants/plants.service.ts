@@ -38,7 +38,7 @@ export class PlantsService {
     const plant = toPlantDto(dto);
     try {
       await this.events.change('created', owner, plant, (onlyIf) =>
-        this.plants.insert({ owner, id: dto.id, name: dto.name, tag: dto.tag }, onlyIf),
+        this.plants.insert({ owner, ...dto }, onlyIf),
       );
       return plant;
     } catch (error) {

@@ -37,9 +37,7 @@ export class PlantsService {
   async create(owner: string, dto: CreatePlantDto): Promise<PlantDto> {
     const plant = toPlantDto(dto);
     try {
-      await this.events.change('created', owner, plant, (onlyIf) =>
-        this.plants.insert({ owner, ...dto }, onlyIf),
-      );
+      await this.events.change('created', owner, plant, (onlyIf) => this.plants.insert({ owner, ...dto }, onlyIf));
       return plant;
     } catch (error) {
       if (isUniqueViolation(error)) {

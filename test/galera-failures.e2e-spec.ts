@@ -65,6 +65,11 @@ describeGalera('Galera failures behind HAProxy: routing follows cluster state', 
     return ids.filter((id) => !present.has(id));
   };
 
+  const clusterSize = async (node: number) => {
+    const [row] = await cluster.onNode<{ Value: string }[]>(node, "SHOW STATUS LIKE 'wsrep_cluster_size'");
+    return Number(row.Value);
+  };
+
   beforeAll(async () => {
     cluster = await startGaleraCluster(testPortBase(1));
     await cluster.createDatabase(DB);
@@ -217,6 +222,7 @@ describeGalera('Galera failures behind HAProxy: routing follows cluster state', 
     // Losing node 3 pauses commits until the others have evicted it: not what this test measures.
     await cluster.killNode(3);
     await cluster.wipeNode(3);
+    await waitFor(async () => (await clusterSize(1)) === 2, { what: 'node 3 evicted', timeoutMs: 15_000 });
     const writes = load();
     await sleep(1000);
     const watch = watchCluster(cluster);
@@ -231,10 +237,15 @@ describeGalera('Galera failures behind HAProxy: routing follows cluster state', 
 
     report('writer a donor (SST)', writes, transferAt, watch.changes);
     expect(cluster.log(1)).toMatch(/Shifting SYNCED -> DONOR\/DESYNCED/);
-    expect(watch.changes.some((c) => c.routed === 'node2')).toBe(true);
+    const switchedAt = watch.changes.find((c) => c.routed === 'node2')?.at;
+    expect(switchedAt).toBeDefined();
     const failures = writes.failures();
     expectOnlyQuick503s(failures);
-    expect(failures.length).toBeLessThanOrEqual(4);
+    // Writes held by the donor's lock when HAProxy closes its connections fail: the service cannot
+    // tell whether a write cut off so committed. That is all: none before the transfer began, none
+    // sent once HAProxy routes to a backup. How many depends on how long the lock held them before
+    // HAProxy's checks took the writer out (usually one per writer, or none).
+    expect(failures.filter((answer) => answer.at < transferAt || answer.at > switchedAt!)).toEqual([]);
     expect(writes.answers.filter((answer) => answer.at > backAt && answer.status !== 200)).toEqual([]);
     expect(writes.staleReads).toEqual([]);
     expect(await missingOn(3, writes.acknowledged)).toEqual([]);

@@ -251,7 +251,8 @@ export function report(what: string, load: WriteLoad, faultAt: number, changes?:
   const seconds = (ms: number) => (ms / 1000).toFixed(1);
   process.stdout.write(
     `${what}: ${load.answers.length} requests, ${load.acknowledged.length} creates acknowledged, ` +
-      `${failures.length} answered 503 (sent at ${[...new Set(failures.map((f) => seconds(f.at - faultAt)))].join(', ') || '-'} s), ` +
+      `${failures.length} answered 503 (${failures.filter((f) => f.op === 'create').length} creates, ` +
+      `${failures.filter((f) => f.op === 'read').length} reads; sent at ${[...new Set(failures.map((f) => seconds(f.at - faultAt)))].join(', ') || '-'} s), ` +
       `error window ${errorWindowMs(failures, faultAt)} ms after the fault, ` +
       `slowest answer ${Math.max(0, ...load.answers.map((answer) => answer.ms))} ms` +
       (messages.length ? `; messages: ${messages.join(' | ')}` : '') +

@@ -1,8 +1,8 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import request from 'supertest';
-import { BeforeQueryEvent, EntitySubscriberInterface } from 'typeorm';
 import { CreateTokenInput, TokensService } from '../src/auth/tokens.service';
 import { testDatabases } from './utils/databases';
+import { watchStatements } from './utils/statements';
 import { TestApp, bearer, expectErrorBody, startTestApp } from './utils/test-app';
 
 const LIMIT = 3;
@@ -184,18 +184,19 @@ describe.each(testDatabases())('Rate limits on %s', (database) => {
   describe('before routing, authentication and the body (TRUST_PROXY=loopback, one address per test)', () => {
     let t: TestApp;
     const statements: string[] = [];
-    const counter: EntitySubscriberInterface = {
-      beforeQuery: (event: BeforeQueryEvent) => void statements.push(event.query),
-    };
+    let stopWatching = () => {};
     let addresses = 0;
     /** An address no other test uses, so each test starts with its whole budget. */
     const freshAddress = () => `198.51.100.${100 + (addresses += 1)}`;
 
     beforeAll(async () => {
       t = await startTestApp(database, { ...LIMITED, TRUST_PROXY: 'loopback' });
-      t.dataSource.subscribers.push(counter);
+      stopWatching = watchStatements(database, t.dataSource, (sql) => statements.push(sql));
     });
-    afterAll(() => t.close());
+    afterAll(() => {
+      stopWatching();
+      return t.close();
+    });
     beforeEach(() => {
       statements.length = 0;
     });

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
-import { BeforeQueryEvent, EntitySubscriberInterface } from 'typeorm';
 import { TOKEN_CACHE_MAX_ENTRIES, TokensService } from '../src/auth/tokens.service';
 import { testDatabases } from './utils/databases';
+import { watchStatements } from './utils/statements';
 import { TestApp, bearer, startTestApp } from './utils/test-app';
 
 /**
@@ -14,23 +14,24 @@ describe.each(testDatabases())('SQL statements per request on %s', (database) =>
   let token: string;
   const statements: string[] = [];
   let lastParameters: unknown[] = [];
-  const counter: EntitySubscriberInterface = {
-    beforeQuery: (event: BeforeQueryEvent) => {
-      statements.push(event.query);
-      lastParameters = Array.isArray(event.parameters) ? event.parameters : [];
-    },
-  };
+  let stopWatching = () => {};
 
   beforeAll(async () => {
     // A TTL longer than the suite, so a slow machine cannot turn steady state into a cache miss.
     t = await startTestApp(database, { TOKEN_CACHE_TTL_MS: '300000' });
     await t.reset();
     token = await t.token({ subject: 'counted' });
-    t.dataSource.subscribers.push(counter);
+    stopWatching = watchStatements(database, t.dataSource, (sql, parameters) => {
+      statements.push(sql);
+      lastParameters = parameters;
+    });
     // The first request looks the token up (and records its use); later ones are served from the cache.
     expect((await t.http().get('/plants').set(bearer(token))).status).toBe(200);
   });
-  afterAll(() => t.close());
+  afterAll(() => {
+    stopWatching();
+    return t.close();
+  });
   // Each test starts from no plants and creates the rows it counts on, so any one runs alone.
   beforeEach(async () => {
     await t.dataSource.query('DELETE FROM plants');

@@ -16,6 +16,9 @@ function setup(type: 'better-sqlite3' | 'mysql' = 'mysql') {
   const own = runner();
   const dataSource = {
     options: { type },
+    // No pool: autocommit statements go through a query runner, as on SQLite (the pool's own path
+    // is pooled-statements.spec.ts's).
+    driver: { options: {} },
     isInitialized: true,
     createQueryRunner: jest.fn(() => own),
   };

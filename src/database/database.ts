@@ -3,6 +3,7 @@ import { TransactionalAdapterTypeOrm } from '@nestjs-cls/transactional-adapter-t
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { CannotExecuteNotConnectedError, DataSource, EntityManager, QueryRunner } from 'typeorm';
+import { PooledStatements } from './pooled-statements';
 import { RetryOptions, withStatementRetry } from './statement-retry';
 
 export type Dialect = 'mysql' | 'sqlite';
@@ -64,6 +65,8 @@ export interface Condition {
 @Injectable()
 export class Database {
   readonly dialect: Dialect;
+  /** Where autocommit statements go on MySQL/MariaDB; SQLite's go through a query runner. */
+  private pooled?: PooledStatements | null;
 
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
@@ -141,6 +144,11 @@ export class Database {
     affected: boolean,
   ): Promise<unknown> {
     try {
+      if (transaction === undefined) {
+        // Looked up on first use: the pool exists once the data source is initialized.
+        this.pooled ??= PooledStatements.of(this.dataSource) ?? null;
+        if (this.pooled) return await this.pooled.run(sql, parameters, affected);
+      }
       const runner = transaction ?? this.dataSource.createQueryRunner();
       try {
         const result = await runner.query(sql, parameters, true);

@@ -1,5 +1,6 @@
 import { Attributes, SpanKind, SpanStatusCode, context, trace } from '@opentelemetry/api';
-import { DataSource, QueryRunner } from 'typeorm';
+import { DataSource } from 'typeorm';
+import { PooledStatements } from './pooled-statements';
 
 /** Statements longer than this (migrations) are cut in the span; the ones of a request are short. */
 const MAX_STATEMENT_CHARS = 2000;
@@ -30,44 +31,57 @@ export function statementAttributes(system: string, namespace: string | undefine
   return attributes;
 }
 
-type Query = QueryRunner['query'];
+type Send = (sql: string, ...rest: never[]) => Promise<unknown>;
 
 /**
  * A span for every SQL statement the data source runs within a traced operation (a request), made
- * where TypeORM hands a statement to its driver (`QueryRunner.query`, which the repositories, the
- * entity manager and the health checks all go through): one mechanism for MySQL/MariaDB and SQLite
- * alike. Statements outside a sampled request (migrations at start-up, the webhook poller) make no
- * span.
+ * where a statement is handed to its driver: TypeORM's `QueryRunner.query` (transactions, the
+ * entity manager, the health checks, SQLite) and PooledStatements' `run` (autocommit statements on
+ * MySQL/MariaDB): one mechanism for both databases. Statements outside a sampled request
+ * (migrations at start-up, the webhook poller) make no span.
  *
  * A failed statement's span carries the error's code, not its message: a driver's message can
  * quote the values (`Duplicate entry '…'`).
  *
- * Installed once per query runner class, only when tracing is on: with it off, statements run
- * through TypeORM's own method untouched.
+ * Installed once per class, only when tracing is on: with it off, statements run through the
+ * classes' own methods untouched.
  */
 export async function traceStatements(dataSource: DataSource): Promise<void> {
   const runner = dataSource.createQueryRunner();
-  const prototype = Object.getPrototypeOf(runner) as { query: Query; [TRACED]?: true };
+  const prototype = Object.getPrototypeOf(runner) as object;
   await runner.release();
-  if (prototype[TRACED]) return;
-  prototype[TRACED] = true;
 
   const system = dataSource.options.type === 'better-sqlite3' ? 'sqlite' : dataSource.options.type;
   const namespace = system === 'sqlite' ? undefined : (dataSource.driver.database ?? undefined);
-  const tracer = trace.getTracer('plant-store.sql');
   const described = new Map<string, { name: string; attributes: Attributes }>();
-  const original = prototype.query;
-
-  prototype.query = function tracedQuery(this: QueryRunner, ...args: Parameters<Query>): ReturnType<Query> {
-    const parent = context.active();
-    // A request that is not sampled records nothing below it either.
-    if (!trace.getSpan(parent)?.isRecording()) return original.apply(this, args);
-    const sql = args[0];
+  const describe = (sql: string) => {
     let statement = described.get(sql);
     if (statement === undefined) {
       statement = { name: statementName(sql), attributes: statementAttributes(system, namespace, sql) };
       if (described.size < MAX_NAMES) described.set(sql, statement);
     }
+    return statement;
+  };
+  traceMethod(prototype as Record<'query', Send>, 'query', describe);
+  traceMethod(PooledStatements.prototype as unknown as Record<'run', Send>, 'run', describe);
+}
+
+function traceMethod<K extends string>(
+  prototype: Record<K, Send> & { [TRACED]?: Set<string> },
+  method: K,
+  describe: (sql: string) => { name: string; attributes: Attributes },
+): void {
+  const traced = (prototype[TRACED] ??= new Set());
+  if (traced.has(method)) return;
+  traced.add(method);
+  const tracer = trace.getTracer('plant-store.sql');
+  const original = prototype[method];
+
+  const tracedStatement = function (this: unknown, ...args: Parameters<Send>): Promise<unknown> {
+    const parent = context.active();
+    // A request that is not sampled records nothing below it either.
+    if (!trace.getSpan(parent)?.isRecording()) return original.apply(this, args);
+    const statement = describe(args[0]);
     const span = tracer.startSpan(statement.name, { kind: SpanKind.CLIENT, attributes: statement.attributes }, parent);
     return context
       .with(trace.setSpan(parent, span), () => original.apply(this, args))
@@ -87,4 +101,5 @@ export async function traceStatements(dataSource: DataSource): Promise<void> {
         },
       );
   };
+  (prototype as Record<string, Send>)[method] = tracedStatement;
 }

@@ -5,6 +5,7 @@ import { AppConfigModule } from './config/config.module';
 import { DatabaseModule } from './database/database.module';
 import { DocsModule } from './docs/docs.module';
 import { HealthModule } from './health/health.module';
+import { inOneLayer } from './common/http/in-one-layer';
 import { IdempotencyModule } from './idempotency/idempotency.module';
 import { LogOutput } from './logging/log-output';
 import { LoggingModule } from './logging/logging.module';
@@ -45,7 +46,8 @@ export class AppModule implements NestModule {
   configure(consumer: MiddlewareConsumer): void {
     // Mounted at '/', which Express matches as the prefix of every path, known or not; a wildcard
     // route ('*path') would be matched as a pattern, with its parameters decoded, on every request.
-    // The rate limit comes before anything that costs: a token lookup, routing, the body.
-    consumer.apply(RequestLogMiddleware, HttpMetricsMiddleware, RateLimitMiddleware).forRoutes('/');
+    // The rate limit comes before anything that costs: a token lookup, routing, the body. Every
+    // request passes through all three in this order, so they run as one layer.
+    consumer.apply(inOneLayer(RequestLogMiddleware, HttpMetricsMiddleware, RateLimitMiddleware)).forRoutes('/');
   }
 }

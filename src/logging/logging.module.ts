@@ -2,10 +2,11 @@ import { DynamicModule, Global, Module } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import { AppConfig } from '../config/configuration';
 import { LogOutput } from './log-output';
+import { RequestLogMiddleware } from './request-log.middleware';
 
 /**
  * The log's stdout writer, one per application and global: what reports on the log (metrics,
- * shutdown) and RequestLogMiddleware write through the same one as Nest's own lines.
+ * shutdown) and RequestLogMiddleware (provided here for AppModule's middleware) write through the same one as Nest's own lines.
  */
 @Global()
 @Module({})
@@ -25,8 +26,9 @@ export class LoggingModule {
               inject: [ConfigService],
               useFactory: (config: ConfigService<AppConfig, true>) => new LogOutput(config.get('log', { infer: true })),
             },
+        RequestLogMiddleware,
       ],
-      exports: [LogOutput],
+      exports: [LogOutput, RequestLogMiddleware],
     };
   }
 }

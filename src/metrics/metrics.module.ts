@@ -1,8 +1,10 @@
 import { Module } from '@nestjs/common';
+import { HttpMetricsMiddleware } from './http-metrics.middleware';
 import { MetricsService } from './metrics.service';
 
 @Module({
-  providers: [MetricsService],
-  exports: [MetricsService],
+  // HttpMetricsMiddleware is mounted by AppModule, which gets it from here.
+  providers: [MetricsService, HttpMetricsMiddleware],
+  exports: [MetricsService, HttpMetricsMiddleware],
 })
 export class MetricsModule {}

@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
 import { OidcModule } from '../auth/oidc/oidc.module';
 import { TokensModule } from '../auth/tokens.module';
+import { RateLimitMiddleware } from './rate-limit.middleware';
 import { RateLimitStorage } from './rate-limit.storage';
 
 /**
@@ -9,7 +10,7 @@ import { RateLimitStorage } from './rate-limit.storage';
  */
 @Module({
   imports: [TokensModule, OidcModule],
-  providers: [RateLimitStorage],
-  exports: [RateLimitStorage, TokensModule, OidcModule],
+  providers: [RateLimitStorage, RateLimitMiddleware],
+  exports: [RateLimitStorage, RateLimitMiddleware, TokensModule, OidcModule],
 })
 export class RateLimitModule {}

@@ -1,4 +1,5 @@
 import { ArgumentMetadata, BadRequestException, ValidationError, ValidationPipe } from '@nestjs/common';
+import { ValidatorOptions, validateSync } from 'class-validator';
 import { InvalidRequest } from './validation.errors';
 
 function messages(errors: ValidationError[], parent = ''): string[] {
@@ -25,8 +26,13 @@ class AppValidationPipe extends ValidationPipe {
     return (metadata.metatype as unknown) !== BigInt && super.toValidate(metadata);
   }
 
-  /** A DTO body is a JSON object; arrays and scalars are refused before class-transformer sees them. */
+  /**
+   * A DTO body is a JSON object; arrays and scalars are refused before class-transformer sees them.
+   * The value of a custom parameter decorator (the caller's principal) is neither validated nor
+   * converted (validateCustomDecorators is off): it is handed back at once.
+   */
   override async transform(value: unknown, metadata: ArgumentMetadata): Promise<unknown> {
+    if (metadata.type === 'custom' && metadata.data === undefined) return value;
     const isObject = typeof value === 'object' && value !== null && !Array.isArray(value);
     if (metadata.type === 'body' && this.toValidate(metadata) && value !== undefined && !isObject) {
       throw new BadRequestException('Request body must be a JSON object');
@@ -38,6 +44,14 @@ class AppValidationPipe extends ValidationPipe {
       }
     }
     return super.transform(value, metadata);
+  }
+
+  /**
+   * class-validator's synchronous run, which skips the promise machinery of its asynchronous one:
+   * no rule of this service is asynchronous (validation.pipe.spec.ts holds every DTO to that).
+   */
+  protected override validate(object: object, options?: ValidatorOptions): ValidationError[] {
+    return validateSync(object, options);
   }
 }
 

@@ -36,7 +36,16 @@ function authorizationHeaderCount(rawHeaders: readonly string[]): number {
   return count;
 }
 
-export function readAuthorization(req: Pick<IncomingMessage, 'headers' | 'rawHeaders'>): Authorization {
+/** Where a request keeps what its header was read as: the rate limit, the guard and Passport all ask. */
+const READ = Symbol('authorization');
+
+type ReadableRequest = Pick<IncomingMessage, 'headers' | 'rawHeaders'> & { [READ]?: Authorization };
+
+export function readAuthorization(req: ReadableRequest): Authorization {
+  return (req[READ] ??= parseAuthorization(req));
+}
+
+function parseAuthorization(req: ReadableRequest): Authorization {
   const header = req.headers.authorization;
   if (header === undefined) return ABSENT;
   if (authorizationHeaderCount(req.rawHeaders ?? []) > 1) return DUPLICATE;

@@ -23,12 +23,15 @@ const PROBE = /^\/health\/(?:live|ready)\/?$/i;
  */
 const userCharges = new WeakMap<object, (subject: string) => Promise<void>>();
 
-/** Counts an authenticated request against its user if the rate limit could not tell its user before. */
-export async function chargeUserOf(req: object & { user?: { subject: string } }): Promise<void> {
+/**
+ * Counts an authenticated request against its user if the rate limit could not tell its user
+ * before; undefined when there is nothing to count.
+ */
+export function chargeUserOf(req: object & { user?: { subject: string } }): Promise<void> | undefined {
   const charge = userCharges.get(req);
-  if (!charge || !req.user) return;
+  if (!charge || !req.user) return undefined;
   userCharges.delete(req);
-  await charge(req.user.subject);
+  return charge(req.user.subject);
 }
 
 /** Whether a request is counted (and its answer carries the RateLimit fields): all but the probes. */

@@ -123,6 +123,12 @@ describe(loadConfig.name, () => {
     expect(loadConfig({ TRUST_PROXY: value }).http.trustProxy).toEqual(expected);
   });
 
+  it.each(['abc', '70000', '-1'])('names a wrong integer in one line saying its range (PORT=%p)', (port) => {
+    expect(configError({ PORT: port }).problems).toEqual([
+      `PORT must be an integer from 0 to 65535 (got ${JSON.stringify(port)})`,
+    ]);
+  });
+
   it('reads CORS_ORIGINS=* as any origin', () => {
     expect(loadConfig({ CORS_ORIGINS: '*' }).http.corsOrigins).toBe('*');
   });
@@ -276,11 +282,14 @@ describe(loadConfig.name, () => {
     );
   });
 
-  it('names every wrong variable at once', () => {
+  it('names every wrong variable at once, each at the start of one line of its own', () => {
     const error = configError({ PORT: 'abc', NODE_ENV: 'staging', PLANTS_MAX_PAGE: '0' });
-    expect(error.message).toContain('PORT');
-    expect(error.message).toContain('NODE_ENV');
-    expect(error.message).toContain('PLANTS_MAX_PAGE');
+    expect(error.problems).toEqual([
+      expect.stringMatching(/^NODE_ENV must be /),
+      expect.stringMatching(/^PORT must be /),
+      expect.stringMatching(/^PLANTS_MAX_PAGE must be /),
+    ]);
+    expect(error.message).toBe(`Invalid configuration:\n${error.problems.map((line) => `  - ${line}`).join('\n')}`);
   });
 
   it('accepts a Redis Sentinel REDIS_URL', () => {

@@ -41,9 +41,10 @@ export function lingeringClose(server: Server, bounds: LingerBounds = BOUNDS): (
   };
 
   return function linger(res: ServerResponse): void {
-    const { req, socket } = res;
-    if (socket === null) return;
     res.shouldKeepAlive = false;
+    // The request's: a pipelined answer may be written before it is given the connection.
+    const { req } = res;
+    const socket = req.socket;
     const readBefore = socket.bytesRead;
     // Read from now on and dropped, counted on the wire (chunk framing included).
     req.on('data', () => {

@@ -8,6 +8,7 @@ import { TokensModule } from './auth/tokens.module';
 import { SCOPE_NAMES, Scope, isScope } from './auth/scopes';
 import { TokenInputError, TokensService, tokenStatus } from './auth/tokens.service';
 import { AppConfigModule } from './config/config.module';
+import { ConfigValidationError } from './config/configuration';
 import { parseDuration } from './config/duration';
 import { DatabaseModule } from './database/database.module';
 import { IdempotencyModule } from './idempotency/idempotency.module';
@@ -250,10 +251,19 @@ export async function execute(command: TokenCommand, tokens: TokensService, io: 
 /** Builds the context a command runs in; tests pass one configured by a record of their own. */
 export type CliContextFactory = () => Promise<INestApplicationContext>;
 
-/** Nest's readable lines on stderr: stdout carries only what the command prints (a token, a table). */
+/**
+ * Nest's readable lines on stderr: stdout carries only what the command prints (a token, a table).
+ * A wrong setting is left to the command's own last line, which names each wrong variable, without
+ * Nest's report of it and its stack.
+ */
 class CliLogger extends ConsoleLogger {
   constructor() {
     super({ logLevels: ['error', 'warn'] });
+  }
+
+  override error(message: unknown, ...optionalParams: unknown[]): void {
+    if (message instanceof ConfigValidationError) return;
+    super.error(message, ...optionalParams);
   }
 
   protected override printMessages(

@@ -1,11 +1,21 @@
 import { connect } from 'node:net';
 import { constants, createDeflate, createGzip, gzipSync } from 'node:zlib';
+import { LINGER_MAX_BYTES, LINGER_MAX_MS } from '../src/common/http/lingering-close';
+import { BodyTooLarge } from '../src/common/json/json-body.errors';
 import { testDatabases } from './utils/databases';
 import { expectCleanError, listenOnLoopback, rawRequest } from './utils/raw-http';
 import { TestApp, bearer, startTestApp } from './utils/test-app';
 
 const KIB = 1024;
 const MIB = 1024 * KIB;
+/** A megabyte, as a client counts it: some sixty times the cap. */
+const MB = 1_000_000;
+const GIB = 1024 * MIB;
+/**
+ * What can be on its way between a client and the service on loopback, in the two kernels' socket
+ * buffers, when the service cuts the connection: written by the client, never read.
+ */
+const IN_FLIGHT_BYTES = 40 * MIB;
 
 interface StreamedExchange {
   status: number;
@@ -82,7 +92,8 @@ const chunked = (data: Buffer) =>
 /**
  * The body cap holds on every way a body can arrive: a declared length, no length at all (chunked),
  * and compressed, counted on the wire and after decoding, with the answer as soon as the cap is
- * passed and the connection closed after it, so an endless body costs the service nothing more.
+ * passed and the connection closed after it, once what is still arriving has been read within the
+ * lingering bounds, so the client gets the answer and an endless body costs the service little more.
  */
 describe.each(testDatabases())('Request body limits on %s', (database) => {
   let t: TestApp;
@@ -202,6 +213,52 @@ describe.each(testDatabases())('Request body limits on %s', (database) => {
     expectCleanError({ ...malformed, headers: malformed.headers as Record<string, unknown> }, [401]);
   });
 
+  describe('a refused body that is still arriving', () => {
+    const body = Buffer.alloc(MB, 0x20);
+    const pieces = (size: number) =>
+      Array.from({ length: Math.ceil(body.length / size) }, (_, i) => body.subarray(i * size, (i + 1) * size));
+    const byLength = () => ({ head: head(`Content-Length: ${body.length}\r\n`), pieces: pieces(64 * KIB) });
+    const byChunks = () => ({
+      head: head('Transfer-Encoding: chunked\r\n'),
+      pieces: [...pieces(64 * KIB).map(chunked), Buffer.from('0\r\n\r\n')],
+    });
+
+    it('lets every one of many clients at once finish sending, then read its 413 and a clean close (Content-Length and chunked)', async () => {
+      // Eight clients, each sending its bodies one after another, as many clients do: the whole
+      // request first, the answer read after it. Closing at once, with their bytes unread, would
+      // reset the connection under them before they read the 413.
+      const outcomes = await Promise.all(
+        Array.from({ length: 8 }, async (_, client) => {
+          const mine: SentWhole[] = [];
+          for (let i = 0; i < 6; i++)
+            mine.push(await sendWholeThenRead(port, (i + client) % 2 ? byChunks() : byLength()));
+          return mine;
+        }),
+      );
+      const all = outcomes.flat();
+      expect(all.filter((outcome) => outcome.error !== undefined || outcome.status !== 413)).toEqual([]);
+      for (const outcome of all) {
+        expect(JSON.parse(outcome.body)).toEqual({ error: 413, message: new BodyTooLarge().message });
+        expect(outcome.closed).toBe(true);
+      }
+    }, 60_000);
+
+    it.each([
+      ['a Content-Length it never reaches', () => head(`Content-Length: ${GIB}\r\n`), Buffer.alloc(64 * KIB, 0x20)],
+      ['chunks that never end', () => head('Transfer-Encoding: chunked\r\n'), chunked(Buffer.alloc(64 * KIB, 0x20))],
+    ])(
+      'cuts off a client that never stops sending (%s) once LINGER_MAX_BYTES more have come',
+      async (_, request, piece) => {
+        const res = await sendEndlessly(port, request(), piece);
+        expect(res.status).toBe(413);
+        expect(res.cutOff).toBe(true);
+        // Read by the service, or still in the kernels' buffers between the two when it cut.
+        expect(res.sentAfterAnswer).toBeLessThan(LINGER_MAX_BYTES + IN_FLIGHT_BYTES);
+        expect(res.msAfterAnswer).toBeLessThan(LINGER_MAX_MS);
+      },
+    );
+  });
+
   it('answers an unknown route at once and closes the connection instead of reading an endless body', async () => {
     const piece = chunked(Buffer.alloc(4 * KIB, 0x20));
     const res = await streamBody(port, head('Transfer-Encoding: chunked\r\n', '/nowhere'), () => piece);
@@ -224,6 +281,105 @@ describe.each(testDatabases())('Request body limits on %s', (database) => {
     expect(removed.status).toBe(204);
   });
 });
+
+interface SentWhole {
+  status: number;
+  body: string;
+  /** Why the connection failed under the client (EPIPE, ECONNRESET), if it did. */
+  error?: string;
+  /** Whether the server closed the connection after the answer, cleanly. */
+  closed: boolean;
+}
+
+/**
+ * A client that never stops sending its body, whatever comes back: how much it could still write
+ * after the answer arrived, and for how long, before the server cut the connection.
+ */
+function sendEndlessly(
+  port: number,
+  head: string,
+  piece: Buffer,
+  { maxBytes = GIB, timeoutMs = LINGER_MAX_MS + 5000 } = {},
+): Promise<{ status: number; cutOff: boolean; sentAfterAnswer: number; msAfterAnswer: number }> {
+  return new Promise((resolve) => {
+    const socket = connect({ port, host: '127.0.0.1', allowHalfOpen: true });
+    let answer = '';
+    let sent = 0;
+    let answeredAt: { sent: number; at: number } | undefined;
+    const finish = (cutOff: boolean) => {
+      clearTimeout(timer);
+      socket.destroy();
+      resolve({
+        status: Number(/^HTTP\/1\.1 (\d{3})/.exec(answer)?.[1] ?? 0),
+        cutOff,
+        sentAfterAnswer: answeredAt === undefined ? Infinity : sent - answeredAt.sent,
+        msAfterAnswer: answeredAt === undefined ? Infinity : Date.now() - answeredAt.at,
+      });
+    };
+    const timer = setTimeout(() => finish(false), timeoutMs);
+    socket.on('data', (data: Buffer) => {
+      answeredAt ??= { sent, at: Date.now() };
+      answer += data.toString('latin1');
+    });
+    socket.on('error', () => undefined);
+    socket.on('close', () => finish(true));
+    void (async () => {
+      socket.write(head);
+      while (!socket.destroyed && sent < maxBytes) {
+        // Counted once the kernel has taken it.
+        const written = socket.write(piece, (error) => error || (sent += piece.length));
+        if (!written) await new Promise((next) => socket.once('drain', next).once('close', next));
+      }
+      if (sent >= maxBytes) finish(false);
+    })();
+  });
+}
+
+/**
+ * A client that writes its whole request (head, then `pieces`) before it looks at the answer, and
+ * goes on writing when the server closes its side, as HTTP clients do; then it reads the answer and
+ * closes too. A reset while it sends or reads is its `error`: such a client never sees the answer.
+ */
+function sendWholeThenRead(
+  port: number,
+  { head, pieces }: { head: string; pieces: Buffer[] },
+  timeoutMs = 30_000,
+): Promise<SentWhole> {
+  return new Promise((resolve) => {
+    const socket = connect({ port, host: '127.0.0.1', allowHalfOpen: true });
+    let answer = '';
+    let error: string | undefined;
+    let sent = false;
+    let serverEnded = false;
+    const finish = (closed: boolean) => {
+      clearTimeout(timer);
+      socket.destroy();
+      const end = answer.indexOf('\r\n\r\n');
+      resolve({
+        status: Number(/^HTTP\/1\.1 (\d{3})/.exec(answer)?.[1] ?? 0),
+        body: end < 0 ? '' : answer.slice(end + 4),
+        error,
+        closed,
+      });
+    };
+    const closeOnceDone = () => sent && serverEnded && socket.end();
+    const timer = setTimeout(() => finish(false), timeoutMs);
+    socket.on('data', (data: Buffer) => (answer += data.toString('latin1')));
+    socket.on('end', () => ((serverEnded = true), closeOnceDone()));
+    socket.on('error', (failure: NodeJS.ErrnoException) => (error ??= failure.code ?? failure.message));
+    socket.on('close', () => finish(error === undefined));
+    void (async () => {
+      for (const piece of [Buffer.from(head), ...pieces]) {
+        if (socket.destroyed) return;
+        if (!socket.write(piece)) await new Promise((next) => socket.once('drain', next).once('close', next));
+        // At the pace of a network slower than loopback: the body is still arriving after the answer.
+        await new Promise((next) => setTimeout(next, 1));
+      }
+      sent = true;
+      closeOnceDone();
+    })();
+  });
+}
 
 interface Answer {
   interim?: string;

@@ -5,6 +5,7 @@ import { Server, Socket, connect, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
+import { SETTINGS } from '../src/config/configuration';
 import { STARTUP_RETRY_FIRST_DELAY_MS } from '../src/database/startup-retry';
 import { prepareDatabase, testDatabases } from './utils/databases';
 import { ServiceProcess, freePort, spawnServiceProcess } from './utils/service-process';
@@ -195,6 +196,117 @@ describe('The command lines on a database they cannot reach', () => {
     expect(stdout).toMatch(/Database unreachable at start-up \(attempt 1\): connect ECONNREFUSED /);
     expect(stderr).toMatch(/The database could not be reached within 1 s \(\d+ attempts\)/);
     expect(stdout + stderr).not.toContain(PASSWORD);
+  }, 60_000);
+});
+
+/**
+ * A malformed value of every setting, each wrong in the way an operator gets it wrong, and each one
+ * a library would otherwise read later (Express, TypeORM, ioredis, the listener) among them. Typed
+ * by the settings table: a new setting is given one here. Null: any text is a valid value.
+ */
+const MALFORMED: Record<keyof typeof SETTINGS, string | null> = {
+  NODE_ENV: 'staging',
+  HOST: 'http://localhost',
+  PORT: '70000',
+  CORS_ORIGINS: 'app.example.com',
+  TRUST_PROXY: 'maybe',
+  SHUTDOWN_TIMEOUT_MS: 'soon',
+  SHUTDOWN_DELAY_MS: '-5',
+  DATABASE_URL: `mysql://plantstore:${PASSWORD}@db:notaport/plantstore`,
+  // Any path names a file.
+  SQLITE_PATH: null,
+  DB_POOL_SIZE: '0',
+  DB_CONNECT_TIMEOUT_MS: '99',
+  DB_QUERY_TIMEOUT_MS: '1e3',
+  DB_STARTUP_TIMEOUT: '60',
+  PLANTS_MAX_PAGE: 'many',
+  PLANTS_DEFAULT_PAGE: '0',
+  TOKEN_CACHE_TTL_MS: '-1',
+  OIDC_ISSUER: 'id.example.com',
+  // Empty is unset, and OIDC_ISSUER is set: wrong by its absence.
+  OIDC_AUDIENCE: '',
+  OIDC_OWNER_CLAIM: 'org id',
+  OIDC_JWKS_CACHE_MS: '10',
+  LOG_LEVEL: 'verbose',
+  LOG_FORMAT: 'xml',
+  METRICS_PORT: 'abc',
+  RATE_LIMIT_PER_MINUTE: '0',
+  REDIS_URL: `redis://:${PASSWORD}@cache:notaport`,
+  WEBHOOK_SECRET_KEY: 'short',
+  WEBHOOK_RETRY_SCHEDULE: '5s,,5m',
+  WEBHOOK_DISABLE_AFTER: '5',
+  WEBHOOK_TIMEOUT_MS: '10001',
+  WEBHOOK_ALLOW_HTTP: 'yes',
+  WEBHOOK_ALLOW_PRIVATE: 'no',
+  WEBHOOK_POLL_INTERVAL_MS: '5',
+  WEBHOOK_DELIVERY: 'maybe',
+  WEBHOOK_CONCURRENCY: '0',
+  IDEMPOTENCY_TTL: '24',
+};
+
+/** A stack trace's frame, as Node and the log formats write it. */
+const STACK_FRAME = /(^|\\n|\n)\s+at \S+/m;
+
+const SERVICE = ['-r', require.resolve('ts-node/register/transpile-only'), join(ROOT, 'src', 'main.ts')];
+const CLI = ['-r', require.resolve('ts-node/register/transpile-only'), join(ROOT, 'src', 'cli.ts')];
+
+describe('A process started with wrong settings', () => {
+  it('names each wrong variable in one line of its own, without a stack, and exits with 1', async () => {
+    const env = Object.fromEntries(Object.entries(MALFORMED).filter(([, value]) => value !== null)) as Record<
+      string,
+      string
+    >;
+    const { code, stdout, stderr } = await runCommand(SERVICE, env);
+    expect(code).toBe(1);
+    const output = stdout + stderr;
+    const lines = output.split('\n');
+    for (const name of Object.keys(env)) {
+      const naming = lines.filter((line) => line.includes(`Invalid configuration: ${name} `));
+      expect({ name, naming: naming.length }).toEqual({ name, naming: 1 });
+    }
+    expect(output).not.toMatch(STACK_FRAME);
+    expect(output).not.toContain(PASSWORD);
+  }, 60_000);
+
+  it.each(['maybe', '10.0.0.0/99', 'loopback,,10.0.0.1'])(
+    'refuses TRUST_PROXY=%p, which Express cannot compile, in one JSON line naming it, with no stack',
+    async (value) => {
+      const { code, stdout, stderr } = await runCommand(SERVICE, {
+        NODE_ENV: 'production',
+        LOG_FORMAT: 'json',
+        TRUST_PROXY: value,
+      });
+      expect(code).toBe(1);
+      expect(stderr).toBe('');
+      const lines = stdout.split('\n').filter((text) => text !== '');
+      const errors = jsonLines(lines.map((text) => ({ at: 0, text }))).filter((line) => line.level === 'error');
+      expect(errors).toEqual([
+        expect.objectContaining({
+          msg: expect.stringMatching(/^Invalid configuration: TRUST_PROXY must be true, false, a number of proxy hops/),
+        }),
+      ]);
+      expect(errors[0].msg).toContain(`(got ${JSON.stringify(value)})`);
+      expect(errors[0]).not.toHaveProperty('err');
+    },
+    60_000,
+  );
+
+  it('plantstore names each wrong variable once, on stderr, without a stack', async () => {
+    const { code, stdout, stderr } = await runCommand([...CLI, 'token', 'list'], {
+      TRUST_PROXY: '10.0.0.0/99',
+      DATABASE_URL: MALFORMED.DATABASE_URL!,
+    });
+    expect(code).toBe(1);
+    expect(stdout).toBe('');
+    expect(stderr.trimEnd().split('\n')).toEqual([
+      'plantstore: Invalid configuration:',
+      expect.stringMatching(
+        /^ {2}- TRUST_PROXY must be .*"10\.0\.0\.0\/99" has a prefix length or netmask out of range/,
+      ),
+      expect.stringMatching(
+        /^ {2}- DATABASE_URL must be .*; its port is not a number from 1 to 65535 \(got "mysql:\/\/\*\*\*@db:notaport\/plantstore"\)$/,
+      ),
+    ]);
   }, 60_000);
 });
 

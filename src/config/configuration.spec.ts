@@ -1,3 +1,5 @@
+import express from 'express';
+import { DriverUtils } from 'typeorm/driver/DriverUtils.js';
 import { AppConfig, ConfigValidationError, SETTINGS, loadConfig, loadLogConfig } from './configuration';
 
 const DEFAULTS: AppConfig = {
@@ -123,6 +125,81 @@ describe(loadConfig.name, () => {
     expect(loadConfig({ TRUST_PROXY: value }).http.trustProxy).toEqual(expected);
   });
 
+  describe('TRUST_PROXY, read by Express', () => {
+    it.each([
+      'loopback',
+      'loopback, 10.0.0.0/8',
+      '::1',
+      '10.0.0.0/255.0.0.0',
+      'uniquelocal,linklocal',
+      '2001:db8::/32',
+    ])('takes %p, which Express compiles as it is read', (value) => {
+      const { trustProxy } = loadConfig({ TRUST_PROXY: value }).http;
+      expect(() => express().set('trust proxy', trustProxy)).not.toThrow();
+    });
+
+    it.each([
+      ['maybe', '"maybe" is not an IP address, a subnet or one of those names'],
+      ['10.0.0.0/99', '"10.0.0.0/99" has a prefix length or netmask out of range'],
+      ['::1/129', '"::1/129" has a prefix length or netmask out of range'],
+      ['loopback,,10.0.0.1', '"" is not an IP address'],
+      ['10.0.0.1, proxy.internal', '"proxy.internal" is not an IP address'],
+      ['300.1.1.1', '"300.1.1.1" is not an IP address'],
+    ])('refuses %p, which Express cannot compile, saying which entry is wrong', (value, why) => {
+      expect(() => express().set('trust proxy', value)).toThrow();
+      const { problems } = configError({ TRUST_PROXY: value });
+      expect(problems).toHaveLength(1);
+      expect(problems[0]).toMatch(
+        /^TRUST_PROXY must be true, false, a number of proxy hops, or a comma-separated list/,
+      );
+      expect(problems[0]).toContain(why);
+      expect(problems[0]).toContain(`(got ${JSON.stringify(value)})`);
+    });
+  });
+
+  describe('DATABASE_URL, read by TypeORM', () => {
+    it.each([
+      ['mysql://app:s%40cret@db:3306/plants', { host: 'db', port: 3306, username: 'app', password: 's@cret' }],
+      ['mysql://app:pw@db/plants', { host: 'db', database: 'plants' }],
+      ['mariadb://root@10.0.0.5:3307/plants', { host: '10.0.0.5', port: 3307, username: 'root' }],
+    ])('takes %p, which TypeORM reads as %p', (value, read) => {
+      const { url } = loadConfig({ DATABASE_URL: value }).database as { url: string };
+      expect(DriverUtils.buildDriverOptions({ url })).toMatchObject(read);
+    });
+
+    it.each([
+      ['mysql://app:p%zz@db/plants', 'its user name or password is not valid percent-encoding'],
+      ['mysql://app:pw@db:notaport/plants', 'its port is not a number from 1 to 65535'],
+      ['mysql://app:pw@db:99999/plants', 'its port is not a number from 1 to 65535'],
+      ['mysql://app:pw@[::1]:3306/plants', 'an IPv6 address cannot be read from it: use a host name'],
+      ['postgres://app:pw@db/plants', 'its scheme is not mysql or mariadb'],
+    ])('refuses %p: %s, never quoting the password', (value, why) => {
+      const { problems } = configError({ DATABASE_URL: value });
+      expect(problems).toEqual([expect.stringMatching(/^DATABASE_URL must be a URL of the form mysql:\/\//)]);
+      expect(problems[0]).toContain(`; ${why} (got "`);
+      expect(problems[0]).not.toMatch(/\bpw\b|p%zz/);
+    });
+  });
+
+  it.each(['127.0.0.1', '::', '0.0.0.0', 'localhost', 'plant-store.internal', 'api_1'])('takes HOST=%p', (host) => {
+    expect(loadConfig({ HOST: host }).host).toBe(host);
+  });
+
+  it.each(['http://localhost', '127.0.0.1:3000', 'local host', '-bad.example'])(
+    'refuses HOST=%p, which the listener would look up as a name and fail on',
+    (host) => {
+      expect(configError({ HOST: host }).problems).toEqual([
+        `HOST must be an IP address or a host name, such as 127.0.0.1, :: or localhost (got ${JSON.stringify(host)})`,
+      ]);
+    },
+  );
+
+  it.each(['abc', '70000', '-1'])('names a wrong integer in one line saying its range (PORT=%p)', (port) => {
+    expect(configError({ PORT: port }).problems).toEqual([
+      `PORT must be an integer from 0 to 65535 (got ${JSON.stringify(port)})`,
+    ]);
+  });
+
   it('reads CORS_ORIGINS=* as any origin', () => {
     expect(loadConfig({ CORS_ORIGINS: '*' }).http.corsOrigins).toBe('*');
   });
@@ -240,6 +317,10 @@ describe(loadConfig.name, () => {
     ['CORS_ORIGINS', 'app.example.com'],
     ['CORS_ORIGINS', 'https://a.example/path'],
     ['TRUST_PROXY', 'yes please'],
+    ['TRUST_PROXY', 'maybe'],
+    ['HOST', 'http://localhost'],
+    ['DATABASE_URL', 'mysql://db:notaport/plants'],
+    ['REDIS_URL', 'redis://cache:notaport'],
     ['SHUTDOWN_TIMEOUT_MS', 'soon'],
     ['SHUTDOWN_DELAY_MS', '-5'],
     ['OIDC_ISSUER', 'http://id.example.com'],
@@ -276,11 +357,14 @@ describe(loadConfig.name, () => {
     );
   });
 
-  it('names every wrong variable at once', () => {
+  it('names every wrong variable at once, each at the start of one line of its own', () => {
     const error = configError({ PORT: 'abc', NODE_ENV: 'staging', PLANTS_MAX_PAGE: '0' });
-    expect(error.message).toContain('PORT');
-    expect(error.message).toContain('NODE_ENV');
-    expect(error.message).toContain('PLANTS_MAX_PAGE');
+    expect(error.problems).toEqual([
+      expect.stringMatching(/^NODE_ENV must be /),
+      expect.stringMatching(/^PORT must be /),
+      expect.stringMatching(/^PLANTS_MAX_PAGE must be /),
+    ]);
+    expect(error.message).toBe(`Invalid configuration:\n${error.problems.map((line) => `  - ${line}`).join('\n')}`);
   });
 
   it('accepts a Redis Sentinel REDIS_URL', () => {

@@ -1,3 +1,4 @@
+import Redis from 'ioredis';
 import { RedisUrlError, parseRedisUrl } from './redis-url';
 
 function problem(value: string): string {
@@ -17,6 +18,35 @@ describe(parseRedisUrl.name, () => {
       expect(parseRedisUrl(url)).toEqual({ kind: 'server', url });
     },
   );
+
+  it.each([
+    ['redis://:pw@cache:notaport', 'it is not a URL'],
+    ['redis://cache:70000', 'it is not a URL'],
+    ['redis://:p%zz@cache:6379', 'its password is not valid percent-encoding'],
+    ['redis://us%zzer:pw@cache:6379', 'its user name is not valid percent-encoding'],
+    ['redis://cache:6379/plants', 'its database "plants" is not a number'],
+  ])('refuses %p, which ioredis would fail on or misread: %s', (url, why) => {
+    expect(problem(url)).toContain(why);
+    expect(problem(url)).not.toContain('pw');
+  });
+
+  it.each(['redis://:pw@cache:notaport', 'redis://cache:70000', 'redis://:p%zz@cache:6379'])(
+    'refuses %p, which ioredis itself throws on',
+    (url) => {
+      expect(() => new Redis(url, { lazyConnect: true })).toThrow();
+      expect(() => parseRedisUrl(url)).toThrow(RedisUrlError);
+    },
+  );
+
+  it.each([
+    'redis://127.0.0.1:6379',
+    'redis://:p%40ss@cache:6379/2',
+    'rediss://cache.example.com',
+    'redis://[::1]:6379/',
+  ])('takes %p, as ioredis does', (url) => {
+    expect(parseRedisUrl(url)).toEqual({ kind: 'server', url });
+    new Redis(url, { lazyConnect: true }).disconnect();
+  });
 
   it('reads the sentinels, the group name and the database', () => {
     expect(parseRedisUrl('redis+sentinel://10.0.0.1:26379,10.0.0.2:26380,sentinel-3:26381/mymaster/2')).toEqual({

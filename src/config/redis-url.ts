@@ -43,13 +43,33 @@ function parseSentinelAddress(address: string): { host: string; port: number } {
 }
 
 /**
+ * A `redis://` or `rediss://` URL that ioredis can read as it reads it (its parser calls the WHATWG
+ * URL parser, percent-decodes the user name and password, and selects the database the path
+ * names); ioredis would otherwise throw at start-up, quoting the URL, password and all, or select
+ * a database that is not one.
+ */
+function checkedServerUrl(value: string): string {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw new RedisUrlError('it is not a URL (a port that is not a number from 0 to 65535, say)');
+  }
+  decode(url.username, 'user name');
+  decode(url.password, 'password');
+  const db = url.pathname.replace(/^\/|\/$/g, '');
+  if (db !== '' && !/^\d{1,5}$/.test(db)) throw new RedisUrlError(`its database ${JSON.stringify(db)} is not a number`);
+  return value;
+}
+
+/**
  * Reads REDIS_URL. A `redis://` or `rediss://` URL is handed to ioredis as it is; the Sentinel form
  * `redis+sentinel://[[user]:password@]host1[:port],host2[:port]/name[/db][?sentinelPassword=...]`
  * (the one Harbor and other Sentinel clients read) becomes ioredis's Sentinel options. Throws a
  * RedisUrlError that never repeats the password.
  */
 export function parseRedisUrl(value: string): RedisTarget {
-  if (/^rediss?:\/\/[^\s]+$/.test(value)) return { kind: 'server', url: value };
+  if (/^rediss?:\/\/[^\s]+$/.test(value)) return { kind: 'server', url: checkedServerUrl(value) };
   if (!value.startsWith('redis+sentinel://'))
     throw new RedisUrlError('its scheme is not redis, rediss or redis+sentinel');
   const match =

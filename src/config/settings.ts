@@ -87,7 +87,14 @@ function define<T>(
 export function integer<const O extends Documented & { min: number; max: number; default?: number }>(
   options: O,
 ): Setting<Typed<O, number>> {
-  return define(options, [IsOptional(), IsInt(), Min(options.min), Max(options.max)], Number, true);
+  // One message for the three rules: a wrong value is one line, whichever rule it breaks first.
+  const message = `$property must be an integer from ${options.min} to ${options.max}`;
+  return define(
+    options,
+    [IsOptional(), IsInt({ message }), Min(options.min, { message }), Max(options.max, { message })],
+    Number,
+    true,
+  );
 }
 
 export function oneOf<const V extends readonly string[], const O extends Documented & { default?: V[number] }>(
@@ -152,8 +159,13 @@ export function duration<
   return parsed((value) => parseDuration(value, rules), options);
 }
 
+/** Every wrong variable, each named at the start of one line of its own, with the value it had. */
 export class ConfigValidationError extends Error {
   override name = 'ConfigValidationError';
+
+  constructor(readonly problems: readonly string[]) {
+    super(`Invalid configuration:\n${problems.map((problem) => `  - ${problem}`).join('\n')}`);
+  }
 }
 
 /** The class-validator target of a table: one decorated property per variable. */
@@ -190,7 +202,7 @@ function quoted(value: unknown, setting: Setting<unknown>): string {
 
 /**
  * The typed values of a table's variables, read from `raw`; every wrong one is named at once in a
- * ConfigValidationError, with the value it had.
+ * ConfigValidationError, one line each, with the value it had.
  */
 export function readSettings<Table extends SettingsTable>(
   table: Table,
@@ -201,14 +213,16 @@ export function readSettings<Table extends SettingsTable>(
     const value = textOf(raw[name]);
     env[name] = setting.integer ? integerOf(value) : value;
   }
-  const errors = validateSync(env, { skipMissingProperties: false });
+  // The first rule a variable breaks says what it must be: one line for each wrong variable.
+  const errors = validateSync(env, { skipMissingProperties: false, stopAtFirstError: true });
   if (errors.length > 0) {
-    const lines = errors.flatMap((error) =>
-      Object.values(error.constraints ?? {}).map(
-        (message) => `  - ${message} (got ${quoted(raw[error.property], table[error.property])})`,
+    throw new ConfigValidationError(
+      errors.flatMap((error) =>
+        Object.values(error.constraints ?? {}).map(
+          (message) => `${message} (got ${quoted(raw[error.property], table[error.property])})`,
+        ),
       ),
     );
-    throw new ConfigValidationError(`Invalid configuration:\n${lines.join('\n')}`);
   }
   return Object.fromEntries(
     Object.entries(table).map(([name, setting]) => [name, setting.read(env[name])]),

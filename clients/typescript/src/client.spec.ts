@@ -1,3 +1,4 @@
+import { inspect } from 'node:util';
 import { createClient, type ClientOptions } from './client';
 import { PlantStoreError } from './errors';
 import type { RequestEvent, ResponseEvent, RetryEvent } from './http';
@@ -713,6 +714,83 @@ describe('createClient', () => {
       });
       await expect(after.api.webhooks.list()).rejects.toBe(broken);
       expect(sent).toHaveLength(1);
+    });
+  });
+
+  describe('a token no header can carry', () => {
+    /** What is wrong with each, as the client names it: never the token around it. */
+    const MALFORMED: [string, string][] = [
+      ['a carriage return (CR)', '\r'],
+      ['a line feed (LF)', '\n'],
+      ['a NUL', '\0'],
+      ['a tab', '\t'],
+      ['the control character U+0001', '\x01'],
+      ['the control character U+001B', '\x1b'],
+      ['the control character U+007F', '\x7f'],
+      ['a space', ' '],
+    ];
+    const SECRET = 'pst_3KXgW0mVqzT1bYc8hJ2nLr';
+    /** The token with `character` inside it, at character 27 of 53, as a secret read badly from a file. */
+    const badly = (character: string) => `${SECRET}${character}${SECRET}`;
+    const problem = (what: string, source = 'token') =>
+      `${source} has ${what} at character 27 of 53: a bearer token is visible ASCII only (one read from a file may need trimming)`;
+
+    /** Every form of a failure a caller may log. */
+    const forms = (failure: unknown, ...more: unknown[]) => [
+      String(failure),
+      JSON.stringify(failure),
+      inspect(failure, { depth: 5 }),
+      ...more.map((value) => inspect(value, { depth: 5 })),
+    ];
+
+    it.each(MALFORMED)(
+      'refuses a token with %s in it when the client is made, naming that and not the token',
+      (what, character) => {
+        const { fetch, sent } = fakeFetch();
+        let failure: unknown;
+        try {
+          client(fetch, { token: badly(character) });
+        } catch (thrown) {
+          failure = thrown;
+        }
+        expect(failure).toEqual(new TypeError(problem(what)));
+        for (const form of forms(failure)) expect(form).not.toContain(SECRET);
+        expect(sent).toEqual([]);
+      },
+    );
+
+    it.each(MALFORMED)(
+      'fails a call whose token function gives a token with %s in it before sending, never retried, unseen by the hooks',
+      async (what, character) => {
+        // The platform's fetch, which would refuse the header itself, quoting it.
+        const calls: string[] = [];
+        const fetch = ((input: string | URL | Request, init?: RequestInit) => {
+          calls.push(String(input));
+          return globalThis.fetch(input, init);
+        }) as typeof globalThis.fetch;
+        const events: unknown[] = [];
+        const { api, retries } = client(fetch, {
+          baseUrl: 'http://127.0.0.1:9',
+          token: async () => badly(character),
+          hooks: { beforeRequest: (event) => events.push(event), afterResponse: (event) => events.push(event) },
+        });
+        const failure = await api.webhooks.list().then(
+          () => undefined,
+          (thrown: unknown) => thrown,
+        );
+        expect(failure).toEqual(new TypeError(problem(what, "the token function's token")));
+        expect(failure).not.toBeInstanceOf(PlantStoreError);
+        for (const form of forms(failure, events, retries)) expect(form).not.toContain(SECRET);
+        expect({ calls, retries, events }).toEqual({ calls: [], retries: [], events: [] });
+      },
+    );
+
+    it('refuses an empty token, and a token function that gives no string', async () => {
+      const { fetch, sent } = fakeFetch();
+      expect(() => client(fetch, { token: '' })).toThrow(new TypeError('token is empty'));
+      const { api } = client(fetch, { token: (() => undefined) as unknown as () => string });
+      await expect(api.webhooks.list()).rejects.toThrow(new TypeError("the token function's token is not a string"));
+      expect(sent).toEqual([]);
     });
   });
 

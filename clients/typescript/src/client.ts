@@ -5,6 +5,7 @@ import {
   type Hooks,
   type RetryEvent,
   Transport,
+  checkedToken,
   invalidResponse,
   newIdempotencyKey,
 } from './http';
@@ -123,7 +124,7 @@ export function createClient(options: ClientOptions): PlantStoreClient {
   if (typeof fetchFn !== 'function')
     throw new TypeError('No fetch: pass options.fetch (every supported Node.js line has one)');
   const transport = new Transport({
-    token: options.token,
+    token: typeof options.token === 'function' ? options.token : checkedToken(options.token, 'token'),
     timeoutMs: positive('timeoutMs', options.timeoutMs ?? 10_000),
     retries: count('retries', options.retries ?? 2),
     backoffBaseMs: count('backoffBaseMs', options.backoffBaseMs ?? 250),

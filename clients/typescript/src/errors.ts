@@ -30,7 +30,10 @@ export interface PlantStoreErrorInit {
  */
 const BRAND = Symbol.for('@plant-store/client.PlantStoreError');
 
-/** The one error every call of the client throws (argument errors aside: those are TypeError/RangeError). */
+/**
+ * The one error every call of the client throws (usage errors aside: an argument or a token that
+ * cannot work is a TypeError or RangeError).
+ */
 export class PlantStoreError extends Error {
   /** `instanceof PlantStoreError` holds for an error of either build, ESM or CommonJS. */
   static override [Symbol.hasInstance](value: unknown): boolean {

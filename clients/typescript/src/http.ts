@@ -92,6 +92,38 @@ const RETRYABLE_STATUSES = new Set([429, 502, 503, 504]);
 /** An Idempotency-Key a header can carry and the service can store (up to 255 characters). */
 const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/;
 
+/** What a character no token may hold is called in an error, which never quotes the token around it. */
+function characterName(code: number): string {
+  const names: Record<number, string> = {
+    0x00: 'a NUL',
+    0x09: 'a tab',
+    0x0a: 'a line feed (LF)',
+    0x0d: 'a carriage return (CR)',
+    0x20: 'a space',
+  };
+  if (names[code] !== undefined) return names[code];
+  if (code < 0x20 || code === 0x7f)
+    return `the control character U+${code.toString(16).toUpperCase().padStart(4, '0')}`;
+  return 'a character outside visible ASCII';
+}
+
+/**
+ * A bearer token as it can be sent: visible ASCII only (RFC 6750's b64token, a JWT, a `pst_`
+ * token), so no line break or NUL can reach a header. Refused with a TypeError that names what is
+ * wrong and where, never the token: fetch's own refusal quotes the whole header, token and all.
+ * `source` is what the message calls the token.
+ */
+export function checkedToken(token: unknown, source: string): string {
+  if (typeof token !== 'string') throw new TypeError(`${source} is not a string`);
+  if (token === '') throw new TypeError(`${source} is empty`);
+  const at = token.search(/[^\x21-\x7e]/);
+  if (at === -1) return token;
+  throw new TypeError(
+    `${source} has ${characterName(token.charCodeAt(at))} at character ${at + 1} of ${token.length}: ` +
+      'a bearer token is visible ASCII only (one read from a file may need trimming)',
+  );
+}
+
 export function newIdempotencyKey(given: string | undefined): string {
   if (given === undefined) return randomUUID();
   if (!IDEMPOTENCY_KEY.test(given)) {
@@ -110,8 +142,12 @@ export class Transport {
     // Whether an earlier attempt may have reached the service and done its work (its answer lost).
     let mayHaveApplied = false;
     for (let attempt = 1; ; attempt += 1) {
-      // Asked on every attempt, so a refreshed token is used; its failures are the caller's own.
-      const token = typeof this.options.token === 'function' ? await this.options.token() : this.options.token;
+      // Asked on every attempt, so a refreshed token is used; its failures are the caller's own,
+      // and so is a token it gives that cannot be sent: refused before anything is, never retried.
+      const token =
+        typeof this.options.token === 'function'
+          ? checkedToken(await this.options.token(), "the token function's token")
+          : this.options.token;
       if (call.signal?.aborted) throw withKey(aborted(call.signal.reason, attempt), call);
       const event: RequestEvent = { method: call.method, url: call.url.href, attempt, headers: { ...headers } };
       this.options.hooks.beforeRequest?.(event);

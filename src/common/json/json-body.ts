@@ -1,9 +1,10 @@
 import { BadRequestException, UnsupportedMediaTypeException } from '@nestjs/common';
-import { IncomingMessage, ServerResponse } from 'node:http';
+import { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { brotliDecompressSync, gunzipSync, inflateSync, InputType, ZlibOptions } from 'node:zlib';
 import { isInteger, parse } from 'lossless-json';
 import getRawBody from 'raw-body';
 import { hasBody as hasBodyHeaders, TypeIs } from 'type-is';
+import { lingeringClose } from '../http/lingering-close';
 import { BODY_LIMIT_BYTES, BodyNotJson, BodyTooLarge, MAX_JSON_DEPTH, MalformedJson } from './json-body.errors';
 
 // type-is 3 compiles the accepted types once; it matches as `typeis(req, types)` did in 2.
@@ -121,7 +122,7 @@ function hasBody(req: IncomingMessage): boolean {
  * - a body without a length (chunked) is refused as soon as the cap is passed, not at its end;
  * - a compressed body is decoded in one call bounded on both sides, so no small input can make it
  *   work long and no output can grow past the cap.
- * A refused body is left unread: the answer then closes the connection (closeWhenBodyUnread).
+ * A refused body is left unread: the connection is closed after the answer (closeWhenBodyUnread).
  *
  * Integers become BigInt so an int64 id arrives exactly (JSON.parse rounds anything above 2^53).
  * Returns undefined for a request without a body (no body headers, or Content-Length: 0).
@@ -156,12 +157,15 @@ export async function readJsonBody(req: IncomingMessage, res: ServerResponse): P
 /**
  * An answer written before its request's body has fully arrived (refused: 401, 413, 429...; or a
  * route that reads no body) closes the connection after it. Node would otherwise read and discard
- * the rest of the body to keep the connection, however long the client goes on sending.
+ * the rest of the body to keep the connection, however long the client goes on sending. The close
+ * lingers (lingeringClose): what the client is still sending is read, within bounds, so that it
+ * gets the answer rather than a reset.
  */
-export function closeWhenBodyUnread(response: { writeHead: ServerResponse['writeHead'] }): void {
+export function closeWhenBodyUnread(response: { writeHead: ServerResponse['writeHead'] }, server: Server): void {
+  const linger = lingeringClose(server);
   const writeHead = response.writeHead;
   response.writeHead = function (this: ServerResponse, ...args: Parameters<ServerResponse['writeHead']>) {
-    if (!this.req.complete && hasBody(this.req)) this.shouldKeepAlive = false;
+    if (!this.req.complete && hasBody(this.req)) linger(this);
     return writeHead.apply(this, args);
   } as ServerResponse['writeHead'];
 }

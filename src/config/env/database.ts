@@ -1,15 +1,38 @@
+import { DriverUtils } from 'typeorm/driver/DriverUtils.js';
 import { DURATION_UNIT_MS } from '../duration';
-import { SettingValues, duration, integer, text } from '../settings';
+import { SettingValues, duration, integer, parsed, text } from '../settings';
+
+/**
+ * What is wrong with a MySQL URL, or undefined when nothing is. It is read as the service's
+ * connection reads it: by TypeORM's own URL reader (DriverUtils, which its MySQL driver calls),
+ * whose port mysql2 then connects to; a value it cannot read, or would misread, is refused here.
+ */
+function databaseUrlProblem(value: string): string | undefined {
+  if (!/^(mysql|mariadb):\/\//.test(value)) return 'its scheme is not mysql or mariadb';
+  if (!/^[a-z]+:\/\/\S+$/.test(value)) return 'it is empty after the scheme, or has white space in it';
+  let read: { host?: string; port?: number };
+  try {
+    read = DriverUtils.buildDriverOptions({ url: value }) as typeof read;
+  } catch {
+    return 'its user name or password is not valid percent-encoding';
+  }
+  // TypeORM splits the host from the port at every colon: an IPv6 address would come out as "[".
+  if (read.host !== undefined && /[[\]]/.test(read.host))
+    return 'an IPv6 address cannot be read from it: use a host name';
+  if (read.port !== undefined && !(Number.isInteger(read.port) && read.port >= 1 && read.port <= 65535)) {
+    return 'its port is not a number from 1 to 65535';
+  }
+  return undefined;
+}
 
 /** Where the plants are kept: a MySQL or MariaDB server, or the embedded SQLite file. */
 export const databaseSettings = {
-  DATABASE_URL: text({
-    pattern: /^(mysql|mariadb):\/\/[^\s]+$/,
+  DATABASE_URL: parsed((value) => (databaseUrlProblem(value) === undefined ? value : undefined), {
     example: 'mysql://plantstore:plantstore@127.0.0.1:3306/plantstore',
-    message:
-      '$property must be a URL of the form mysql://user:password@host:3306/database (mariadb:// for a MariaDB server)',
+    message: (value) =>
+      `$property must be a URL of the form mysql://user:password@host:3306/database (mariadb:// for a MariaDB server); ${databaseUrlProblem(value)}`,
     description:
-      '`mysql://user:password@host:3306/database` runs on MySQL; use `mariadb://...` for a MariaDB server. Unset: the embedded SQLite file.',
+      '`mysql://user:password@host:3306/database` runs on MySQL; use `mariadb://...` for a MariaDB server. The host is a name or an IPv4 address (TypeORM cannot read an IPv6 address from the URL); the user name and password are percent-encoded. Unset: the embedded SQLite file.',
   }),
   SQLITE_PATH: text({
     default: 'data/plant-store.sqlite',

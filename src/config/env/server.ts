@@ -1,7 +1,40 @@
-import { SettingValues, integer, oneOf, parsed, text } from '../settings';
+import { isIP } from 'node:net';
+import { compile } from 'proxy-addr';
+import { SettingValues, integer, oneOf, parsed } from '../settings';
 
 const CORS_ORIGINS = /^(\*|https?:\/\/[^\s,/]+(\s*,\s*https?:\/\/[^\s,/]+)*)$/;
-const TRUST_PROXY = /^(true|false|\d{1,2}|[\w.:/]+(\s*,\s*[\w.:/]+)*)$/;
+/** A DNS name (RFC 1123 labels; `_` too, as container names have it), with an optional final dot. */
+const HOST_NAME =
+  /^(?=.{1,253}\.?$)[A-Za-z0-9_](?:[A-Za-z0-9_-]{0,61}[A-Za-z0-9_])?(?:\.[A-Za-z0-9_](?:[A-Za-z0-9_-]{0,61}[A-Za-z0-9_])?)*\.?$/;
+
+/** HOST as the listener resolves it: an IP address, or a name to look up. */
+function listenHost(value: string): string | undefined {
+  return isIP(value) !== 0 || HOST_NAME.test(value) ? value : undefined;
+}
+
+/**
+ * TRUST_PROXY read as Express reads its `trust proxy` setting: `true`, `false`, a number of hops,
+ * or a comma-separated list that proxy-addr, Express's own parser, compiles.
+ */
+function trustProxy(value: string): boolean | number | string | undefined {
+  if (value === 'true' || value === 'false') return value === 'true';
+  if (/^\d+$/.test(value)) return Number(value);
+  const list = value.split(',').map((part) => part.trim());
+  return list.every((part) => trustProxyProblem(part) === undefined) ? list.join(',') : undefined;
+}
+
+/** What proxy-addr finds wrong with one entry of the list, without repeating its text unquoted. */
+function trustProxyProblem(entry: string): string | undefined {
+  try {
+    compile(entry);
+    return undefined;
+  } catch (error) {
+    const why = /^invalid range/.test((error as Error).message)
+      ? 'has a prefix length or netmask out of range'
+      : 'is not an IP address, a subnet or one of those names';
+    return `${JSON.stringify(entry)} ${why}`;
+  }
+}
 
 /** How the service listens, whom it believes, and how it stops. */
 export const serverSettings = {
@@ -10,10 +43,11 @@ export const serverSettings = {
     description:
       '`development`, `production` or `test`. Outside production, an empty embedded database gets a development token; in development, without `WEBHOOK_SECRET_KEY`, the embedded database gets a development webhook key.',
   }),
-  HOST: text({
+  HOST: parsed(listenHost, {
     defaultText: 'all interfaces',
     example: '127.0.0.1',
-    description: 'Address to listen on, e.g. `127.0.0.1`.',
+    message: '$property must be an IP address or a host name, such as 127.0.0.1, :: or localhost',
+    description: 'Address to listen on: an IP address or a host name, e.g. `127.0.0.1`.',
   }),
   PORT: integer({ min: 0, max: 65535, default: 3000, description: 'HTTP port.' }),
   CORS_ORIGINS: parsed(
@@ -29,25 +63,19 @@ export const serverSettings = {
         'Browser origins allowed to call the API: `*`, or a comma-separated list such as `https://app.example.com,http://localhost:5173`. Unset: no CORS headers.',
     },
   ),
-  TRUST_PROXY: parsed(
-    (value) => {
-      if (!TRUST_PROXY.test(value)) return undefined;
-      if (value === 'true' || value === 'false') return value === 'true';
-      if (/^\d+$/.test(value)) return Number(value);
-      return value
+  TRUST_PROXY: parsed(trustProxy, {
+    default: 'false',
+    example: 'loopback',
+    message: (value) =>
+      '$property must be true, false, a number of proxy hops, or a comma-separated list of proxy addresses, subnets or the names loopback, linklocal, uniquelocal; ' +
+      value
         .split(',')
-        .map((part) => part.trim())
-        .join(',');
-    },
-    {
-      default: 'false',
-      example: 'loopback',
-      message:
-        '$property must be true, false, a number of proxy hops, or a comma-separated list of proxy addresses, subnets or the names loopback, linklocal, uniquelocal',
-      description:
-        "Which proxies' `X-Forwarded-For` is believed, which decides the client address used for rate limits, logs and traces: `false` (none), `true` (any), a number of proxy hops, or a comma-separated list of proxy addresses, subnets or `loopback`, `linklocal`, `uniquelocal`.",
-    },
-  ),
+        .map((part) => trustProxyProblem(part.trim()))
+        .filter((problem) => problem !== undefined)
+        .join('; '),
+    description:
+      "Which proxies' `X-Forwarded-For` is believed, which decides the client address used for rate limits, logs and traces: `false` (none), `true` (any), a number of proxy hops, or a comma-separated list of proxy addresses, subnets or `loopback`, `linklocal`, `uniquelocal`.",
+  }),
   SHUTDOWN_TIMEOUT_MS: integer({
     min: 0,
     max: 600_000,

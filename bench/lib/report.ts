@@ -60,6 +60,8 @@ export function sqlPerRequest(rounds: RoundResult[], target: TargetName, counter
 const rps = (r: RoundResult) => r.load.rps;
 const p50 = (r: RoundResult) => r.load.latencyMs.p50;
 const p99 = (r: RoundResult) => r.load.latencyMs.p99;
+/** The target's CPU time over the responses it gave, in microseconds (NaN for results from before it was recorded). */
+export const cpuPerResponseUs = (r: RoundResult) => ((r.cpu.targetSec ?? NaN) * 1e6) / r.load.responses;
 
 const num = (x: number, digits = 0) =>
   Number.isFinite(x)
@@ -211,6 +213,7 @@ function scenarioTable(rounds: RoundResult[]): string[] {
       : '',
   );
   row('max RSS under load, MB', (rs) => num(Math.max(...rs.map((r) => r.rssMaxMb)), 1));
+  row('CPU per request, µs (CPU time ÷ responses)', (rs) => fmtSpread(spread(rs.map(cpuPerResponseUs)), (x) => num(x)));
   row('CPU of its core, median', (rs) => `${num(spread(rs.map((r) => r.cpu.target * 100)).median)}%`);
   row(
     'core 1: database + load generator CPU, median',
@@ -237,6 +240,7 @@ function ratioTable(rounds: RoundResult[]): string[] {
     ['throughput (higher is better)', rps],
     ['p50 latency (lower is better)', p50],
     ['p99 latency (lower is better)', p99],
+    ['CPU per request (lower is better)', cpuPerResponseUs],
   ] as const) {
     lines.push(`| ${label} | ${PEERS.map((t) => fmtSpread(ratios(rounds, t, pick), ratio)).join(' | ')} |`);
   }
@@ -247,13 +251,13 @@ function roundsDetail(rounds: RoundResult[]): string[] {
   const lines = [
     '<details><summary>Every round</summary>',
     '',
-    "| round | target | req/s | p50 ms | p90 ms | p99 ms | max ms | sent | SQL/req | RSS MB | CPU | others' CPU | statuses |",
-    '|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|',
+    "| round | target | req/s | p50 ms | p90 ms | p99 ms | max ms | sent | SQL/req | RSS MB | CPU | CPU µs/req | others' CPU | statuses |",
+    '|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|',
   ];
   for (const r of rounds) {
     const l = r.load.latencyMs;
     lines.push(
-      `| ${r.round} | ${TARGET_LABEL[r.target]} | ${num(r.load.rps)} | ${ms(l.p50)} | ${ms(l.p90)} | ${ms(l.p99)} | ${ms(l.max)} | ${num(r.load.sent)} | ${r.sqlPerRequest.Questions.toFixed(3)} | ${num(r.rssMaxMb, 1)} | ${num(r.cpu.target * 100)}% | ${num(r.cpu.others * 100)}% | ${statusSummary([r])} |`,
+      `| ${r.round} | ${TARGET_LABEL[r.target]} | ${num(r.load.rps)} | ${ms(l.p50)} | ${ms(l.p90)} | ${ms(l.p99)} | ${ms(l.max)} | ${num(r.load.sent)} | ${r.sqlPerRequest.Questions.toFixed(3)} | ${num(r.rssMaxMb, 1)} | ${num(r.cpu.target * 100)}% | ${num(cpuPerResponseUs(r))} | ${num(r.cpu.others * 100)}% | ${statusSummary([r])} |`,
     );
   }
   lines.push('', '</details>');
@@ -276,6 +280,8 @@ function table(rows: Record<string, unknown>[]): string {
   ].join('\n');
 }
 
+const CHART_TITLE = `Throughput per scenario: ${TARGETS.map((t) => TARGET_LABEL[t]).join(' vs ')}`;
+
 /** The title, the targets (each PASS or FAIL) and the notes on this run. */
 function headline(results: BenchResults): string[] {
   const out: string[] = [];
@@ -285,7 +291,7 @@ function headline(results: BenchResults): string[] {
     '',
     `Written by \`npm run bench\` (${results.mode} mode) on ${results.finishedAt}. How to run it and how to read it: [README.md](README.md).`,
     '',
-    '![Throughput per scenario: service vs Express peer vs node:http floor](results.svg)',
+    `![${CHART_TITLE}](results.svg)`,
     '',
     '## Targets',
     '',
@@ -445,7 +451,7 @@ function paritySection(results: BenchResults): string[] {
     out.push(
       '## Contract parity of the peers',
       '',
-      `Before measuring, the same requests went to all three; ${results.parity.length - bad.length} of ${results.parity.length} peer answers matched the service's (status, body, \`Link\`, \`WWW-Authenticate\`, \`Content-Type\`).`,
+      `Before measuring, the same requests went to every target; ${results.parity.length - bad.length} of ${results.parity.length} peer answers matched the service's (status, body, \`Link\`, \`WWW-Authenticate\`, \`Content-Type\`).`,
       '',
       ...bad.map((p) => `- ${TARGET_LABEL[p.target]}, ${p.request}: ${p.detail}`),
       '',
@@ -581,7 +587,8 @@ function clusterSection(c: ClusterResult): string[] {
 
 const COLORS: Record<TargetName, string> = {
   service: '#e0234e',
-  express: '#5b5b5b',
+  expressprod: '#2b2b2b',
+  express: '#8a8a8a',
   nodehttp: '#3c873a',
 };
 
@@ -593,6 +600,64 @@ function niceStep(max: number): number {
 
 const esc = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
 
+/** Under each group of bars: the service's throughput over each Express peer's, as the targets take it. */
+const GROUP_RATIOS: [TargetName, string][] = [
+  ['expressprod', '÷ Express, production'],
+  ['express', '÷ Express'],
+];
+
+interface Plot {
+  top: number;
+  plotH: number;
+  barW: number;
+  barGap: number;
+  y: (v: number) => number;
+}
+
+/** One group's bars with their whiskers and medians, its label and the service's ratios to the Express peers. */
+function groupBars(plot: Plot, label: string, stats: Spread[], x0: number, groupMid: number): string[] {
+  const { top, plotH, barW, barGap, y } = plot;
+  const parts: string[] = [];
+  TARGETS.forEach((t, ti) => {
+    const s = stats[ti];
+    if (!Number.isFinite(s.median)) return;
+    const x = x0 + ti * (barW + barGap);
+    parts.push(
+      `<rect x="${x}" y="${y(s.median)}" width="${barW}" height="${top + plotH - y(s.median)}" fill="${COLORS[t]}"><title>${esc(`${label}, ${TARGET_LABEL[t]}: ${num(s.median)} req/s [${num(s.min)}–${num(s.max)}]`)}</title></rect>`,
+      `<line x1="${x + barW / 2}" x2="${x + barW / 2}" y1="${y(s.max)}" y2="${y(s.min)}" stroke="#000"/>`,
+      `<line x1="${x + barW / 2 - 5}" x2="${x + barW / 2 + 5}" y1="${y(s.max)}" y2="${y(s.max)}" stroke="#000"/>`,
+      `<line x1="${x + barW / 2 - 5}" x2="${x + barW / 2 + 5}" y1="${y(s.min)}" y2="${y(s.min)}" stroke="#000"/>`,
+      `<text x="${x + barW / 2}" y="${y(s.max) - 5}" text-anchor="middle" font-size="10">${num(s.median)}</text>`,
+    );
+  });
+  parts.push(
+    `<text x="${x0 + groupMid}" y="${top + plotH + 18}" text-anchor="middle" font-weight="bold">${esc(label)}</text>`,
+  );
+  const service = stats[TARGETS.indexOf('service')].median;
+  GROUP_RATIOS.forEach(([peer, text], i) => {
+    const ratio = service / stats[TARGETS.indexOf(peer)].median;
+    if (!Number.isFinite(ratio)) return;
+    parts.push(
+      `<text x="${x0 + groupMid}" y="${top + plotH + 34 + i * 15}" text-anchor="middle" font-size="11" fill="#555">service ${esc(text)}: ${ratio.toFixed(2)}x</text>`,
+    );
+  });
+  return parts;
+}
+
+/** The colour of each target and its label, on one line at the bottom, each as wide as its label. */
+function legend(left: number, baseline: number): string[] {
+  const parts: string[] = [];
+  let x = left;
+  for (const t of TARGETS) {
+    parts.push(
+      `<rect x="${x}" y="${baseline - 12}" width="14" height="14" fill="${COLORS[t]}"/>`,
+      `<text x="${x + 20}" y="${baseline}">${esc(TARGET_LABEL[t])}</text>`,
+    );
+    x += 20 + TARGET_LABEL[t].length * 7 + 25;
+  }
+  return parts;
+}
+
 export function renderSvg(results: BenchResults): string {
   const groups: { label: string; rounds: RoundResult[] }[] = results.scenarios.map((s) => ({
     label: s.name,
@@ -602,10 +667,10 @@ export function renderSvg(results: BenchResults): string {
 
   const barW = 30;
   const barGap = 5;
-  const groupW = TARGETS.length * (barW + barGap) + 45;
+  const groupW = TARGETS.length * (barW + barGap) + 90;
   const groupMid = (TARGETS.length * (barW + barGap) - barGap) / 2;
-  const width = Math.max(760, 120 + groups.length * groupW);
-  const height = 420;
+  const width = Math.max(900, 120 + groups.length * groupW);
+  const height = 440;
   const left = 80;
   const top = 60;
   const plotH = 260;
@@ -628,39 +693,9 @@ export function renderSvg(results: BenchResults): string {
     );
   }
   parts.push(`<line x1="${left}" x2="${left}" y1="${top}" y2="${top + plotH}" stroke="#999"/>`);
-  groups.forEach((g, gi) => {
-    const x0 = left + 20 + gi * groupW;
-    TARGETS.forEach((t, ti) => {
-      const s = stats[gi][ti];
-      if (!Number.isFinite(s.median)) return;
-      const x = x0 + ti * (barW + barGap);
-      parts.push(
-        `<rect x="${x}" y="${y(s.median)}" width="${barW}" height="${top + plotH - y(s.median)}" fill="${COLORS[t]}"><title>${esc(`${g.label}, ${TARGET_LABEL[t]}: ${num(s.median)} req/s [${num(s.min)}–${num(s.max)}]`)}</title></rect>`,
-        `<line x1="${x + barW / 2}" x2="${x + barW / 2}" y1="${y(s.max)}" y2="${y(s.min)}" stroke="#000"/>`,
-        `<line x1="${x + barW / 2 - 5}" x2="${x + barW / 2 + 5}" y1="${y(s.max)}" y2="${y(s.max)}" stroke="#000"/>`,
-        `<line x1="${x + barW / 2 - 5}" x2="${x + barW / 2 + 5}" y1="${y(s.min)}" y2="${y(s.min)}" stroke="#000"/>`,
-        `<text x="${x + barW / 2}" y="${y(s.max) - 5}" text-anchor="middle" font-size="10">${num(s.median)}</text>`,
-      );
-    });
-    const service = stats[gi][0].median;
-    const express = stats[gi][1].median;
-    parts.push(
-      `<text x="${x0 + groupMid}" y="${top + plotH + 18}" text-anchor="middle" font-weight="bold">${esc(g.label)}</text>`,
-    );
-    if (Number.isFinite(service) && Number.isFinite(express)) {
-      parts.push(
-        `<text x="${x0 + groupMid}" y="${top + plotH + 34}" text-anchor="middle" fill="#555">service ÷ Express peer: ${(service / express).toFixed(2)}x</text>`,
-      );
-    }
-  });
-  TARGETS.forEach((t, i) => {
-    const x = left + i * 175;
-    parts.push(
-      `<rect x="${x}" y="${height - 36}" width="14" height="14" fill="${COLORS[t]}"/>`,
-      `<text x="${x + 20}" y="${height - 24}">${esc(TARGET_LABEL[t])}</text>`,
-    );
-  });
-  parts.push('</svg>');
+  const plot = { top, plotH, barW, barGap, y };
+  groups.forEach((g, gi) => parts.push(...groupBars(plot, g.label, stats[gi], left + 20 + gi * groupW, groupMid)));
+  parts.push(...legend(left, height - 16), '</svg>');
   return parts.join('\n') + '\n';
 }
 

@@ -196,11 +196,16 @@ function plainPeerVerdicts(name: string, rounds: RoundResult[]): TargetVerdict[]
       pass: throughput.median >= throughputReachGoal,
       goal: true,
     },
-    {
-      target: `${name}: service CPU per request at most ${ratio(cpuPerRequestAtMost)} that of the ${TARGET_LABEL[peer]}`,
-      figure: `${perRound(cpu)}; medians ${cpuOf('service')} µs vs ${cpuOf(peer)} µs`,
-      pass: cpu.median <= cpuPerRequestAtMost,
-    },
+    // Results from before the CPU time of a run was recorded have no CPU per request.
+    ...(Number.isFinite(cpu.median)
+      ? [
+          {
+            target: `${name}: service CPU per request at most ${ratio(cpuPerRequestAtMost)} that of the ${TARGET_LABEL[peer]}`,
+            figure: `${perRound(cpu)}; medians ${cpuOf('service')} µs vs ${cpuOf(peer)} µs`,
+            pass: cpu.median <= cpuPerRequestAtMost,
+          },
+        ]
+      : []),
   ];
 }
 

@@ -1,5 +1,5 @@
 /**
- * `npm run bench`: the service against two hand-written peers of the same contract, on MySQL or
+ * `npm run bench`: the service against hand-written peers of the same contract, on MySQL or
  * MariaDB. See bench/README.md for what it measures and how to read bench/RESULTS.md; its parts
  * are in bench/run/.
  */
@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { Counters, measureCounterBaseline, ownerName, seedRange } from './lib/db';
 import { OUT, ROOT, log } from './lib/harness';
 import { initClockTicks } from './lib/sys';
+import { TARGETS } from './lib/types';
 import { checkParity, traceRequests } from './run/checks';
 import { runClusterScenario } from './run/cluster-scenario';
 import type { Context } from './run/context';
@@ -56,10 +57,12 @@ async function startAll(facts: RunFacts, serviceEnv: NodeJS.ProcessEnv, cleanups
 
 /** Minutes of load the settings ask for, to announce. */
 function plannedMinutes(): number {
+  const targets = TARGETS.length;
   const planned =
-    S.scenarios.filter((name) => name !== 'cluster').length * (3 * S.warmupSec + S.rounds * 3 * S.durationSec) +
+    S.scenarios.filter((name) => name !== 'cluster').length *
+      (targets * S.warmupSec + S.rounds * targets * S.durationSec) +
     (S.scenarios.includes('cluster') ? 30 + 4 * S.warmupSec + S.rounds * 4 * S.durationSec + 20 : 0) +
-    (S.scale ? 2 * (3 * S.warmupSec + S.scaleRounds * 3 * (S.durationSec + S.singleSec)) : 0) +
+    (S.scale ? 2 * (targets * S.warmupSec + S.scaleRounds * targets * (S.durationSec + S.singleSec)) : 0) +
     (S.profile ? 2 * (S.warmupSec + S.durationSec + 5) : 0);
   return Math.ceil(planned / 60);
 }

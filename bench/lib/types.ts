@@ -4,11 +4,13 @@ import type { FaultRound } from './faults';
 import type { Counter, Counters, ExplainResult } from './db';
 import type { ProfileSummary } from './profile';
 
-export const TARGETS = ['service', 'express', 'nodehttp'] as const;
+/** The service and its peers, from the most middleware to none: the order of a round's runs. */
+export const TARGETS = ['service', 'expressprod', 'express', 'nodehttp'] as const;
 export type TargetName = (typeof TARGETS)[number];
 
 export const TARGET_LABEL: Record<TargetName, string> = {
   service: 'service (NestJS)',
+  expressprod: 'Express peer, production middleware',
   express: 'Express peer',
   nodehttp: 'node:http floor',
 };
@@ -25,6 +27,8 @@ export interface RoundResult {
   /** CPU time over wall time, as a share of one core. */
   cpu: {
     target: number;
+    /** CPU seconds the target used over the run, all its threads (absent in results from before). */
+    targetSec?: number;
     db: number | null;
     loadgen: number;
     /** Processes outside the benchmark, in cores. */ others: number;

@@ -1,100 +1,13 @@
 /**
  * Reference peer: the plant store's contract on bare Express 5 + mysql2, as a careful engineer
- * would hand-write it. Same SQL as the service, an in-process token cache, nothing else.
+ * would hand-write it. Same SQL as the service, an in-process token cache, nothing else: the
+ * routes of express-app.ts with no middleware in front of them.
  *
  *   PORT=3102 DATABASE_URL=mysql://root@127.0.0.1:3306/plantstore node express-peer.js
  */
-import express, { NextFunction, Request, Response } from 'express';
-import { Server, createServer } from 'node:http';
-import {
-  BODY_LIMIT_BYTES,
-  HttpError,
-  PlantStore,
-  errorBody,
-  parseId,
-  parseJson,
-  parseListQuery,
-  readConfig,
-  toHttpError,
-  validateNewPlant,
-} from './plants-core';
+import { expressPeerApp, serve } from './express-app';
+import { PlantStore, readConfig } from './plants-core';
 
 const config = readConfig();
 const store = new PlantStore(config);
-const app = express();
-app.disable('x-powered-by');
-app.set('etag', false);
-// No conditional 304s, as in the service.
-Object.defineProperty(app.request, 'fresh', { get: () => false });
-
-const JSON_TYPES = ['application/json', 'application/*+json'];
-const readText = express.text({ type: () => true, limit: BODY_LIMIT_BYTES, defaultCharset: 'utf-8' });
-
-function sendJson(res: Response, status: number, body: string): void {
-  res.status(status).type('application/json; charset=utf-8').send(body);
-}
-
-app.post(
-  '/plants',
-  (req: Request, _res: Response, next: NextFunction) => {
-    // req.is() is null without a body: the validation below answers that one.
-    if (req.is(JSON_TYPES) === false) {
-      throw new HttpError(415, 'Request body must be JSON (Content-Type: application/json)');
-    }
-    next();
-  },
-  readText,
-  async (req: Request, res: Response) => {
-    const raw = req.body as unknown;
-    const body = typeof raw === 'string' && raw.length > 0 ? parseJson(raw) : undefined;
-    const caller = await store.authorize(req.headers.authorization, 'plants:write');
-    sendJson(res, 200, await store.create(caller.subject, validateNewPlant(body)));
-  },
-);
-
-app.get('/plants', async (req: Request, res: Response) => {
-  const caller = await store.authorize(req.headers.authorization, 'plants:read');
-  const page = await store.list(
-    caller.subject,
-    parseListQuery(Object.entries(req.query as Record<string, string | string[]>)),
-  );
-  if (page.link) res.setHeader('Link', page.link);
-  sendJson(res, 200, page.body);
-});
-
-app.delete('/plants/:id', async (req: Request<{ id: string }>, res: Response) => {
-  const caller = await store.authorize(req.headers.authorization, 'plants:write');
-  await store.remove(caller.subject, parseId(req.params.id));
-  res.status(204).end();
-});
-
-app.use((req: Request, res: Response) => {
-  sendJson(res, 404, errorBody(404, `Cannot ${req.method} ${req.path}`));
-});
-
-/** Body-reader failures carry a `type`; everything else is an HttpError or unexpected. */
-app.use((error: unknown, _req: Request, res: Response, _next: NextFunction) => {
-  const type = (error as { type?: string }).type;
-  const failure =
-    type === 'entity.too.large'
-      ? new HttpError(413, `Request body exceeds ${BODY_LIMIT_BYTES} bytes`)
-      : type === 'charset.unsupported' || type === 'encoding.unsupported'
-        ? new HttpError(415, 'Request body must be UTF-8 JSON (identity, gzip or deflate encoded)')
-        : type !== undefined
-          ? new HttpError(400, 'Request body could not be read')
-          : toHttpError(error);
-  if (failure.challenge) res.setHeader('WWW-Authenticate', failure.challenge);
-  sendJson(res, failure.status, errorBody(failure.status, failure.message));
-});
-
-const server: Server = createServer(app);
-server.listen(config.port, config.host, () => {
-  console.log(`express peer listening on http://${config.host}:${config.port}`);
-});
-
-function shutdown(): void {
-  server.close(() => void store.pool.end().then(() => process.exit(0)));
-  server.closeAllConnections();
-}
-process.on('SIGTERM', shutdown);
-process.on('SIGINT', shutdown);
+serve(expressPeerApp(store), store, config, 'express peer');

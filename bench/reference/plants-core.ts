@@ -1,9 +1,9 @@
 /**
- * What both reference peers share: the plant store's contract hand-written on mysql2, with no
+ * What every reference peer shares: the plant store's contract hand-written on mysql2, with no
  * framework. The SQL is the service's (one INSERT, one keyset SELECT, one DELETE, the token
- * lookup by SHA-256 hash); the token lookup is cached in-process for a few seconds. The two peers
- * differ only in their HTTP layer (bare Express, bare node:http), so the distance between them is
- * the cost of Express itself.
+ * lookup by SHA-256 hash); the token lookup is cached in-process for a few seconds. The peers
+ * differ only in their HTTP layer (bare node:http, bare Express, Express with production
+ * middleware), so the distances between them are the cost of Express itself and of that middleware.
  *
  * Bodies are parsed with lossless-json, as the service does, because JSON.parse rounds integers
  * beyond 2^53 and an int64 id must arrive exactly. Ids leave as raw JSON numbers (mysql2 returns
@@ -19,6 +19,7 @@ export const INT32_MAX = 2147483647;
 const INT64_MIN = -(2n ** 63n);
 const INT64_MAX = 2n ** 63n - 1n;
 const TOKEN_PATTERN = /^pst_[A-Za-z0-9_-]{43}$/;
+const BEARER = /^bearer(?:\s+(\S+))?\s*$/i;
 const LAST_USED_RESOLUTION_MS = 60_000;
 
 export type Scope = 'plants:read' | 'plants:write';
@@ -235,9 +236,18 @@ export interface ListPage {
   link?: string;
 }
 
+interface CachedLookup {
+  until: number;
+  principal: Promise<Principal | null>;
+  /** The principal once the lookup found the token valid. */
+  found?: Principal;
+}
+
+const tokenHash = (secret: string) => createHash('sha256').update(secret, 'utf8').digest('hex');
+
 export class PlantStore {
   readonly pool: Pool;
-  private readonly tokenCache = new Map<string, { until: number; principal: Promise<Principal | null> }>();
+  private readonly tokenCache = new Map<string, CachedLookup>();
 
   constructor(private readonly config: PeerConfig) {
     this.pool = mysql.createPool({
@@ -255,7 +265,7 @@ export class PlantStore {
    * cached for tokenCacheTtlMs; expiry is checked on every request, revocation within the TTL.
    */
   async authorize(header: string | undefined, scope: Scope): Promise<Principal> {
-    const match = /^bearer(?:\s+(\S+))?\s*$/i.exec(header ?? '');
+    const match = BEARER.exec(header ?? '');
     if (!match) {
       throw new HttpError(
         401,
@@ -282,17 +292,31 @@ export class PlantStore {
     return principal;
   }
 
+  /**
+   * The subject of the header's token when its cached lookup found it valid, else null: known
+   * without a query, as a rate limit must know its key before anything else runs.
+   */
+  knownSubject(header: string | undefined): string | null {
+    const secret = BEARER.exec(header ?? '')?.[1];
+    if (secret === undefined || !TOKEN_PATTERN.test(secret)) return null;
+    const cached = this.tokenCache.get(tokenHash(secret));
+    return cached && cached.until > Date.now() ? (cached.found?.subject ?? null) : null;
+  }
+
   private lookup(secret: string): Promise<Principal | null> {
-    const hash = createHash('sha256').update(secret, 'utf8').digest('hex');
+    const hash = tokenHash(secret);
     const now = Date.now();
     const cached = this.tokenCache.get(hash);
     if (cached && cached.until > now) return cached.principal;
 
-    const principal = this.fetchPrincipal(hash, now);
+    const entry: CachedLookup = { until: now + this.config.tokenCacheTtlMs, principal: this.fetchPrincipal(hash, now) };
     if (this.tokenCache.size >= 10_000) this.tokenCache.delete(this.tokenCache.keys().next().value as string);
-    this.tokenCache.set(hash, { until: now + this.config.tokenCacheTtlMs, principal });
-    principal.catch(() => this.tokenCache.delete(hash));
-    return principal;
+    this.tokenCache.set(hash, entry);
+    entry.principal.then(
+      (principal) => (entry.found = principal ?? undefined),
+      () => this.tokenCache.delete(hash),
+    );
+    return entry.principal;
   }
 
   private async fetchPrincipal(hash: string, now: number): Promise<Principal | null> {

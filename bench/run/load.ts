@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { COUNTERS, diffCounters, readCounters, seedRange } from '../lib/db';
 import { ROOT, OUT } from '../lib/harness';
 import { Spawned, cpuSeconds, sampleRss, sleep, startProcess, stopProcess } from '../lib/sys';
+import { cpuPerResponseUs } from '../lib/report';
 import { RoundResult, TARGET_LABEL, TargetName } from '../lib/types';
 import type { LoadJob, LoadResult, Workload } from '../loadgen';
 import type { Context, Target } from './context';
@@ -82,8 +83,10 @@ export async function measure(ctx: Context, target: Target, round: number, job: 
   const load = await ctx.loadgen.run(job);
   const rssMaxMb = rss.stop();
   const wall = (Date.now() - t0) / 1000;
+  const targetSec = cpuSeconds(target.proc.pid) - cpu0.target;
   const cpu = {
-    target: (cpuSeconds(target.proc.pid) - cpu0.target) / wall,
+    target: targetSec / wall,
+    targetSec,
     db: ctx.dbPid ? (cpuSeconds(ctx.dbPid) - cpu0.db) / wall : null,
     loadgen: (cpuSeconds(ctx.loadgen.proc.pid) - cpu0.loadgen) / wall,
     others: others(),
@@ -98,6 +101,8 @@ export async function measure(ctx: Context, target: Target, round: number, job: 
   return { round, target: target.name, load, sql, sqlPerRequest, rssMaxMb, cpu };
 }
 
+const LABEL_WIDTH = Math.max(...Object.values(TARGET_LABEL).map((label) => label.length));
+
 /** One line of the progress log for a measured run. */
 export function describe(r: RoundResult): string {
   const l = r.load.latencyMs;
@@ -105,8 +110,8 @@ export function describe(r: RoundResult): string {
     .map(([c, n]) => `${c}×${n}`)
     .join(' ');
   return (
-    `${TARGET_LABEL[r.target].padEnd(22)} ${Math.round(r.load.rps).toString().padStart(6)} req/s  p50 ${l.p50.toFixed(2)} ms  p99 ${l.p99.toFixed(2)} ms  ` +
-    `${r.sqlPerRequest.Questions.toFixed(3)} SQL/req  RSS ${r.rssMaxMb.toFixed(0)} MB  CPU ${(r.cpu.target * 100).toFixed(0)}%  others ${(r.cpu.others * 100).toFixed(0)}%  [${statuses}${r.load.errors ? ` errors×${r.load.errors}` : ''}]`
+    `${TARGET_LABEL[r.target].padEnd(LABEL_WIDTH)} ${Math.round(r.load.rps).toString().padStart(6)} req/s  p50 ${l.p50.toFixed(2)} ms  p99 ${l.p99.toFixed(2)} ms  ` +
+    `${cpuPerResponseUs(r).toFixed(0)} µs CPU/req  ${r.sqlPerRequest.Questions.toFixed(3)} SQL/req  RSS ${r.rssMaxMb.toFixed(0)} MB  CPU ${(r.cpu.target * 100).toFixed(0)}%  others ${(r.cpu.others * 100).toFixed(0)}%  [${statuses}${r.load.errors ? ` errors×${r.load.errors}` : ''}]`
   );
 }
 

@@ -6,8 +6,8 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { join } from 'node:path';
 import { measureCounterBaseline } from '../lib/db';
-import { OUT, ROOT, log } from '../lib/harness';
-import { renderMarkdown, renderSvg, spread } from '../lib/report';
+import { OUT, RATE_LIMIT_NEVER_REACHED, ROOT, log } from '../lib/harness';
+import { ratios, renderMarkdown, renderSvg, spread } from '../lib/report';
 import { Spawned, cpuModel, readMemory } from '../lib/sys';
 import { BenchResults, TARGETS, TARGET_LABEL } from '../lib/types';
 import type { Context } from './context';
@@ -40,8 +40,8 @@ function machine({ server, pinning, source }: RunFacts): BenchResults['machine']
     Kernel: `${os.type()} ${os.release()}`,
     'Node.js': process.version,
     Database: `${info.version} (${info.comment}), InnoDB buffer pool ${(Number(info.bp) / 1024 ** 2).toFixed(0)} MiB`,
-    Service: `commit ${source.commit}${source.dirty ? ' + uncommitted changes in src/' : ''}, \`node ${[...START_PROD.nodeFlags, START_PROD.script].join(' ')}\` (npm run start:prod), NODE_ENV=production, LOG_LEVEL=${S.logLevel}, RATE_LIMIT_PER_MINUTE=1000000000, METRICS_PORT=0`,
-    Peers: `\`node ${[...START_PROD.nodeFlags, '<peer>.js'].join(' ')}\`: the service's Node flags, so that they do not count for either side`,
+    Service: `commit ${source.commit}${source.dirty ? ' + uncommitted changes in src/' : ''}, \`node ${[...START_PROD.nodeFlags, START_PROD.script].join(' ')}\` (npm run start:prod), NODE_ENV=production, LOG_LEVEL=${S.logLevel}, RATE_LIMIT_PER_MINUTE=${RATE_LIMIT_NEVER_REACHED}, METRICS_PORT=0`,
+    Peers: `\`node ${[...START_PROD.nodeFlags, '<peer>.js'].join(' ')}\`: the service's Node flags, so that they do not count for either side; the ${TARGET_LABEL.expressprod} with the service's LOG_LEVEL, RATE_LIMIT_PER_MINUTE and METRICS_PORT`,
     Pinning: pinning.pin
       ? `service and peers on CPU 0; ${pinning.dbPid ? 'database server, ' : ''}load generator and bench driver on CPU 1 (taskset)`
       : 'none',
@@ -132,13 +132,11 @@ export function writeResults(results: BenchResults): void {
   );
   writeReport(results, S.reportDir);
   for (const s of results.scenarios) {
-    const ratio = spread(
-      s.rounds
-        .filter((r) => r.target === 'express')
-        .map((r) => s.rounds.find((x) => x.target === 'service' && x.round === r.round)!.load.rps / r.load.rps),
-    );
-    log(
-      `${s.name}: service ÷ ${TARGET_LABEL.express} throughput ${ratio.median.toFixed(2)}x [${ratio.min.toFixed(2)}–${ratio.max.toFixed(2)}]`,
-    );
+    for (const peer of ['expressprod', 'express'] as const) {
+      const ratio = ratios(s.rounds, peer, (r) => r.load.rps);
+      log(
+        `${s.name}: service ÷ ${TARGET_LABEL[peer]} throughput ${ratio.median.toFixed(2)}x [${ratio.min.toFixed(2)}–${ratio.max.toFixed(2)}]`,
+      );
+    }
   }
 }

@@ -1,10 +1,11 @@
 /**
- * The targets of `npm run bench`: the service as it ships and the two reference peers
- * (reference/), started pinned beside each other, with the tokens the load uses.
+ * The targets of `npm run bench`: the service as it ships and the reference peers (reference/),
+ * started pinned beside each other, with the tokens the load uses.
  */
 import { join } from 'node:path';
-import { OUT, ROOT, issueToken, log } from '../lib/harness';
+import { OUT, RATE_LIMIT_NEVER_REACHED, ROOT, issueToken, log } from '../lib/harness';
 import { Spawned, readMemory, sleep, startProcess, stopProcess, waitForHttp } from '../lib/sys';
+import { TARGETS, TARGET_LABEL, TargetName } from '../lib/types';
 import type { Target } from './context';
 import type { Cleanups, DatabaseServer } from './setup';
 import { BENCH_JS, S, START_PROD, nodeCommand } from './settings';
@@ -22,19 +23,26 @@ const NOT_INHERITED = [
   'PORT',
 ];
 
-/** The service's environment: production, no rate limit or metrics listener in the way. */
+/**
+ * What the service and the production peer run with: the log level (a line per request at info,
+ * the default, as production writes it, so the comparison pays for it), a rate limit that counts
+ * every request but refuses none, and metrics on a free port of their own.
+ */
+const PRODUCTION_SETTINGS = {
+  LOG_LEVEL: S.logLevel,
+  RATE_LIMIT_PER_MINUTE: RATE_LIMIT_NEVER_REACHED,
+  METRICS_PORT: '0',
+};
+
+/** The service's environment: production, on the benchmark's database. */
 export function serviceEnvironment(server: DatabaseServer): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = { ...process.env };
   for (const key of NOT_INHERITED) delete env[key];
-  return Object.assign(env, {
+  return Object.assign(env, PRODUCTION_SETTINGS, {
     NODE_ENV: 'production',
     DATABASE_URL: server.serviceDbUrl,
     HOST: '127.0.0.1',
     PORT: String(S.portBase),
-    // info, the default: production writes a line per request, so the comparison pays for it.
-    LOG_LEVEL: S.logLevel,
-    RATE_LIMIT_PER_MINUTE: '1000000000',
-    METRICS_PORT: '0',
     DB_POOL_SIZE: String(S.poolSize),
   });
 }
@@ -65,31 +73,42 @@ export async function startService(
   return { service, idleRssMb: readMemory(service.pid)?.rssMb ?? null };
 }
 
-/** The Express peer and the node:http floor on the next two ports, with the service's Node flags. */
+type PeerName = Exclude<TargetName, 'service'>;
+
+/** Each peer's script in reference/ (its log is named after it), its port after the service's, and its own settings. */
+const PEERS: Record<PeerName, { file: string; portOffset: number; env?: NodeJS.ProcessEnv }> = {
+  express: { file: 'express-peer', portOffset: 1 },
+  nodehttp: { file: 'node-http-peer', portOffset: 2 },
+  expressprod: { file: 'express-prod-peer', portOffset: 3, env: PRODUCTION_SETTINGS },
+};
+
+/** The peers on the ports after the service's, with the service's Node flags; all targets in the order of TARGETS. */
 export async function startTargets(
   service: Spawned,
   server: DatabaseServer,
   cpus: string | undefined,
   cleanups: Cleanups,
 ): Promise<Target[]> {
-  const peerEnv = (port: number): NodeJS.ProcessEnv => ({
-    PATH: process.env.PATH,
-    PORT: String(port),
-    HOST: '127.0.0.1',
-    DATABASE_URL: server.peerDbUrl,
-    DB_POOL_SIZE: String(S.poolSize),
-    TOKEN_CACHE_TTL_MS: String(S.peerTokenTtlMs),
-    NODE_ENV: 'production',
-  });
-  const peer = (name: string, file: string, port: number) =>
-    start([name, file], nodeCommand(join(BENCH_JS, 'reference', `${file}.js`)), peerEnv(port), cpus, cleanups);
-  const express = peer('express peer', 'express-peer', S.portBase + 1);
-  const nodehttp = peer('node:http peer', 'node-http-peer', S.portBase + 2);
-  const targets: Target[] = [
-    { name: 'service', proc: service, url: `http://127.0.0.1:${S.portBase}` },
-    { name: 'express', proc: express, url: `http://127.0.0.1:${S.portBase + 1}` },
-    { name: 'nodehttp', proc: nodehttp, url: `http://127.0.0.1:${S.portBase + 2}` },
-  ];
+  const startPeer = (name: PeerName): Target => {
+    const { file, portOffset, env } = PEERS[name];
+    const port = S.portBase + portOffset;
+    const peerEnv: NodeJS.ProcessEnv = {
+      PATH: process.env.PATH,
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      DATABASE_URL: server.peerDbUrl,
+      DB_POOL_SIZE: String(S.poolSize),
+      TOKEN_CACHE_TTL_MS: String(S.peerTokenTtlMs),
+      NODE_ENV: 'production',
+      ...env,
+    };
+    const command = nodeCommand(join(BENCH_JS, 'reference', `${file}.js`));
+    const proc = start([TARGET_LABEL[name], file], command, peerEnv, cpus, cleanups);
+    return { name, proc, url: `http://127.0.0.1:${port}` };
+  };
+  const targets = TARGETS.map((name) =>
+    name === 'service' ? { name, proc: service, url: `http://127.0.0.1:${S.portBase}` } : startPeer(name),
+  );
   for (const t of targets) await waitForHttp(`${t.url}/plants`, t.proc);
   return targets;
 }

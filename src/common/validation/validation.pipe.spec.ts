@@ -4,16 +4,16 @@ import { join } from 'node:path';
 import { createValidationPipe } from './validation.pipe';
 
 /** Every DTO of the service: the files of its `dto/` folders. */
-function loadDtos(): void {
+async function loadDtos(): Promise<void> {
   const src = join(__dirname, '..', '..');
   for (const entry of readdirSync(src, { recursive: true, encoding: 'utf8' })) {
-    if (/(^|\/)dto\/[^/]+\.dto\.ts$/.test(entry)) require(join(src, entry));
+    if (/(^|\/)dto\/[^/]+\.dto\.ts$/.test(entry)) await import(join(src, entry));
   }
 }
 
 describe(createValidationPipe.name, () => {
-  it('validates synchronously, which only holds while no rule of any DTO is asynchronous', () => {
-    loadDtos();
+  it('validates synchronously, which only holds while no rule of any DTO is asynchronous', async () => {
+    await loadDtos();
     const storage = getMetadataStorage() as unknown as {
       validationMetadatas: Map<unknown, { constraintCls?: unknown; async?: boolean }[]>;
       constraintMetadatas: Map<unknown, { async: boolean }[]>;

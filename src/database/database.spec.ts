@@ -1,6 +1,6 @@
-import { TransactionHost } from '@nestjs-cls/transactional';
+import { Propagation, TransactionHost } from '@nestjs-cls/transactional';
 import { CannotExecuteNotConnectedError, DataSource, QueryFailedError } from 'typeorm';
-import { Database, NOW_MS, READ, WRITE, withNow } from './database';
+import { Database, IsolationMismatch, NOW_MS, READ, READ_COMMITTED, WRITE, withNow } from './database';
 import { isDatabaseUnavailable } from './database-errors';
 
 const driverError = (code: string, errno?: number) => Object.assign(new Error(code), { code, errno });
@@ -135,10 +135,23 @@ describe(Database.name, () => {
       expect(transactions.withTransaction).toHaveBeenCalledTimes(2);
     });
 
-    it('makes a transaction opened inside another part of it', async () => {
+    it('makes a transaction opened inside another a savepoint of it, never run again on its own', async () => {
       const { database, transactions } = setup();
-      await database.transaction(() => database.transaction(async () => 'inner', { retry: WRITE }));
-      expect(transactions.withTransaction).toHaveBeenCalledTimes(1);
+      const inner = jest.fn(async () => 'inner');
+      await expect(database.transaction(() => database.transaction(inner, { retry: WRITE }))).resolves.toBe('inner');
+      expect(transactions.withTransaction).toHaveBeenCalledTimes(2);
+      expect(transactions.withTransaction).toHaveBeenLastCalledWith(Propagation.Nested, inner);
+    });
+
+    it('lets an inner transaction ask for the isolation of the outer one, and fails one that asks for another', async () => {
+      const { database } = setup();
+      const inner = (isolation?: typeof READ_COMMITTED) => database.transaction(async () => 'inner', { isolation });
+      await expect(database.transaction(() => inner(READ_COMMITTED), { isolation: READ_COMMITTED })).resolves.toBe(
+        'inner',
+      );
+      await expect(database.transaction(() => inner())).resolves.toBe('inner');
+      // Without a level of its own, the outer one runs at the database's default (REPEATABLE READ).
+      await expect(database.transaction(() => inner(READ_COMMITTED))).rejects.toBeInstanceOf(IsolationMismatch);
     });
 
     it("asks for each database's isolation level", async () => {

@@ -1,4 +1,4 @@
-import { TransactionHost } from '@nestjs-cls/transactional';
+import { Propagation, TransactionHost } from '@nestjs-cls/transactional';
 import { TransactionalAdapterTypeOrm } from '@nestjs-cls/transactional-adapter-typeorm';
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
@@ -41,7 +41,28 @@ export const WRITE: RetryOptions = { readOnly: false };
 export interface TransactionOptions {
   /** Run the whole transaction again after a failure that rolled it back (a deadlock, a lost certification). */
   retry?: RetryOptions;
+  /**
+   * The isolation level the work needs. A transaction inside another runs at the outer one's level:
+   * asking there for another level than it has is a programming error, and fails.
+   */
   isolation?: PerDialect<IsolationLevel>;
+}
+
+/**
+ * The level of a transaction whose reads should take no locks (an INSERT ... SELECT then locks no
+ * row it reads): what the webhook outbox records events at, and so every transaction that may
+ * contain a plant change (an idempotent request's).
+ */
+export const READ_COMMITTED: PerDialect<IsolationLevel> = { mysql: 'READ COMMITTED', sqlite: 'SERIALIZABLE' };
+
+/** The level of a transaction that asked for none: each database's default. */
+const DEFAULT_ISOLATION: PerDialect<IsolationLevel> = { mysql: 'REPEATABLE READ', sqlite: 'SERIALIZABLE' };
+
+/** A transaction asked for an isolation level that the transaction it runs inside does not have. */
+export class IsolationMismatch extends Error {
+  constructor(outer: IsolationLevel, inner: IsolationLevel) {
+    super(`A transaction at ${inner} cannot run inside one at ${outer}: open the outer one at ${inner}`);
+  }
 }
 
 export type Row = Record<string, unknown>;
@@ -67,6 +88,8 @@ export class Database {
   readonly dialect: Dialect;
   /** Where autocommit statements go on MySQL/MariaDB; SQLite's go through a query runner. */
   private pooled?: PooledStatements | null;
+  /** The isolation level of each open transaction, by its query runner. */
+  private readonly isolations = new WeakMap<QueryRunner, IsolationLevel>();
 
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
@@ -102,26 +125,39 @@ export class Database {
     }
   }
 
-  /** Whether this call runs inside a transaction opened by `transaction()`. */
-  inTransaction(): boolean {
-    return this.transactions.isTransactionActive();
-  }
-
   /**
-   * Runs `work` as one transaction. A transaction opened inside another one is part of it: the
-   * outermost decides the isolation and runs everything again, never a statement on its own.
+   * Runs `work` as one transaction. A transaction opened inside another one is a savepoint of it:
+   * when its work fails, what it wrote is undone and the outer one goes on or fails as it decides.
+   * The outermost decides the isolation (an inner one may only ask for the same) and runs
+   * everything again, never a statement or an inner transaction on its own.
    */
   transaction<T>(work: () => Promise<T>, options: TransactionOptions = {}): Promise<T> {
-    if (this.transactions.isTransactionActive()) return work();
+    if (this.transactions.isTransactionActive()) return this.runSavepoint(work, options.isolation);
     const run = () => this.runTransaction(work, options.isolation);
     return options.retry ? withStatementRetry(run, options.retry) : run();
   }
 
   private async runTransaction<T>(work: () => Promise<T>, isolation?: PerDialect<IsolationLevel>): Promise<T> {
+    const level = (isolation ?? DEFAULT_ISOLATION)[this.dialect];
+    const opened = async () => {
+      this.isolations.set(this.transactions.tx.queryRunner!, level);
+      return work();
+    };
     try {
       return await (isolation
-        ? this.transactions.withTransaction({ isolationLevel: isolation[this.dialect] }, work)
-        : this.transactions.withTransaction(work));
+        ? this.transactions.withTransaction({ isolationLevel: level }, opened)
+        : this.transactions.withTransaction(opened));
+    } catch (error) {
+      throw this.unavailableOr(error);
+    }
+  }
+
+  private async runSavepoint<T>(work: () => Promise<T>, isolation?: PerDialect<IsolationLevel>): Promise<T> {
+    const outer = this.transactions.tx.queryRunner!;
+    const level = this.isolations.get(outer) ?? DEFAULT_ISOLATION[this.dialect];
+    if (isolation && isolation[this.dialect] !== level) throw new IsolationMismatch(level, isolation[this.dialect]);
+    try {
+      return await this.transactions.withTransaction(Propagation.Nested, work);
     } catch (error) {
       throw this.unavailableOr(error);
     }

@@ -1,5 +1,5 @@
 /** What the rest of the service may use of the database: the one data-access API and its error classes. */
-export { Database, NOW_MS, READ, WRITE, withNow } from './database';
+export { Database, IsolationMismatch, NOW_MS, READ, READ_COMMITTED, WRITE, withNow } from './database';
 export type { Condition, Dialect, IsolationLevel, PerDialect, Row, Statement, TransactionOptions } from './database';
 export { isDatabaseUnavailable, isUniqueViolation } from './database-errors';
 export { STATEMENT_RETRY_DEFAULTS } from './statement-retry';

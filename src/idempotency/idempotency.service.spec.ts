@@ -1,7 +1,7 @@
 import { BadRequestException, ConflictException, HttpException, ServiceUnavailableException } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import { Test } from '@nestjs/testing';
-import { Database, WRITE } from '../database';
+import { Database, READ_COMMITTED, WRITE } from '../database';
 import { SecretBox } from '../secrets/secret-box';
 import { SecretsService } from '../secrets/secrets.service';
 import { MOMENTARY } from './final-answer';
@@ -157,7 +157,10 @@ describe(IdempotencyService.name, () => {
         { statusCode: 200, response: '{"id":9223372036854775807,"name":"Fern"}' },
         TTL,
       );
-      expect(database.transaction).toHaveBeenCalledWith(expect.any(Function), { retry: WRITE });
+      expect(database.transaction).toHaveBeenCalledWith(expect.any(Function), {
+        retry: WRITE,
+        isolation: READ_COMMITTED,
+      });
     });
 
     it('fails the transaction when the key was taken over meanwhile', async () => {

@@ -5,7 +5,7 @@ import { randomUUID } from 'node:crypto';
 import { toExactJson } from '../common/json/exact-json';
 import { httpExceptionMessage } from '../common/filters/all-exceptions.filter';
 import { AppConfig } from '../config/configuration';
-import { Database, WRITE } from '../database';
+import { Database, READ_COMMITTED, WRITE } from '../database';
 import { UnknownSealingKey } from '../secrets/secret-box';
 import { SecretsService } from '../secrets/secrets.service';
 import { isFinalRefusal } from './final-answer';
@@ -100,7 +100,8 @@ export class IdempotencyService {
    * Runs the request's work and stores its answer in one transaction: whatever the work writes (the
    * plant, the subscription) and the answer commit together or not at all, and all of it runs again
    * after a deadlock or a lost certification. It fails when the key was taken over meanwhile (this
-   * request's lease ran out), so only one request's writes land.
+   * request's lease ran out), so only one request's writes land. At READ COMMITTED, the level of
+   * every transaction that may hold a plant change (EventOutbox), which the work joins.
    */
   succeed<T>(held: HeldKey, work: () => Promise<T>): Promise<T> {
     return this.database.transaction(
@@ -111,7 +112,7 @@ export class IdempotencyService {
         }
         return answer;
       },
-      { retry: WRITE },
+      { retry: WRITE, isolation: READ_COMMITTED },
     );
   }
 

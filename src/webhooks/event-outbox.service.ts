@@ -1,18 +1,11 @@
 import { Injectable } from '@nestjs/common';
-import { Condition, Database, IsolationLevel, PerDialect, WRITE } from '../database';
+import { Condition, Database, READ_COMMITTED, WRITE } from '../database';
 import { PlantChange, PlantChanges, eventTypesOn, eventsOf } from './events';
 import { WebhooksRepository, noSubscriptionWants } from './webhooks.repository';
 
 /** Owners remembered as having a subscription, and for how long: a bound on memory, not a correctness rule. */
 const WATCHED_OWNERS = 10_000;
 const WATCHED_FOR_MS = 60_000;
-
-/**
- * The subscriptions are read without locks (READ COMMITTED: an INSERT ... SELECT then takes no lock
- * on the rows it reads), so while the plant's statement waits for causality on a Galera node, the
- * transaction holds only the delivery rows it has just inserted. SQLite has one writer at a time.
- */
-const RECORDING_ISOLATION: PerDialect<IsolationLevel> = { mysql: 'READ COMMITTED', sqlite: 'SERIALIZABLE' };
 
 /** Thrown inside the transaction to roll back events recorded for a change that changed nothing. */
 class NothingChanged extends Error {}
@@ -28,10 +21,13 @@ class NothingChanged extends Error {}
  * another instance a moment before is seen). When that statement changed nothing, one read tells a
  * missing row from a subscription. Only for a subscription, or an owner known to have one, does the
  * change run as a transaction: its events recorded first, the subscriptions read without locks
- * (RECORDING_ISOLATION), the plant changed last. On a Galera node every statement first waits for
- * causality, and one waiting while its transaction holds a row lock an applier needs would wait for
- * that applier as it waits for it (docs/scaling.md). Inside an outer transaction (an idempotent
- * create's) the change joins it, and that transaction's isolation.
+ * (READ COMMITTED: an INSERT ... SELECT then takes no lock on the rows it reads, so while the
+ * plant's statement waits for causality on a Galera node, the transaction holds only the delivery
+ * rows it has just inserted), the plant changed last. On a Galera node every statement first waits
+ * for causality, and one waiting while its transaction holds a row lock an applier needs would wait
+ * for that applier as it waits for it (docs/scaling.md). Inside an outer transaction (an idempotent
+ * request's, opened at the same level) the change is a savepoint of it, so a change that changed
+ * nothing undoes its events there too.
  */
 @Injectable()
 export class EventOutbox {
@@ -63,7 +59,6 @@ export class EventOutbox {
       if (!(await this.repository.subscriptionWants(owner, types))) return write();
     }
     const events = eventsOf(change, plant);
-    const nested = this.database.inTransaction();
     try {
       return await this.database.transaction(
         async () => {
@@ -72,12 +67,10 @@ export class EventOutbox {
           else this.watched.delete(owner);
           if (await write()) return true;
           // A change that may change nothing (a delete of a missing plant) undoes its events by
-          // rolling back, which only a transaction of its own can do.
-          if (nested)
-            throw new Error('A plant change that changed nothing cannot undo its events in an outer transaction');
+          // rolling back: its own transaction, or its savepoint in an outer one.
           throw new NothingChanged();
         },
-        { retry: WRITE, isolation: RECORDING_ISOLATION },
+        { retry: WRITE, isolation: READ_COMMITTED },
       );
     } catch (error) {
       if (error instanceof NothingChanged) return false;

@@ -187,6 +187,50 @@ describe.each(testDatabases())('Idempotency-Key on %s', (database) => {
     );
   });
 
+  describe('DELETE /plants/{id}', () => {
+    const remove = (id: bigint | number, key: string) =>
+      t.http().delete(`/plants/${id}`).set(bearer(token)).set('Idempotency-Key', key);
+
+    it('deletes once and replays the 204; a repeat after the plant is gone is still that 204', async () => {
+      expect((await post(t, undefined, '{"id":41,"name":"Fern"}')).status).toBe(200);
+      const first = await remove(41, 'delete-41');
+      expect(first.status).toBe(204);
+      expect(first.headers['idempotent-replayed']).toBeUndefined();
+      const repeat = await remove(41, 'delete-41');
+      expect(repeat.status).toBe(204);
+      expect(repeat.headers['idempotent-replayed']).toBe('true');
+      expect(repeat.text).toBe('');
+      // Without the key, the same delete finds nothing now.
+      expect((await t.http().delete('/plants/41').set(bearer(token))).status).toBe(404);
+    });
+
+    it('refuses one key on another id with 422: the path is part of the request, and the other plant stays', async () => {
+      for (const id of [42, 43]) expect((await post(t, undefined, `{"id":${id},"name":"Fern"}`)).status).toBe(200);
+      expect((await remove(42, 'one-key')).status).toBe(204);
+      const other = await remove(43, 'one-key');
+      expectErrorBody(other, 422);
+      expect(other.headers['idempotent-replayed']).toBeUndefined();
+      await expect(plantCount()).resolves.toBe(1);
+    });
+
+    it('answers 404 for a plant that is not there, also for an owner whose changes have subscribers, and records no event', async () => {
+      const subscribed = await t
+        .http()
+        .post('/webhooks')
+        .set(bearer(token))
+        .set('Content-Type', 'application/json')
+        .send('{"url":"http://127.0.0.1:9/hooks","events":["plant.deleted"]}');
+      expect(subscribed.status).toBe(201);
+      const missing = await remove(404, 'delete-missing');
+      expectErrorBody(missing, 404);
+      const repeat = await remove(404, 'delete-missing');
+      expectErrorBody(repeat, 404);
+      expect(repeat.headers['idempotent-replayed']).toBe('true');
+      const deliveries = (await t.dataSource.query('SELECT COUNT(*) AS n FROM webhook_deliveries')) as { n: unknown }[];
+      expect(Number(deliveries[0].n)).toBe(0);
+    });
+  });
+
   describe('POST /webhooks', () => {
     const subscribe = (key: string, as = token) =>
       t

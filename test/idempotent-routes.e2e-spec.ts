@@ -10,19 +10,51 @@ interface Operation {
 }
 
 /**
- * A body each creating operation accepts, by operation id. An operation that documents
- * `Idempotency-Key` without a body here fails the test: a new creating route is held to replaying
- * from the day it is documented.
+ * What each operation that documents `Idempotency-Key` is sent to show it replays, by operation id:
+ * its path (a fresh target of its own, made by `target`) and body. An operation that documents the
+ * key without an entry here fails the test: a new idempotent route is held to replaying from the day
+ * it is documented.
  */
-const BODIES: Record<string, () => string> = {
-  createPlant: () => `{"id":${2n ** 53n + 1n},"name":"Fern","tag":"green"}`,
-  createWebhook: () => '{"url":"http://127.0.0.1:9/hooks","events":["plant.created"]}',
+interface Call {
+  path: (t: TestApp, token: string) => Promise<string>;
+  body?: () => string;
+}
+const fresh = { id: 2n ** 53n + 1n };
+const CALLS: Record<string, Call> = {
+  createPlant: { path: async () => '/plants', body: () => `{"id":${(fresh.id += 1n)},"name":"Fern","tag":"green"}` },
+  deletePlant: {
+    path: async (t, token) => {
+      const id = (fresh.id += 1n);
+      await t
+        .http()
+        .post('/plants')
+        .set(bearer(token))
+        .set('Content-Type', 'application/json')
+        .send(`{"id":${id},"name":"Doomed"}`);
+      return `/plants/${id}`;
+    },
+  },
+  createWebhook: {
+    path: async () => '/webhooks',
+    body: () => '{"url":"http://127.0.0.1:9/hooks","events":["plant.created"]}',
+  },
+  deleteWebhook: {
+    path: async (t, token) => {
+      const created = await t
+        .http()
+        .post('/webhooks')
+        .set(bearer(token))
+        .set('Content-Type', 'application/json')
+        .send('{"url":"http://127.0.0.1:9/doomed","events":["plant.deleted"]}');
+      return `/webhooks/${(created.body as { id: number }).id}`;
+    },
+  },
 };
 
 /**
- * The route rule of CreatesFromJsonBody: every POST that takes a JSON body documents
+ * The route rule of @Idempotent(): every POST that takes a JSON body and every DELETE documents
  * `Idempotency-Key`, and every operation that documents it does what the document says: a repeat
- * with the same key and body gets the first answer again, marked `Idempotent-Replayed: true`.
+ * with the same key, path and body gets the first answer again, marked `Idempotent-Replayed: true`.
  */
 describe.each(testDatabases())('Operations that document Idempotency-Key, on %s', (database) => {
   let t: TestApp;
@@ -43,33 +75,31 @@ describe.each(testDatabases())('Operations that document Idempotency-Key, on %s'
   const documentsKey = (operation: Operation) =>
     (operation.parameters ?? []).some((parameter) => parameter.in === 'header' && parameter.name === 'Idempotency-Key');
 
-  it('finds the creating operations, and each POST with a JSON body documents the key', () => {
-    const posts = operations.filter(([method, , operation]) => method === 'post' && operation.requestBody);
-    expect(posts.map(([, , operation]) => operation.operationId).sort()).toEqual(Object.keys(BODIES).sort());
-    for (const [, path, operation] of posts)
+  it('finds the idempotent operations: each POST with a JSON body and each DELETE documents the key', () => {
+    const unsafe = operations.filter(
+      ([method, , operation]) => (method === 'post' && operation.requestBody) || method === 'delete',
+    );
+    expect(unsafe.map(([, , operation]) => operation.operationId).sort()).toEqual(Object.keys(CALLS).sort());
+    for (const [, path, operation] of unsafe)
       expect({ path, documentsKey: documentsKey(operation) }).toEqual({ path, documentsKey: true });
   });
 
   it('replays the first answer to a repeat of each of them', async () => {
-    for (const [method, path, operation] of operations.filter(([, , operation]) => documentsKey(operation))) {
-      // The key is for requests that create: POST.
-      expect({ operation: operation.operationId, method }).toEqual({
+    for (const [method, , operation] of operations.filter(([, , operation]) => documentsKey(operation))) {
+      const call = CALLS[operation.operationId];
+      expect({ operation: operation.operationId, known: call !== undefined }).toEqual({
         operation: operation.operationId,
-        method: 'post',
+        known: true,
       });
-      const body = BODIES[operation.operationId];
-      expect({ operation: operation.operationId, hasBody: body !== undefined }).toEqual({
-        operation: operation.operationId,
-        hasBody: true,
-      });
-      const send = () =>
-        t
-          .http()
-          .post(path)
+      const path = await call.path(t, token);
+      const body = call.body?.();
+      const send = () => {
+        const http = t.http();
+        const request = (method === 'delete' ? http.delete(path) : http.post(path))
           .set(bearer(token))
-          .set('Idempotency-Key', `replay-${operation.operationId}`)
-          .set('Content-Type', 'application/json')
-          .send(body());
+          .set('Idempotency-Key', `replay-${operation.operationId}`);
+        return body === undefined ? request : request.set('Content-Type', 'application/json').send(body);
+      };
       const first = await send();
       const repeat = await send();
       expect({ operation: operation.operationId, status: first.status }).toEqual({

@@ -55,10 +55,10 @@ describe('OpenAPI document', () => {
   it.each([
     ['post', '/plants', ['200', ...EVERY_CALL, '409', '415', '422']],
     ['get', '/plants', ['200', ...EVERY_CALL]],
-    ['delete', '/plants/{id}', ['204', ...EVERY_CALL, '404']],
+    ['delete', '/plants/{id}', ['204', ...EVERY_CALL, '404', '409', '422']],
     ['post', '/webhooks', ['201', ...EVERY_CALL, '409', '415', '422']],
     ['get', '/webhooks', ['200', ...EVERY_CALL]],
-    ['delete', '/webhooks/{id}', ['204', ...EVERY_CALL, '404']],
+    ['delete', '/webhooks/{id}', ['204', ...EVERY_CALL, '404', '409', '422']],
     ['get', '/webhooks/{id}/deliveries', ['200', ...EVERY_CALL, '404']],
   ])('documents every status of %s %s, errors with the Error schema, behind bearer auth', (method, path, statuses) => {
     const operation = served.paths[path][method];

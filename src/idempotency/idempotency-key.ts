@@ -33,11 +33,12 @@ export function canonicalJson(value: unknown): string {
 }
 
 /**
- * What a repeat must match to be given the stored answer: the method, the route (not the raw path)
- * and the body as parsed, so whitespace and member order do not make a retry "different".
+ * What a repeat must match to be given the stored answer: the method, the path (so a key reused on
+ * another id of the same route is a different request) and the body as parsed, so whitespace and
+ * member order do not make a retry "different".
  */
-export function requestFingerprint(method: string, route: string, body: unknown): string {
+export function requestFingerprint(method: string, path: string, body: unknown): string {
   return createHash('sha256')
-    .update(`${method}\n${route}\n${body === undefined ? '' : canonicalJson(body)}`)
+    .update(`${method}\n${path}\n${body === undefined ? '' : canonicalJson(body)}`)
     .digest('hex');
 }

@@ -1,9 +1,9 @@
-import { HttpCode, Type, applyDecorators } from '@nestjs/common';
-import { ApiHeader, ApiResponse } from '@nestjs/swagger';
-import { TakesJsonBody } from '../common/json/json-body.guard';
+import { HttpStatus, Inject, Req, RequestMethod, applyDecorators } from '@nestjs/common';
+import { HTTP_CODE_METADATA, METHOD_METADATA } from '@nestjs/common/constants';
+import { ApiHeader } from '@nestjs/swagger';
+import type { Request } from 'express';
 import { ApiErrors } from '../common/openapi/api-errors.decorator';
 import { ErrorDoc } from '../common/openapi/error-doc';
-import { InvalidRequest } from '../common/validation/validation.errors';
 import {
   IdempotencyKeyInFlight,
   IdempotencyKeyReused,
@@ -11,8 +11,10 @@ import {
   InvalidIdempotencyKey,
 } from './idempotency.errors';
 import { IDEMPOTENCY_KEY_HEADER, REPLAYED_HEADER } from './idempotency-key';
+import { IdempotencyService } from './idempotency.service';
+import { runIdempotent } from './idempotent-call';
 
-/** The header of a replayed answer, for the route's success response in the OpenAPI document. */
+/** The header of a replayed answer, documented on the success answer of every idempotent operation. */
 export const REPLAYED_RESPONSE_HEADERS = {
   [REPLAYED_HEADER]: {
     description:
@@ -22,47 +24,42 @@ export const REPLAYED_RESPONSE_HEADERS = {
   },
 };
 
-/** What a POST that creates something from a JSON body declares, once for its decorator and its handler. */
-export interface CreatingRoute {
-  /** The status of its success answer. */
-  status: 200 | 201;
-  /** The schema of its success answer, and what that answer is. */
-  type: Type<unknown>;
-  description: string;
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- any handler's own parameters
+type Handler = (...args: any[]) => Promise<unknown>;
+
+export interface IdempotentOptions<H extends Handler = Handler> {
   /** The route's own reason for 409, which shares the status with a key still in progress. */
-  conflict: ErrorDoc;
+  conflict?: ErrorDoc;
   /** The success answer carries a secret: it is stored sealed (WEBHOOK_SECRET_KEY). */
   sealAnswer?: boolean;
+  /**
+   * Work that must come before the handler's transaction and is not done for a replay, such as a
+   * look-up that waits on something other than the database: called with the handler's `this` and
+   * arguments.
+   */
+  prepare?: (this: never, ...args: Parameters<H>) => Promise<unknown>;
 }
 
-/**
- * The one decorator of a POST that creates something from a JSON body, with the `route` its handler
- * passes to runIdempotent: the body read after the guards (TakesJsonBody), the success answer with
- * `Idempotent-Replayed`, the validation refusal, and `Idempotency-Key`. Every operation that
- * documents the key is held to replaying by test/idempotent-routes.e2e-spec.ts.
- */
-export function CreatesFromJsonBody(route: CreatingRoute): MethodDecorator {
-  // In the order stacked decorators would apply, the lowest first.
-  return applyDecorators(
-    TakesJsonBody(),
-    idempotencyKey(route.conflict, route.sealAnswer ?? false),
-    ApiErrors(InvalidRequest.doc),
-    ApiResponse({
-      status: route.status,
-      type: route.type,
-      description: route.description,
-      headers: REPLAYED_RESPONSE_HEADERS,
-    }),
-    HttpCode(route.status),
-  );
-}
+/** Where the decorator has the injector put the service on the controller. */
+const IDEMPOTENCY = Symbol('idempotency');
 
 /**
- * `Idempotency-Key` and its refusals, for the OpenAPI document; a route whose answer is stored sealed
- * may also find it sealed under a key no longer held, which shares 422 with a reused key.
+ * Makes an unsafe operation (POST, PATCH, DELETE) safe to retry with `Idempotency-Key`, with this
+ * one declaration: the header and its refusals in the OpenAPI document, and the handler run under
+ * the key (runIdempotent): a repeat of the same request (method, path and body) by the same user
+ * gets the first answer again, with `Idempotent-Replayed: true`; the handler's writes and the
+ * stored answer commit together. Without the header the handler runs as it is, at the cost of a
+ * header lookup. test/idempotent-routes.e2e-spec.ts holds every operation that documents the key
+ * to replaying.
+ *
+ * No Nest interceptor: one on a route puts every call of it through an Observable pipeline, which
+ * cost a create about a third more CPU (docs/performance.md). The handler is wrapped where it is
+ * declared instead, as `@Transactional()` of @nestjs-cls/transactional wraps its methods: the
+ * request comes to the wrapper as a parameter of its own after the handler's, and the service as a
+ * property the injector sets on the controller.
  */
-function idempotencyKey(conflict: ErrorDoc, sealed: boolean): MethodDecorator {
-  return applyDecorators(
+export function Idempotent<H extends Handler>(options: IdempotentOptions<H> = {}): MethodDecorator {
+  const documented = applyDecorators(
     ApiHeader({
       name: IDEMPOTENCY_KEY_HEADER,
       required: false,
@@ -78,10 +75,49 @@ function idempotencyKey(conflict: ErrorDoc, sealed: boolean): MethodDecorator {
     }),
     ApiErrors(
       InvalidIdempotencyKey.doc,
-      conflict,
+      ...(options.conflict ? [options.conflict] : []),
       IdempotencyKeyInFlight.doc,
       IdempotencyKeyReused.doc,
-      ...(sealed ? [IdempotentAnswerUnavailable.doc] : []),
+      ...(options.sealAnswer ? [IdempotentAnswerUnavailable.doc] : []),
     ),
   );
+  return (target: object, key: string | symbol, descriptor: PropertyDescriptor) => {
+    const handler = descriptor.value as H;
+    const paramtypes = (Reflect.getMetadata('design:paramtypes', target, key) ?? []) as unknown[];
+    const own = paramtypes.length;
+    Req()(target, key, own);
+    Reflect.defineMetadata('design:paramtypes', [...paramtypes, Object], target, key);
+    Inject(IdempotencyService)(target, IDEMPOTENCY);
+
+    let successStatus: number | undefined;
+    const wrapped = function (this: { [IDEMPOTENCY]: IdempotencyService }, ...args: unknown[]) {
+      const req = args[own] as Request;
+      const params = args.slice(0, own) as Parameters<H>;
+      successStatus ??= successStatusOf(wrapped);
+      const route = { status: successStatus, sealAnswer: options.sealAnswer };
+      const prepare = options.prepare;
+      return runIdempotent(
+        this[IDEMPOTENCY],
+        req,
+        route,
+        () => handler.apply(this, params),
+        prepare && (() => prepare.apply(this as never, params)),
+      );
+    };
+    // The metadata other decorators put on the handler (route, status, docs) moves to the wrapper.
+    for (const metadataKey of Reflect.getMetadataKeys(handler)) {
+      Reflect.defineMetadata(metadataKey, Reflect.getMetadata(metadataKey, handler), wrapped);
+    }
+    Object.defineProperty(wrapped, 'name', { value: handler.name });
+    descriptor.value = wrapped;
+    documented(target, key, descriptor);
+    return descriptor;
+  };
+}
+
+/** The status Nest answers a success of the handler with: its @HttpCode, else 201 for POST and 200 for the rest. */
+function successStatusOf(handler: object): number {
+  const code = Reflect.getMetadata(HTTP_CODE_METADATA, handler) as number | undefined;
+  if (code !== undefined) return code;
+  return Reflect.getMetadata(METHOD_METADATA, handler) === RequestMethod.POST ? HttpStatus.CREATED : HttpStatus.OK;
 }

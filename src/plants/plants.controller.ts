@@ -1,37 +1,25 @@
-import { Body, Controller, Delete, Get, HttpCode, Param, Post, Query, Req, Res } from '@nestjs/common';
+import { Body, Controller, Delete, Get, HttpCode, Param, Post, Query, Res } from '@nestjs/common';
 import { ApiBearerAuth, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
-import type { Request, Response } from 'express';
+import type { Response } from 'express';
 import { CurrentPrincipal } from '../auth/decorators/current-principal.decorator';
 import { RequireScopes } from '../auth/decorators/require-scopes.decorator';
 import { Principal } from '../auth/principal';
 import { ApiErrors } from '../common/openapi/api-errors.decorator';
 import { ParseInt64Pipe } from '../common/validation/parse-int64.pipe';
 import { InvalidRequest } from '../common/validation/validation.errors';
-import { runIdempotent } from '../idempotency/idempotent-call';
-import { IdempotencyService } from '../idempotency/idempotency.service';
-import { CreatesFromJsonBody, CreatingRoute } from '../idempotency/idempotent.decorator';
+import { TakesJsonBody } from '../common/json/json-body.guard';
+import { Idempotent } from '../idempotency/idempotent.decorator';
 import { CreatePlantDto } from './dto/create-plant.dto';
 import { ListPlantsQueryDto } from './dto/list-plants-query.dto';
 import { PlantDto } from './dto/plant.dto';
 import { PlantAlreadyExists, PlantNotFound } from './plants.errors';
 import { PlantsService } from './plants.service';
 
-/** POST /plants: 200 rather than 201, as the contract says. */
-const CREATE_PLANT: CreatingRoute = {
-  status: 200,
-  type: PlantDto,
-  description: 'The plant as stored',
-  conflict: PlantAlreadyExists.doc,
-};
-
 @ApiTags('plants')
 @ApiBearerAuth('bearer')
 @Controller('plants')
 export class PlantsController {
-  constructor(
-    private readonly plants: PlantsService,
-    private readonly idempotency: IdempotencyService,
-  ) {}
+  constructor(private readonly plants: PlantsService) {}
 
   @Post()
   @RequireScopes('plants:write')
@@ -40,9 +28,14 @@ export class PlantsController {
     summary: 'Create a plant',
     description: 'Creates a new plant in the store. Safe to retry with an `Idempotency-Key`.',
   })
-  @CreatesFromJsonBody(CREATE_PLANT)
-  create(@CurrentPrincipal() caller: Principal, @Body() dto: CreatePlantDto, @Req() req: Request): Promise<PlantDto> {
-    return runIdempotent(this.idempotency, req, CREATE_PLANT, () => this.plants.create(caller.subject, dto));
+  // 200 rather than 201, as the contract says.
+  @HttpCode(200)
+  @ApiOkResponse({ type: PlantDto, description: 'The plant as stored' })
+  @ApiErrors(InvalidRequest.doc)
+  @Idempotent({ conflict: PlantAlreadyExists.doc })
+  @TakesJsonBody()
+  create(@CurrentPrincipal() caller: Principal, @Body() dto: CreatePlantDto): Promise<PlantDto> {
+    return this.plants.create(caller.subject, dto);
   }
 
   @Get()
@@ -95,6 +88,7 @@ export class PlantsController {
   @ApiParam({ name: 'id', type: 'integer', format: 'int64', description: 'ID of the plant to delete' })
   @ApiNoContentResponse({ description: 'Plant deleted' })
   @ApiErrors(InvalidRequest.doc, PlantNotFound.doc)
+  @Idempotent()
   remove(@CurrentPrincipal() caller: Principal, @Param('id', ParseInt64Pipe) id: bigint): Promise<void> {
     return this.plants.remove(caller.subject, id);
   }

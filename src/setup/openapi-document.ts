@@ -13,6 +13,8 @@ import { UndecodablePath } from '../common/http/http.errors';
 import { RATE_LIMIT_FIELDS, addErrorResponses } from '../common/openapi/api-errors.decorator';
 import { ErrorDoc } from '../common/openapi/error-doc';
 import { ErrorDto } from '../common/openapi/error.dto';
+import { IDEMPOTENCY_KEY_HEADER } from '../idempotency/idempotency-key';
+import { REPLAYED_RESPONSE_HEADERS } from '../idempotency/idempotent.decorator';
 import { TooManyRequests } from '../rate-limit/rate-limit.errors';
 import { isRateLimited } from '../rate-limit/rate-limit.middleware';
 import {
@@ -61,6 +63,7 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
     extraModels: [ErrorDto, ...WEBHOOK_EVENT_SCHEMAS],
   });
   withErrors(document, ANSWERED_BY_THE_SERVICE);
+  withReplayedHeader(document);
   withRateLimitFields(document);
   // After the RateLimit fields: Node's HTTP layer answers these before the limit counts the request.
   withErrors(document, [{ errors: HTTP_LAYER_REFUSALS, reaches: () => true }]);
@@ -121,6 +124,19 @@ const ANSWERED_BY_THE_SERVICE: ErrorRule[] = [
 function withErrors(document: OpenAPIObject, rules: readonly ErrorRule[]): void {
   for (const { method, path, operation } of operationsOf(document)) {
     for (const { errors, reaches } of rules) if (reaches(method, path, operation)) addErrorResponses(operation, errors);
+  }
+}
+
+/** The success answer of every operation that takes `Idempotency-Key` (@Idempotent()) may be a replay. */
+function withReplayedHeader(document: OpenAPIObject): void {
+  for (const { operation } of operationsOf(document)) {
+    const idempotent = (operation.parameters ?? []).some(
+      (parameter) => 'in' in parameter && parameter.in === 'header' && parameter.name === IDEMPOTENCY_KEY_HEADER,
+    );
+    if (!idempotent) continue;
+    for (const [status, response] of Object.entries(operation.responses) as [string, ResponseObject][]) {
+      if (status.startsWith('2')) response.headers = { ...response.headers, ...REPLAYED_RESPONSE_HEADERS };
+    }
   }
 }
 

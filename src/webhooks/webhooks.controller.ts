@@ -1,15 +1,21 @@
-import { Body, Controller, Delete, Get, HttpCode, Param, Post, Req } from '@nestjs/common';
-import { ApiBearerAuth, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
-import type { Request } from 'express';
+import { Body, Controller, Delete, Get, HttpCode, Param, Post } from '@nestjs/common';
+import {
+  ApiBearerAuth,
+  ApiCreatedResponse,
+  ApiNoContentResponse,
+  ApiOkResponse,
+  ApiOperation,
+  ApiParam,
+  ApiTags,
+} from '@nestjs/swagger';
 import { CurrentPrincipal } from '../auth/decorators/current-principal.decorator';
 import { RequireScopes } from '../auth/decorators/require-scopes.decorator';
 import { Principal } from '../auth/principal';
+import { TakesJsonBody } from '../common/json/json-body.guard';
 import { ApiErrors } from '../common/openapi/api-errors.decorator';
 import { ParseInt64Pipe } from '../common/validation/parse-int64.pipe';
 import { InvalidRequest } from '../common/validation/validation.errors';
-import { runIdempotent } from '../idempotency/idempotent-call';
-import { IdempotencyService } from '../idempotency/idempotency.service';
-import { CreatesFromJsonBody, CreatingRoute } from '../idempotency/idempotent.decorator';
+import { Idempotent } from '../idempotency/idempotent.decorator';
 import { CreateWebhookDto } from './dto/create-webhook.dto';
 import { CreatedWebhookDto, WebhookAttemptDto, WebhookDto } from './dto/webhook.dto';
 import {
@@ -20,15 +26,6 @@ import {
 } from './webhooks.errors';
 import { RECENT_ATTEMPTS, WebhooksService } from './webhooks.service';
 import { WEBHOOK_EVENTS } from './events';
-
-const CREATE_WEBHOOK: CreatingRoute = {
-  status: 201,
-  type: CreatedWebhookDto,
-  description: 'The subscription, with its signing secret',
-  conflict: TooManySubscriptions.doc,
-  // The answer holds the signing secret: it is stored sealed with WEBHOOK_SECRET_KEY, as the secret itself is.
-  sealAnswer: true,
-};
 
 const ID_PARAM = {
   name: 'id',
@@ -42,10 +39,7 @@ const ID_PARAM = {
 @ApiErrors(WebhooksNotConfigured.doc)
 @Controller('webhooks')
 export class WebhooksController {
-  constructor(
-    private readonly webhooks: WebhooksService,
-    private readonly idempotency: IdempotencyService,
-  ) {}
+  constructor(private readonly webhooks: WebhooksService) {}
 
   @Post()
   @RequireScopes('webhooks:manage')
@@ -58,20 +52,20 @@ export class WebhooksController {
       `the deliveries. At most ${MAX_SUBSCRIPTIONS_PER_OWNER} subscriptions per user. Safe to retry with an ` +
       '`Idempotency-Key`: a repeat by the same user gets the same subscription and secret.',
   })
-  @CreatesFromJsonBody(CREATE_WEBHOOK)
-  create(
-    @CurrentPrincipal() caller: Principal,
-    @Body() dto: CreateWebhookDto,
-    @Req() req: Request,
-  ): Promise<CreatedWebhookDto> {
+  @ApiCreatedResponse({ type: CreatedWebhookDto, description: 'The subscription, with its signing secret' })
+  @ApiErrors(InvalidRequest.doc)
+  @Idempotent<WebhooksController['create']>({
+    conflict: TooManySubscriptions.doc,
+    // The answer holds the signing secret: it is stored sealed with WEBHOOK_SECRET_KEY, as the secret itself is.
+    sealAnswer: true,
     // Where the URL resolves is checked before the transaction that stores the subscription.
-    return runIdempotent(
-      this.idempotency,
-      req,
-      CREATE_WEBHOOK,
-      () => this.webhooks.subscribe(caller.subject, dto),
-      () => this.webhooks.checkUrl(dto.url),
-    );
+    prepare(this: WebhooksController, _caller, dto) {
+      return this.webhooks.checkUrl(dto.url);
+    },
+  })
+  @TakesJsonBody()
+  create(@CurrentPrincipal() caller: Principal, @Body() dto: CreateWebhookDto): Promise<CreatedWebhookDto> {
+    return this.webhooks.subscribe(caller.subject, dto);
   }
 
   @Get()
@@ -98,6 +92,7 @@ export class WebhooksController {
   @ApiParam(ID_PARAM)
   @ApiNoContentResponse({ description: 'Subscription deleted' })
   @ApiErrors(InvalidRequest.doc, WebhookNotFound.doc)
+  @Idempotent()
   remove(@CurrentPrincipal() caller: Principal, @Param('id', ParseInt64Pipe) id: bigint): Promise<void> {
     return this.webhooks.remove(caller.subject, id);
   }

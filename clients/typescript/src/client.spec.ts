@@ -371,6 +371,19 @@ describe('createClient', () => {
       expect(sent.map((s) => s.headers['idempotency-key'])).toEqual(['import-42', 'import-42']);
     });
 
+    it("sends one Idempotency-Key on every attempt of a delete, a new one per call, or the caller's own", async () => {
+      const { fetch, sent } = fakeFetch(networkFailure('ECONNRESET'), noContent(), noContent(), noContent());
+      const { api } = client(fetch);
+      await api.plants.delete(7n);
+      await api.webhooks.delete(8n);
+      await api.plants.delete(9n, { idempotencyKey: 'cleanup-9' });
+      const keys = sent.map((s) => s.headers['idempotency-key']);
+      expect(keys[0]).toMatch(/^[0-9a-f-]{36}$/);
+      expect(keys[1]).toBe(keys[0]);
+      expect(keys[2]).not.toBe(keys[0]);
+      expect(keys[3]).toBe('cleanup-9');
+    });
+
     it('takes a 404 to a retried delete whose first answer was lost as done', async () => {
       const { fetch, sent } = fakeFetch(hang(), error(404, 'Plant 7 not found'));
       await expect(client(fetch, { timeoutMs: 20 }).api.plants.delete(7n)).resolves.toBeUndefined();

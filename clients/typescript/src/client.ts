@@ -62,6 +62,12 @@ export interface CreateOptions extends CallOptions {
   idempotencyKey?: string;
 }
 
+/**
+ * A delete's options: as a create's, its `Idempotency-Key` lets a retry of a delete that went
+ * through get that delete's 204 again, rather than a 404 for the plant it removed.
+ */
+export type DeleteOptions = CreateOptions;
+
 export interface ListOptions extends CallOptions {
   /** Plants per page (1 to 2147483647); the service caps it (PLANTS_MAX_PAGE, 1000 by default). */
   limit?: number;
@@ -88,12 +94,12 @@ export interface PlantStoreClient {
   plants: {
     create(plant: NewPlant, options?: CreateOptions): ApiPromise<Plant>;
     list(options?: ListOptions): PlantList;
-    delete(id: bigint, options?: CallOptions): ApiPromise<void>;
+    delete(id: bigint, options?: DeleteOptions): ApiPromise<void>;
   };
   webhooks: {
     create(webhook: NewWebhook, options?: CreateOptions): ApiPromise<CreatedWebhook>;
     list(options?: CallOptions): ApiPromise<Webhook[]>;
-    delete(id: bigint, options?: CallOptions): ApiPromise<void>;
+    delete(id: bigint, options?: DeleteOptions): ApiPromise<void>;
     /** The subscription's last delivery attempts (up to 100, of the last 7 days). */
     deliveries(id: bigint, options?: CallOptions): ApiPromise<WebhookAttempt[]>;
   };
@@ -107,7 +113,7 @@ const PRODUCT = `plant-store-client/${VERSION}`;
 /** Headers the client sets itself, and what sets them instead of a `headers` option. */
 const OWN_HEADERS: Readonly<Record<string, string>> = {
   authorization: 'the token option',
-  'idempotency-key': 'the idempotencyKey option of a create',
+  'idempotency-key': 'the idempotencyKey option of a create or a delete',
   'user-agent': 'the userAgent option',
   accept: 'the client (JSON)',
   'content-type': 'the client (JSON)',
@@ -157,6 +163,12 @@ export function createClient(options: ClientOptions): PlantStoreClient {
     method: 'POST',
     url: target,
     body: writeJson(body),
+    idempotencyKey: newIdempotencyKey(options.idempotencyKey),
+    ...perCall(options),
+  });
+  const remove = (target: URL, options: DeleteOptions = {}): Call => ({
+    method: 'DELETE',
+    url: target,
     idempotencyKey: newIdempotencyKey(options.idempotencyKey),
     ...perCall(options),
   });
@@ -225,15 +237,13 @@ export function createClient(options: ClientOptions): PlantStoreClient {
           return post(url('plants'), plant, options);
         }, ANSWERS.createPlant),
       list: listPlants,
-      delete: (id, options) =>
-        exchange<void>(() => ({ method: 'DELETE', url: idPath('plants', id), ...perCall(options) })),
+      delete: (id, options) => exchange<void>(() => remove(idPath('plants', id), options)),
     },
     webhooks: {
       create: (webhook, options) => exchange(() => post(url('webhooks'), webhook, options), ANSWERS.createWebhook),
       list: (options) =>
         exchange(() => ({ method: 'GET', url: url('webhooks'), ...perCall(options) }), ANSWERS.listWebhooks),
-      delete: (id, options) =>
-        exchange<void>(() => ({ method: 'DELETE', url: idPath('webhooks', id), ...perCall(options) })),
+      delete: (id, options) => exchange<void>(() => remove(idPath('webhooks', id), options)),
       deliveries: (id, options) =>
         exchange(
           () => ({ method: 'GET', url: idPath('webhooks', id, '/deliveries'), ...perCall(options) }),

@@ -64,7 +64,7 @@ export interface Call {
   url: URL;
   /** Already written as JSON text (ids exact). */
   body?: string;
-  /** Sent as `Idempotency-Key` on every attempt of a POST; without one a POST is never retried. */
+  /** Sent as `Idempotency-Key` on every attempt of a POST or DELETE; without one a POST is never retried. */
   idempotencyKey?: string;
   signal?: AbortSignal;
   /** This call's own `retries`, instead of the client's. */

@@ -3,6 +3,7 @@ export type {
   CallOptions,
   ClientOptions,
   CreateOptions,
+  DeleteOptions,
   ListOptions,
   Page,
   PlantList,

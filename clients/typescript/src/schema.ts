@@ -954,7 +954,10 @@ export interface operations {
     deletePlant: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes the request safe to retry (draft-ietf-httpapi-idempotency-key-header): 1 to 255 visible ASCII characters, unique per request, e.g. a UUID. The answer to the first request with the key (success, or a 4xx refusal) is kept for IDEMPOTENCY_TTL (24 hours by default) and given again, with `Idempotent-Replayed: true`, to every repeat of the same request (same method, path and JSON body) by the same user. An answer that depends on the moment is not kept, and the retry runs again: a 5xx, a 408, 425 or 429, the 409 of a request still in progress, and the 400 of a webhook URL whose host did not resolve. Without the field nothing is kept. See docs/api.md. */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 /** @description ID of the plant to delete */
                 id: bigint;
@@ -966,6 +969,8 @@ export interface operations {
             /** @description Plant deleted */
             204: {
                 headers: {
+                    /** @description `true` when this is the stored answer to an earlier request with the same `Idempotency-Key`, given again instead of processing the request twice (errors 4xx are replayed too) */
+                    "Idempotent-Replayed"?: "true";
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
@@ -973,7 +978,9 @@ export interface operations {
                 content?: never;
             };
             /**
-             * @description Invalid request: the message names every problem
+             * @description An invalid `Idempotency-Key`, or the field twice
+             *
+             *     Invalid request: the message names every problem
              *
              *     More than one Authorization header
              *
@@ -1043,6 +1050,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description A request with the same Idempotency-Key is still in progress (retry later) */
+            409: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description A chunked body whose chunk extensions exceed 16 KiB, on any route; the connection is then closed */
             413: {
                 headers: {
@@ -1055,6 +1073,17 @@ export interface operations {
             /** @description An `Expect` header other than `100-continue`; the connection is then closed */
             417: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The Idempotency-Key was already used for a different request by this user */
+            422: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1468,7 +1497,10 @@ export interface operations {
     deleteWebhook: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes the request safe to retry (draft-ietf-httpapi-idempotency-key-header): 1 to 255 visible ASCII characters, unique per request, e.g. a UUID. The answer to the first request with the key (success, or a 4xx refusal) is kept for IDEMPOTENCY_TTL (24 hours by default) and given again, with `Idempotent-Replayed: true`, to every repeat of the same request (same method, path and JSON body) by the same user. An answer that depends on the moment is not kept, and the retry runs again: a 5xx, a 408, 425 or 429, the 409 of a request still in progress, and the 400 of a webhook URL whose host did not resolve. Without the field nothing is kept. See docs/api.md. */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 /** @description ID of the subscription, or the id an earlier release gave it (up to 2^63 - 1) */
                 id: bigint;
@@ -1480,6 +1512,8 @@ export interface operations {
             /** @description Subscription deleted */
             204: {
                 headers: {
+                    /** @description `true` when this is the stored answer to an earlier request with the same `Idempotency-Key`, given again instead of processing the request twice (errors 4xx are replayed too) */
+                    "Idempotent-Replayed"?: "true";
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
@@ -1487,7 +1521,9 @@ export interface operations {
                 content?: never;
             };
             /**
-             * @description Invalid request: the message names every problem
+             * @description An invalid `Idempotency-Key`, or the field twice
+             *
+             *     Invalid request: the message names every problem
              *
              *     More than one Authorization header
              *
@@ -1557,6 +1593,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description A request with the same Idempotency-Key is still in progress (retry later) */
+            409: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description A chunked body whose chunk extensions exceed 16 KiB, on any route; the connection is then closed */
             413: {
                 headers: {
@@ -1569,6 +1616,17 @@ export interface operations {
             /** @description An `Expect` header other than `100-continue`; the connection is then closed */
             417: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The Idempotency-Key was already used for a different request by this user */
+            422: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { Gauge } from 'prom-client';
 import { MetricsService } from '../metrics/metrics.service';
+import { perScrape } from '../metrics/per-scrape';
 import { WebhookDispatcher } from './webhook-dispatcher';
 import { WebhooksRepository } from './webhooks.repository';
 
@@ -14,15 +15,8 @@ import { WebhooksRepository } from './webhooks.repository';
 export class WebhookDeliveryMetrics {
   constructor(metrics: MetricsService, repository: WebhooksRepository, dispatcher: WebhookDispatcher) {
     const registers = [metrics.registry];
-    // The two backlog gauges are collected together, in one scrape: one statement serves both.
-    let reading: Promise<{ due: number; oldestDueMs: number } | undefined> | undefined;
-    const backlog = () => {
-      if (!reading) {
-        reading = repository.dueBacklog().catch(() => undefined);
-        void reading.finally(() => (reading = undefined));
-      }
-      return reading;
-    };
+    // One statement serves both backlog gauges of a scrape.
+    const backlog = perScrape(() => repository.dueBacklog().catch(() => undefined));
     new Gauge({
       name: 'webhook_deliveries_due',
       help: 'Webhook deliveries whose attempt is due and not yet claimed, in the whole database',

@@ -30,6 +30,13 @@ export function dashboardPanels(): DashboardPanel[] {
   return panels.flatMap((panel) => [panel, ...(panel.panels ?? [])]);
 }
 
+/** The dashboard's variables: `definition` is the query of one whose values come from Prometheus. */
+export function dashboardVariables(): { name: string; type: string; definition?: string }[] {
+  return (
+    JSON.parse(read(DASHBOARD)) as { templating: { list: { name: string; type: string; definition?: string }[] } }
+  ).templating.list;
+}
+
 export interface Rule {
   alert?: string;
   record?: string;

@@ -7,6 +7,7 @@ import {
   DASHBOARD,
   OPERATIONS_DOC,
   dashboardPanels,
+  dashboardVariables,
   read,
   rules,
   runbookAnchor,
@@ -41,6 +42,11 @@ function queries(): Query[] {
       (panel.targets ?? []).map((target) => ({ where: `panel "${panel.title}" ${target.refId}`, expr: target.expr })),
     ),
     ...rules().map((rule) => ({ where: `rule ${rule.alert ?? rule.record}`, expr: rule.expr })),
+    // A variable's values: label_values(series, label) reads the series.
+    ...dashboardVariables().flatMap((variable) => {
+      const series = /^label_values\((.+),\s*\w+\)$/.exec(variable.definition ?? '')?.[1];
+      return series ? [{ where: `variable ${variable.name}`, expr: series }] : [];
+    }),
   ];
 }
 
@@ -121,8 +127,7 @@ describe('the dashboard and the alert rules', () => {
   it('give every panel a title and a description, and the dashboard one Prometheus variable to query', () => {
     const panels = dashboardPanels().filter((panel) => panel.type !== 'row');
     expect(panels.filter((panel) => !panel.title || !panel.description).map((panel) => panel.title)).toEqual([]);
-    const { templating } = JSON.parse(read(DASHBOARD)) as { templating: { list: { name: string; type: string }[] } };
-    expect(templating.list).toContainEqual(expect.objectContaining({ name: 'datasource', type: 'datasource' }));
+    expect(dashboardVariables()).toContainEqual(expect.objectContaining({ name: 'datasource', type: 'datasource' }));
     expect(read(DASHBOARD)).not.toMatch(/"uid": "(?!\$\{datasource\}|-- Grafana --|plant-store")/);
   });
 });

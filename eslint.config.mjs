@@ -16,6 +16,15 @@ export default tseslint.config(
     },
   },
   { files: ['**/*.mjs', '**/*.js'], ...tseslint.configs.disableTypeChecked },
+  // Plain CommonJS, run by whatever Node.js is on PATH, even one outside engines (scripts/supported-node.js).
+  {
+    files: ['scripts/**/*.js'],
+    languageOptions: {
+      sourceType: 'commonjs',
+      globals: { require: 'readonly', __dirname: 'readonly', process: 'readonly', console: 'readonly' },
+    },
+    rules: { '@typescript-eslint/no-require-imports': 'off' },
+  },
   // The benchmarks are read in small pieces (bench/README.md, "Layout").
   { files: ['bench/**/*.ts'], rules: { 'max-lines-per-function': ['error', { max: 80 }] } },
 );

@@ -2,6 +2,7 @@ import { DynamicModule, MiddlewareConsumer, Module, NestModule } from '@nestjs/c
 import { GLOBAL_PROVIDERS } from './app.providers';
 import { AuthModule } from './auth/auth.module';
 import { AppConfigModule } from './config/config.module';
+import { DatabaseMetricsModule } from './database/database-metrics';
 import { DatabaseModule } from './database/database.module';
 import { DocsModule } from './docs/docs.module';
 import { HealthModule } from './health/health.module';
@@ -24,6 +25,7 @@ import { WebhooksModule } from './webhooks/webhooks.module';
     MetricsModule,
     SecretsMetricsModule,
     DatabaseModule,
+    DatabaseMetricsModule,
     AuthModule,
     RateLimitModule,
     HealthModule,

@@ -1,5 +1,6 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import { AppConfigModule } from './config/config.module';
+import { DatabaseMetricsModule } from './database/database-metrics';
 import { DatabaseModule } from './database/database.module';
 import { LifecycleModule } from './lifecycle/lifecycle.module';
 import { LogOutput } from './logging/log-output';
@@ -18,6 +19,7 @@ import { WebhookDeliveryModule } from './webhooks/webhook-delivery.module';
     MetricsModule,
     SecretsMetricsModule,
     DatabaseModule,
+    DatabaseMetricsModule,
     LifecycleModule,
     WebhookDeliveryModule,
   ],

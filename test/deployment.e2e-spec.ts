@@ -99,7 +99,10 @@ describe('docker-compose.yml', () => {
   });
 
   it('sets on app only variables the service reads, with values it accepts, for production', () => {
-    expect(Object.keys(appEnv).filter((name) => !CONFIG_VARIABLES.includes(name))).toEqual([]);
+    // Besides OpenTelemetry's own, read by its SDK (docs/configuration.md, "Traces").
+    expect(Object.keys(appEnv).filter((name) => !CONFIG_VARIABLES.includes(name) && !name.startsWith('OTEL_'))).toEqual(
+      [],
+    );
     expect(() => loadConfig(appEnv)).not.toThrow();
     expect(loadConfig(appEnv).env).toBe('production');
   });
@@ -258,6 +261,60 @@ describe('docker-compose.yml', () => {
         ...Object.fromEntries(nodes.map((n) => [n, { condition: 'service_healthy' }])),
         ...Object.fromEntries(nodes.map((n) => [`${n}-check`, { condition: 'service_started' }])),
       });
+    });
+  });
+
+  describe('the observability profile (docs/operations.md, "Monitoring")', () => {
+    const { prometheus, grafana, jaeger } = services;
+    const mounts = (service: ComposeService) =>
+      Object.fromEntries((service.volumes ?? []).map((volume) => volume.split(':')).map(([from, to]) => [to, from]));
+
+    it('adds Prometheus, Grafana and Jaeger only under `--profile observability`, each on this host only', () => {
+      for (const service of [prometheus, grafana, jaeger]) {
+        expect(service.profiles).toEqual(['observability']);
+        for (const port of (service.ports ?? []).map(parsePort)) expect(port.hostIp).toBe('127.0.0.1');
+      }
+    });
+
+    it("runs Prometheus on deploy/observability/prometheus, scraping app's and the workers' METRICS_PORT under the jobs the rules name", () => {
+      expect(mounts(prometheus)['/etc/prometheus']).toBe('./deploy/observability/prometheus');
+      const config = parse(read('deploy/observability/prometheus/prometheus.yml')) as {
+        rule_files: string[];
+        scrape_configs: { job_name: string; dns_sd_configs: { names: string[]; port: number }[] }[];
+      };
+      const scraped = Object.fromEntries(
+        config.scrape_configs.map((job) => [job.job_name, job.dns_sd_configs.map((sd) => [sd.names, sd.port])]),
+      );
+      const workerPort = loadConfig(environmentOf(services.worker)).metrics.port;
+      expect(scraped).toEqual({
+        'plant-store': [[['app'], loadConfig(appEnv).metrics.port]],
+        'plant-store-worker': [[['worker'], workerPort]],
+      });
+      expect(read('deploy/observability/prometheus/plant-store.rules.yml')).toMatch(/plant-store\|plant-store-worker/);
+      for (const file of config.rule_files) expect(() => read(`deploy/observability/prometheus/${file}`)).not.toThrow();
+    });
+
+    it('provisions Grafana with the Prometheus and Jaeger services and the dashboards folder', () => {
+      expect(mounts(grafana)).toMatchObject({
+        '/etc/grafana/provisioning': './deploy/observability/grafana/provisioning',
+        '/var/lib/grafana/dashboards': './deploy/observability/grafana/dashboards',
+      });
+      const { datasources } = parse(read('deploy/observability/grafana/provisioning/datasources/datasources.yml')) as {
+        datasources: { type: string; url: string }[];
+      };
+      expect(datasources.map(({ type, url }) => [type, new URL(url).hostname])).toEqual([
+        ['prometheus', 'prometheus'],
+        ['jaeger', 'jaeger'],
+      ]);
+      const { providers } = parse(read('deploy/observability/grafana/provisioning/dashboards/dashboards.yml')) as {
+        providers: { options: { path: string } }[];
+      };
+      expect(providers.map((provider) => provider.options.path)).toEqual(['/var/lib/grafana/dashboards']);
+    });
+
+    it("sends app's traces over OTLP/HTTP to the Jaeger service unless OTEL_EXPORTER_OTLP_ENDPOINT is set", () => {
+      expect(appEnv.OTEL_EXPORTER_OTLP_ENDPOINT).toBe('${OTEL_EXPORTER_OTLP_ENDPOINT-http://jaeger:4318}');
+      expect(environmentOf(jaeger).COLLECTOR_OTLP_ENABLED).toBe('true');
     });
   });
 });

@@ -12,7 +12,7 @@ const TABLE_START = '<!-- settings table: written by `npm run config:docs` from 
 const TABLE_END = '<!-- end of settings table -->';
 
 /** A markdown table with its columns aligned the way Prettier aligns them. */
-function markdownTable(header: string[], rows: string[][]): string {
+export function markdownTable(header: string[], rows: string[][]): string {
   const cells = [header, ...rows].map((row) => row.map((cell) => cell.replace(/\|/g, '\\|')));
   const widths = header.map((_, column) => Math.max(3, ...cells.map((row) => row[column].length)));
   const line = (row: string[]) => `| ${row.map((cell, column) => cell.padEnd(widths[column])).join(' | ')} |`;

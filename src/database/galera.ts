@@ -68,3 +68,41 @@ export async function prepareGaleraSessions(dataSource: DataSource): Promise<boo
   for (const connection of pool._allConnections?.toArray?.() ?? []) keepCausal(connection);
   return true;
 }
+
+/** What a Galera node says of itself: the status variables readiness and the metrics read. */
+export interface GaleraStatus {
+  /** `Primary` when the node is in the primary component (the majority). */
+  clusterStatus: string;
+  /** 1 joining, 2 donor or desynced, 3 joined, 4 synced. */
+  localState: number;
+  /** Whether the node accepts statements (`wsrep_ready`). */
+  ready: boolean;
+  /** Nodes in the node's component. */
+  clusterSize: number;
+}
+
+/**
+ * Asks the node for its state, without the causal wait, which a node out of the primary component
+ * could not honour.
+ */
+export async function readGaleraStatus(dataSource: DataSource): Promise<GaleraStatus> {
+  const rows = (await dataSource.query(
+    'SET STATEMENT wsrep_sync_wait = 0 FOR SHOW STATUS WHERE Variable_name IN ' +
+      "('wsrep_cluster_status', 'wsrep_ready', 'wsrep_local_state', 'wsrep_cluster_size')",
+  )) as { Variable_name: string; Value: string }[];
+  const status = Object.fromEntries(rows.map((row) => [row.Variable_name, row.Value]));
+  return {
+    clusterStatus: String(status.wsrep_cluster_status),
+    localState: Number(status.wsrep_local_state),
+    ready: status.wsrep_ready === 'ON',
+    clusterSize: Number(status.wsrep_cluster_size),
+  };
+}
+
+/**
+ * Whether the node can serve: in the primary component, synced and ready, the rule HAProxy routes
+ * by (deploy/clustercheck) and readiness reports.
+ */
+export function galeraNodeServes(status: GaleraStatus): boolean {
+  return status.clusterStatus === 'Primary' && status.ready && status.localState === 4;
+}

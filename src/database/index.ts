@@ -2,5 +2,7 @@
 export { Database, IsolationMismatch, NOW_MS, READ, READ_COMMITTED, WRITE, withNow } from './database';
 export type { Condition, Dialect, IsolationLevel, PerDialect, Row, Statement, TransactionOptions } from './database';
 export { isDatabaseUnavailable, isUniqueViolation } from './database-errors';
+export { galeraNodeServes, readGaleraStatus } from './galera';
+export type { GaleraStatus } from './galera';
 export { STATEMENT_RETRY_DEFAULTS } from './statement-retry';
 export type { RetryOptions } from './statement-retry';

@@ -1,5 +1,5 @@
 import { QueryFailedError } from 'typeorm';
-import { isRetryable, withStatementRetry } from './statement-retry';
+import { STATEMENT_RETRIES, isRetryable, retryReason, withStatementRetry } from './statement-retry';
 
 const driverError = (code: string, errno: number) => Object.assign(new Error(code), { code, errno });
 const failed = (code: string, errno: number) => new QueryFailedError('INSERT', [], driverError(code, errno));
@@ -35,7 +35,31 @@ describe('isRetryable', () => {
   });
 });
 
+describe('retryReason', () => {
+  it('names why a statement may run again', () => {
+    expect(retryReason(deadlock(), false)).toBe('deadlock');
+    expect(retryReason(notReady(), false)).toBe('node_not_ready');
+    expect(retryReason(driverError('ECONNREFUSED', 0), false)).toBe('connection');
+    expect(retryReason(failed('PROTOCOL_CONNECTION_LOST', 0), true)).toBe('connection');
+    expect(retryReason(failed('PROTOCOL_CONNECTION_LOST', 0), false)).toBeUndefined();
+    expect(retryReason(failed('ER_DUP_ENTRY', 1062), true)).toBeUndefined();
+  });
+});
+
 describe('withStatementRetry', () => {
+  it('publishes each retry with its reason, and nothing for the attempt that gives up', async () => {
+    const published: unknown[] = [];
+    const listener = (message: unknown) => published.push(message);
+    STATEMENT_RETRIES.subscribe(listener);
+    try {
+      const run = jest.fn().mockRejectedValueOnce(notReady()).mockRejectedValue(deadlock());
+      await expect(withStatementRetry(run, { readOnly: false, attempts: 3, baseDelayMs: 1 })).rejects.toThrow();
+    } finally {
+      STATEMENT_RETRIES.unsubscribe(listener);
+    }
+    expect(published).toEqual([{ reason: 'node_not_ready' }, { reason: 'deadlock' }]);
+  });
+
   it('runs again after a deadlock and returns the first success', async () => {
     const run = jest.fn().mockRejectedValueOnce(deadlock()).mockRejectedValueOnce(deadlock()).mockResolvedValue('done');
     await expect(withStatementRetry(run, { readOnly: false, baseDelayMs: 1 })).resolves.toBe('done');

@@ -1,11 +1,13 @@
+import { channel } from 'node:diagnostics_channel';
+
 /**
  * Errors after which the statement certainly did not take effect, so running it again is safe
  * whatever it was: a deadlock (on Galera also a write-set that lost certification, which the
  * server reports as a deadlock at commit; the transaction was rolled back), and a Galera node that
  * refused the statement because it is not ready for clients (joining, donor, non-primary).
  */
-const NOT_APPLIED_CODES = new Set(['ER_LOCK_DEADLOCK', 'ER_UNKNOWN_COM_ERROR']);
-const NOT_APPLIED_ERRNOS = new Set([1213, 1047]);
+const DEADLOCK = { code: 'ER_LOCK_DEADLOCK', errno: 1213 };
+const NODE_NOT_READY = { code: 'ER_UNKNOWN_COM_ERROR', errno: 1047 };
 
 /**
  * Failures to get a connection at all (the statement was never sent), e.g. HAProxy accepting and
@@ -55,15 +57,31 @@ function driverFields(error: unknown): DriverFields {
   return outer.driverError ?? outer;
 }
 
-/** Whether `error` allows running the statement once more (see the code sets above). */
-export function isRetryable(error: unknown, readOnly: boolean): boolean {
+/** Why a statement is run again: a deadlock or lost certification, a Galera node not ready, no connection. */
+export type RetryReason = 'deadlock' | 'node_not_ready' | 'connection';
+
+/** Why `error` allows running the statement once more (see the codes above), or undefined when it does not. */
+export function retryReason(error: unknown, readOnly: boolean): RetryReason | undefined {
   const { code, errno } = driverFields(error);
-  if (NOT_APPLIED_CODES.has(String(code)) || NOT_APPLIED_ERRNOS.has(Number(errno))) return true;
-  if (!CONNECTION_CODES.has(String(code))) return false;
+  if (code === DEADLOCK.code || Number(errno) === DEADLOCK.errno) return 'deadlock';
+  if (code === NODE_NOT_READY.code || Number(errno) === NODE_NOT_READY.errno) return 'node_not_ready';
+  if (!CONNECTION_CODES.has(String(code))) return undefined;
   // TypeORM wraps only failures of a statement it sent (QueryFailedError, with the driver's error as
   // `driverError`); a bare driver error came from getting the connection.
-  return readOnly || !(typeof error === 'object' && error !== null && 'driverError' in error);
+  return readOnly || !(typeof error === 'object' && error !== null && 'driverError' in error)
+    ? 'connection'
+    : undefined;
 }
+
+export function isRetryable(error: unknown, readOnly: boolean): boolean {
+  return retryReason(error, readOnly) !== undefined;
+}
+
+/**
+ * Each time a statement or transaction is run again, `{ reason }` is published here, for the
+ * metrics (database-metrics.ts); only failures publish, and only while someone listens.
+ */
+export const STATEMENT_RETRIES = channel('plant-store.database.statement-retry');
 
 /**
  * Runs one single-statement call (autocommit), or one whole transaction, never a statement inside
@@ -81,9 +99,11 @@ export async function withStatementRetry<T>(run: () => Promise<T>, options: Retr
     try {
       return await run();
     } catch (error) {
-      if (attempt >= attempts || !isRetryable(error, options.readOnly)) throw error;
+      const reason = attempt < attempts ? retryReason(error, options.readOnly) : undefined;
+      if (reason === undefined) throw error;
       const delay = Math.random() * Math.min(max, base * 2 ** (attempt - 1));
       if (Date.now() + delay - started >= window) throw error;
+      if (STATEMENT_RETRIES.hasSubscribers) STATEMENT_RETRIES.publish({ reason });
       await new Promise((resolve) => setTimeout(resolve, delay));
     }
   }

@@ -1,6 +1,8 @@
 import { ServiceUnavailableException } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
 import { HealthIndicatorResult, TerminusModule, TypeOrmHealthIndicator } from '@nestjs/terminus';
+import { Registry } from 'prom-client';
+import { MetricsService } from '../metrics/metrics.service';
 import { DATABASE_PING_TIMEOUT_MS, HealthController } from './health.controller';
 import { ShutdownState } from '../lifecycle/shutdown-state';
 import { GaleraHealthIndicator } from './galera.health';
@@ -26,6 +28,7 @@ describe(HealthController.name, () => {
   let database: { pingCheck: jest.Mock };
   let schema: { check: jest.Mock };
   let galera: { applies: jest.Mock; check: jest.Mock };
+  let registry: Registry;
 
   beforeEach(async () => {
     database = { pingCheck: jest.fn(async (key: string) => up(key)) };
@@ -38,6 +41,7 @@ describe(HealthController.name, () => {
         ShutdownState,
         { provide: SchemaHealthIndicator, useValue: schema },
         { provide: GaleraHealthIndicator, useValue: galera },
+        { provide: MetricsService, useValue: { registry: (registry = new Registry()) } },
       ],
     })
       .overrideProvider(TypeOrmHealthIndicator)
@@ -133,6 +137,25 @@ describe(HealthController.name, () => {
       const bug = new TypeError('cannot read properties of undefined');
       database.pingCheck.mockRejectedValue(bug);
       await expect(controller.ready()).rejects.toBe(bug);
+    });
+  });
+
+  describe('health_ready', () => {
+    const scraped = async () => (await registry.getSingleMetric('health_ready')!.get()).values.map((v) => v.value);
+
+    it('is 1 when readiness would answer 200 and 0 when it would answer 503, checked at each scrape', async () => {
+      await expect(scraped()).resolves.toEqual([1]);
+      database.pingCheck.mockResolvedValue(down('database', DRIVER_MESSAGE));
+      await expect(scraped()).resolves.toEqual([0]);
+      database.pingCheck.mockResolvedValue(up('database'));
+      await expect(scraped()).resolves.toEqual([1]);
+      shutdown.begin();
+      await expect(scraped()).resolves.toEqual([0]);
+    });
+
+    it('is NaN when the check itself failed unexpectedly', async () => {
+      database.pingCheck.mockRejectedValue(new TypeError('bug'));
+      await expect(scraped()).resolves.toEqual([Number.NaN]);
     });
   });
 });

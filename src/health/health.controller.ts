@@ -13,9 +13,11 @@ import {
   HealthIndicatorService,
   TypeOrmHealthIndicator,
 } from '@nestjs/terminus';
+import { Gauge } from 'prom-client';
 import { Public } from '../auth/decorators/public.decorator';
 import { ErrorDto } from '../common/openapi/error.dto';
 import { ShutdownState } from '../lifecycle/shutdown-state';
+import { MetricsService } from '../metrics/metrics.service';
 import { GaleraHealthIndicator } from './galera.health';
 import { SchemaHealthIndicator } from './schema.health';
 
@@ -48,6 +50,7 @@ class HealthDto {
 /**
  * Probes for load balancers and orchestrators: public, never rate limited, cheap. Liveness says
  * the process answers; readiness says it should get traffic (database reachable, not stopping).
+ * Readiness is a metric too (`health_ready`), checked when Prometheus scrapes.
  */
 @ApiTags('health')
 @Public()
@@ -60,7 +63,22 @@ export class HealthController {
     private readonly schema: SchemaHealthIndicator,
     private readonly shutdown: ShutdownState,
     private readonly galera: GaleraHealthIndicator,
-  ) {}
+    metrics: MetricsService,
+  ) {
+    const ready = () =>
+      this.ready().then(
+        () => 1,
+        (error: unknown) => (error instanceof ServiceUnavailableException ? 0 : Number.NaN),
+      );
+    new Gauge({
+      name: 'health_ready',
+      help: 'Whether GET /health/ready would answer 200 (1) or 503 (0), checked at scrape time',
+      registers: [metrics.registry],
+      async collect() {
+        this.set(await ready());
+      },
+    });
+  }
 
   @Get('live')
   @ApiOperation({

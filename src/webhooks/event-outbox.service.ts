@@ -1,5 +1,7 @@
 import { Injectable } from '@nestjs/common';
+import { Counter } from 'prom-client';
 import { Condition, Database, READ_COMMITTED, WRITE } from '../database';
+import { MetricsService } from '../metrics/metrics.service';
 import { PlantChange, PlantChanges, eventTypesOn, eventsOf } from './events';
 import { WebhooksRepository, noSubscriptionWants } from './webhooks.repository';
 
@@ -33,11 +35,27 @@ class NothingChanged extends Error {}
 export class EventOutbox {
   /** Owners seen with a subscription lately, and until when: their changes go straight to the transaction. */
   private readonly watched = new Map<string, number>();
+  /** Deliveries recorded with committed changes, read by the metric when Prometheus scrapes. */
+  private recorded = 0;
 
   constructor(
     private readonly database: Database,
     private readonly repository: WebhooksRepository,
-  ) {}
+    metrics: MetricsService,
+  ) {
+    const recordedSoFar = () => this.recorded;
+    let counted = 0;
+    new Counter({
+      name: 'webhook_deliveries_recorded_total',
+      help: 'Webhook deliveries recorded with plant changes: one per event and subscription that wants it',
+      registers: [metrics.registry],
+      collect() {
+        const recorded = recordedSoFar();
+        this.inc(recorded - counted);
+        counted = recorded;
+      },
+    });
+  }
 
   /**
    * Makes a plant change with its events. `write` makes the change, adding `onlyIf` to its statement
@@ -59,10 +77,11 @@ export class EventOutbox {
       if (!(await this.repository.subscriptionWants(owner, types))) return write();
     }
     const events = eventsOf(change, plant);
+    let recorded = 0;
     try {
-      return await this.database.transaction(
+      const changed = await this.database.transaction(
         async () => {
-          const recorded = await this.repository.recordEvents(owner, change, plant, events);
+          recorded = await this.repository.recordEvents(owner, change, plant, events);
           if (recorded > 0) this.watch(owner);
           else this.watched.delete(owner);
           if (await write()) return true;
@@ -72,6 +91,9 @@ export class EventOutbox {
         },
         { retry: WRITE, isolation: READ_COMMITTED },
       );
+      // Counted once committed (in an outer transaction, once it has joined it), not per try.
+      this.recorded += recorded;
+      return changed;
     } catch (error) {
       if (error instanceof NothingChanged) return false;
       throw error;

@@ -142,7 +142,7 @@ describe(WebhookDispatcher.name, () => {
   let moduleRef: TestingModule | undefined;
   let dispatcher: WebhookDispatcher;
   let registry: Registry;
-  let repository: Record<'claimDue' | 'recordAttempts' | 'countDue' | 'prune' | 'givePublicIds', jest.Mock>;
+  let repository: Record<'claimDue' | 'recordAttempts' | 'prune' | 'givePublicIds', jest.Mock>;
   /** The first attempt recorded, with the other arguments of its recordAttempts. */
   let recorded: Promise<Recorded>;
 
@@ -154,9 +154,10 @@ describe(WebhookDispatcher.name, () => {
       recordAttempts: jest.fn(async (claim: string, finished: FinishedAttempt[], disableAfterMs: number) => {
         for (const { delivery, attempt, outcome } of finished)
           resolveRecorded([delivery, claim, attempt, outcome, disableAfterMs]);
-        return new Set<bigint>();
+        return new Set(
+          finished.filter(({ outcome }) => outcome.kind === 'disable').map((f) => f.delivery.subscriptionId),
+        );
       }),
-      countDue: jest.fn().mockResolvedValue(0),
       prune: jest.fn().mockResolvedValue(undefined),
       givePublicIds: jest.fn().mockResolvedValue(0),
     };
@@ -267,6 +268,8 @@ describe(WebhookDispatcher.name, () => {
       expect(outcome.delayMs).toBeLessThanOrEqual(firstStep * 1.1);
     }
     await expect(counted()).resolves.toEqual([{ labels: { event: 'plant.deleted', result }, value: 1 }]);
+    const disabled = (await registry.getSingleMetric('webhook_subscriptions_disabled_total')!.get()).values;
+    expect(disabled).toEqual([{ labels: {}, value: result === 'gone' ? 1 : 0 }]);
   });
 
   it('does not contact a URL resolving to a private address when those are refused', async () => {

@@ -1,6 +1,6 @@
 import { Injectable, Logger, BeforeApplicationShutdown, OnApplicationBootstrap } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
-import { Counter, Gauge, Histogram } from 'prom-client';
+import { Counter, Histogram } from 'prom-client';
 import { randomUUID } from 'node:crypto';
 import { Webhook } from 'standardwebhooks';
 import { AppConfig, WebhooksConfig } from '../config/configuration';
@@ -68,6 +68,7 @@ export class WebhookDispatcher implements OnApplicationBootstrap, BeforeApplicat
   private lastPrune = 0;
   private readonly deliveries: Counter<'event' | 'result'>;
   private readonly duration: Histogram<'event'>;
+  private readonly disabledSubscriptions: Counter;
 
   constructor(
     config: ConfigService<AppConfig, true>,
@@ -95,14 +96,16 @@ export class WebhookDispatcher implements OnApplicationBootstrap, BeforeApplicat
       buckets: [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
       registers: [metrics.registry],
     });
-    new Gauge({
-      name: 'webhook_deliveries_due',
-      help: 'Webhook deliveries whose attempt is due and not yet claimed',
+    this.disabledSubscriptions = new Counter({
+      name: 'webhook_subscriptions_disabled_total',
+      help: 'Webhook subscriptions this instance disabled: the endpoint answered 410, or failed for WEBHOOK_DISABLE_AFTER',
       registers: [metrics.registry],
-      collect: async function (this: Gauge) {
-        this.set(await repository.countDue().catch(() => Number.NaN));
-      },
     });
+  }
+
+  /** Attempts this instance is making now. */
+  get attemptsInFlight(): number {
+    return this.inFlight.size;
   }
 
   /** Whether webhooks can be used: a key to seal their secrets is configured. */
@@ -174,6 +177,7 @@ export class WebhookDispatcher implements OnApplicationBootstrap, BeforeApplicat
           batch.map((waiting) => waiting.finished),
           this.config.disableAfterMs,
         );
+        this.disabledSubscriptions.inc(disabled.size);
         for (const { finished, recorded } of batch) recorded(disabled.has(finished.delivery.subscriptionId));
       } catch (error) {
         for (const { failed } of batch) failed(error);

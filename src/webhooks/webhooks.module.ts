@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { MetricsModule } from '../metrics/metrics.module';
 import { SecretsModule } from '../secrets/secrets.module';
 import { EventOutbox } from './event-outbox.service';
 import { WebhookDeliveryModule } from './webhook-delivery.module';
@@ -10,7 +11,7 @@ import { WebhooksService } from './webhooks.service';
  * WEBHOOK_DELIVERY=false) their delivery from this instance.
  */
 @Module({
-  imports: [WebhookDeliveryModule, SecretsModule],
+  imports: [WebhookDeliveryModule, SecretsModule, MetricsModule],
   controllers: [WebhooksController],
   providers: [WebhooksService, EventOutbox],
   exports: [EventOutbox],

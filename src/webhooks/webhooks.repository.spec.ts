@@ -306,7 +306,7 @@ describe.each(testDatabases())(`${WebhooksRepository.name} on %s`, (name) => {
         sealedSecret: 'sealed-1',
         disabled: false,
       });
-      await expect(webhooks.countDue()).resolves.toBe(1);
+      await expect(webhooks.dueBacklog()).resolves.toMatchObject({ due: 1 });
     });
 
     it('leases what it claims: not due again for another claim until the lease ends', async () => {
@@ -314,7 +314,7 @@ describe.each(testDatabases())(`${WebhooksRepository.name} on %s`, (name) => {
       await pendingDelivery(1n, 11n);
       await expect(webhooks.claimDue(10, LEASE, 'c1')).resolves.toHaveLength(1);
       await expect(webhooks.claimDue(10, LEASE, 'c2')).resolves.toEqual([]);
-      await expect(webhooks.countDue()).resolves.toBe(0);
+      await expect(webhooks.dueBacklog()).resolves.toMatchObject({ due: 0 });
       await pendingDelivery(1n, 12n);
       // A lease already over: the delivery is due again at once, as after a crashed instance.
       await expect(webhooks.claimDue(10, -1000, 'c3')).resolves.toHaveLength(1);
@@ -365,7 +365,7 @@ describe.each(testDatabases())(`${WebhooksRepository.name} on %s`, (name) => {
         3_600_000,
       );
       await expect(deliveryStates(1n)).resolves.toEqual([{ state: 'pending', attempts: 1, claim: null }]);
-      await expect(webhooks.countDue()).resolves.toBe(0);
+      await expect(webhooks.dueBacklog()).resolves.toMatchObject({ due: 0 });
       const [again] = await webhooks.claimDue(1, LEASE, 'c2');
       expect(again).toBeUndefined();
       await expect(webhooks.listSubscriptions('alice')).resolves.toMatchObject([{ disabledAt: null }]);
@@ -575,6 +575,34 @@ describe.each(testDatabases())(`${WebhooksRepository.name} on %s`, (name) => {
         );
       }
       await expect(webhooks.recentAttempts(1n, 2)).resolves.toMatchObject([{ attempt: 3 }, { attempt: 2 }]);
+    });
+  });
+
+  describe('what the metrics read', () => {
+    it('tells the deliveries due and how long the one due longest has waited', async () => {
+      await expect(webhooks.dueBacklog()).resolves.toEqual({ due: 0, oldestDueMs: 0 });
+      await webhooks.insertSubscription(subscription(1n), 10);
+      await pendingDelivery(1n, 11n, -5000);
+      await pendingDelivery(1n, 12n, -1000);
+      await pendingDelivery(1n, 13n, 60_000);
+      const { due, oldestDueMs } = await webhooks.dueBacklog();
+      expect(due).toBe(2);
+      // The rows were written with this clock, the age read with the database's.
+      expect(oldestDueMs).toBeGreaterThanOrEqual(4500);
+      expect(oldestDueMs).toBeLessThan(30_000);
+      await webhooks.claimDue(10, LEASE, 'c1');
+      await expect(webhooks.dueBacklog()).resolves.toEqual({ due: 0, oldestDueMs: 0 });
+    });
+
+    it('counts the subscriptions enabled and disabled, of every owner', async () => {
+      await expect(webhooks.countSubscriptions()).resolves.toEqual({ enabled: 0, disabled: 0 });
+      await webhooks.insertSubscription(subscription(1n), 10);
+      await webhooks.insertSubscription(subscription(2n), 10);
+      await webhooks.insertSubscription(subscription(3n, { owner: 'bob' }), 10);
+      await db.dataSource.query('UPDATE webhook_subscriptions SET disabled_at = 1, disabled_reason = ? WHERE id = 2', [
+        'gone',
+      ]);
+      await expect(webhooks.countSubscriptions()).resolves.toEqual({ enabled: 2, disabled: 1 });
     });
   });
 

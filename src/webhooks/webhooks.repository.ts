@@ -539,12 +539,26 @@ export class WebhooksRepository {
     return (await this.database.execute(sql, [secret, id, previous], WRITE)) > 0;
   }
 
-  async countDue(): Promise<number> {
-    const rows = await this.database.query(
-      `SELECT COUNT(*) AS n FROM webhook_deliveries WHERE state = 'pending' AND next_attempt_at <= ${this.now}`,
+  /**
+   * The deliveries due and not claimed, in the whole database, and how long the one due longest has
+   * been waiting (0 when none), by the database's clock.
+   */
+  async dueBacklog(): Promise<{ due: number; oldestDueMs: number }> {
+    const [row] = await this.database.query(
+      `SELECT COUNT(*) AS n, ${this.now} - MIN(next_attempt_at) AS waited FROM webhook_deliveries ` +
+        `WHERE state = 'pending' AND next_attempt_at <= ${this.now}`,
       [],
     );
-    return toNumber(rows[0].n);
+    return { due: toNumber(row.n), oldestDueMs: row.waited === null ? 0 : Math.max(0, toNumber(row.waited)) };
+  }
+
+  /** Subscriptions in the whole database, enabled and disabled. */
+  async countSubscriptions(): Promise<{ enabled: number; disabled: number }> {
+    const [row] = await this.database.query(
+      'SELECT COUNT(*) AS n, COUNT(disabled_at) AS disabled FROM webhook_subscriptions',
+      [],
+    );
+    return { enabled: toNumber(row.n) - toNumber(row.disabled), disabled: toNumber(row.disabled) };
   }
 
   /** Forgets finished deliveries and attempts older than `retentionMs`. */

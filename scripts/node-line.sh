@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs another Node.js line from the npm registry's `node` package into a cache folder and
 # prints the folder that holds its `bin/node` and its headers (`include/node`), for PATH and
-# npm_config_nodedir. Usage: scripts/ci/node-line.sh 22
+# npm_config_nodedir. Usage: scripts/node-line.sh 22
 set -euo pipefail
 major="$1"
 cache="${NODE_LINES_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/plant-store/node-lines}/$major"

@@ -1,0 +1,107 @@
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { parse } from 'yaml';
+import { markdownTable } from '../src/config/settings-docs';
+
+/**
+ * docs/operations.md's tables of the dashboard's panels and of the alerts, written from the
+ * dashboard's JSON and the rules file (`npm run monitoring:docs`); test/monitoring.e2e-spec.ts fails
+ * when the committed document differs.
+ */
+
+const ROOT = join(__dirname, '..');
+export const OPERATIONS_DOC = 'docs/operations.md';
+export const DASHBOARD = 'deploy/observability/grafana/dashboards/plant-store.json';
+export const RULES = 'deploy/observability/prometheus/plant-store.rules.yml';
+
+export const read = (file: string): string => readFileSync(join(ROOT, file), 'utf8');
+
+export interface DashboardPanel {
+  title: string;
+  description?: string;
+  type: string;
+  targets?: { expr: string; refId: string }[];
+  panels?: DashboardPanel[];
+}
+
+/** Every panel, rows included, in the dashboard's order. */
+export function dashboardPanels(): DashboardPanel[] {
+  const { panels } = JSON.parse(read(DASHBOARD)) as { panels: DashboardPanel[] };
+  return panels.flatMap((panel) => [panel, ...(panel.panels ?? [])]);
+}
+
+/** The dashboard's variables: `definition` is the query of one whose values come from Prometheus. */
+export function dashboardVariables(): { name: string; type: string; definition?: string }[] {
+  return (
+    JSON.parse(read(DASHBOARD)) as { templating: { list: { name: string; type: string; definition?: string }[] } }
+  ).templating.list;
+}
+
+export interface Rule {
+  alert?: string;
+  record?: string;
+  expr: string;
+  for?: string;
+  labels?: Record<string, string>;
+  annotations?: Record<string, string>;
+}
+
+export function rules(): Rule[] {
+  const { groups } = parse(read(RULES)) as { groups: { rules: Rule[] }[] };
+  return groups.flatMap((group) => group.rules);
+}
+
+const MARKERS = {
+  panels: [
+    `<!-- dashboard panels: written by \`npm run monitoring:docs\` from ${DASHBOARD}; edit there -->`,
+    '<!-- end of dashboard panels -->',
+  ],
+  alerts: [
+    `<!-- alerts: written by \`npm run monitoring:docs\` from ${RULES}; edit there -->`,
+    '<!-- end of alerts -->',
+  ],
+} as const;
+
+export function panelsTable(): string {
+  let row = '';
+  const rows: string[][] = [];
+  for (const panel of dashboardPanels()) {
+    if (panel.type === 'row') row = panel.title;
+    else rows.push([row, panel.title, panel.description ?? '']);
+  }
+  return markdownTable(['row', 'panel', 'shows'], rows);
+}
+
+/** The anchor of a runbook section in OPERATIONS_DOC, as its rule's runbook_url names it. */
+export const runbookAnchor = (rule: Rule): string => (rule.annotations?.runbook_url ?? '').split('#')[1] ?? '';
+
+export function alertsTable(): string {
+  return markdownTable(
+    ['alert', 'severity', 'after', 'fires when'],
+    rules()
+      .filter((rule) => rule.alert)
+      .map((rule) => [
+        `[${rule.alert}](#${runbookAnchor(rule)})`,
+        rule.labels?.severity ?? '',
+        rule.for ?? 'at once',
+        `\`${rule.expr.trim().replace(/\s+/g, ' ')}\``,
+      ]),
+  );
+}
+
+function replaced(document: string, [start, end]: readonly [string, string], table: string): string {
+  const from = document.indexOf(start);
+  const to = document.indexOf(end);
+  if (from < 0 || to < from) throw new Error(`${OPERATIONS_DOC} lacks the markers ${start} ... ${end}`);
+  return `${document.slice(0, from + start.length)}\n\n${table}\n\n${document.slice(to)}`;
+}
+
+/** The document with both tables written between their markers. */
+export function withMonitoringTables(document: string): string {
+  return replaced(replaced(document, MARKERS.panels, panelsTable()), MARKERS.alerts, alertsTable());
+}
+
+if (require.main === module) {
+  writeFileSync(join(ROOT, OPERATIONS_DOC), withMonitoringTables(read(OPERATIONS_DOC)));
+  process.stdout.write(`Wrote the monitoring tables of ${OPERATIONS_DOC}\n`);
+}

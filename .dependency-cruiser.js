@@ -42,11 +42,11 @@ module.exports = {
       name: 'common-knows-no-feature',
       severity: 'error',
       comment:
-        'common/ is cross-cutting: it may import itself, packages, the settings declared in config/env/ ' +
-        "(the defaults it documents) and, to tell a database outage from a bug, the database's public entry; " +
-        'never a feature or another src folder.',
+        'common/ is cross-cutting: it may import itself, packages and the settings declared in config/env/ ' +
+        '(the defaults it documents); never a feature or another src folder, not even the database: an ' +
+        'outage reaches the exception filter as the named error the data-access API throws.',
       from: { path: '^src/common/' },
-      to: { path: '^src/', pathNot: `^src/(common|config/env)/|${DATABASE_ENTRY}` },
+      to: { path: '^src/', pathNot: '^src/(common|config/env)/' },
     },
     {
       name: 'common-knows-no-orm',

@@ -1,7 +1,7 @@
 import { Type } from '@nestjs/common';
 import { ApiToken } from '../src/auth/api-token.entity';
 import { TokensRepository } from '../src/auth/tokens.repository';
-import { isDatabaseUnavailable } from '../src/database';
+import { DatabaseUnavailable } from '../src/common/filters/server.errors';
 import { IdempotencyRepository } from '../src/idempotency/idempotency.repository';
 import { PlantsRepository } from '../src/plants/plants.repository';
 import { ClaimedDelivery, WebhooksRepository, noSubscriptionWants } from '../src/webhooks/webhooks.repository';
@@ -174,7 +174,7 @@ describe.each(testDatabases())('Repositories on a closed data source on %s', (da
             () => new Error(`${method} succeeded on a closed data source`),
             (e: unknown) => e,
           );
-          expect({ method, unavailable: isDatabaseUnavailable(error) }).toEqual({ method, unavailable: true });
+          expect({ method, unavailable: error instanceof DatabaseUnavailable }).toEqual({ method, unavailable: true });
         }
       });
     },

@@ -1,5 +1,6 @@
 import { Propagation, TransactionHost } from '@nestjs-cls/transactional';
-import { CannotExecuteNotConnectedError, DataSource, QueryFailedError } from 'typeorm';
+import { DataSource, QueryFailedError } from 'typeorm';
+import { DatabaseUnavailable } from '../common/filters/server.errors';
 import { Database, IsolationMismatch, NOW_MS, READ, READ_COMMITTED, WRITE, withNow } from './database';
 import { isDatabaseUnavailable } from './database-errors';
 
@@ -90,7 +91,7 @@ describe(Database.name, () => {
 
       const sent = setup();
       sent.own.query.mockRejectedValue(failed('PROTOCOL_CONNECTION_LOST'));
-      await expect(sent.database.execute('INSERT', [], WRITE)).rejects.toBeInstanceOf(QueryFailedError);
+      await expect(sent.database.execute('INSERT', [], WRITE)).rejects.toBeInstanceOf(DatabaseUnavailable);
       expect(sent.own.query).toHaveBeenCalledTimes(1);
 
       const unsent = setup();
@@ -101,7 +102,7 @@ describe(Database.name, () => {
     it('runs a statement once when no retry is asked for', async () => {
       const { database, own } = setup();
       own.query.mockRejectedValue(deadlock());
-      await expect(database.query('SELECT', [])).rejects.toBeInstanceOf(QueryFailedError);
+      await expect(database.query('SELECT', [])).rejects.toBeInstanceOf(DatabaseUnavailable);
       expect(own.query).toHaveBeenCalledTimes(1);
     });
   });
@@ -114,7 +115,8 @@ describe(Database.name, () => {
         await database.execute('INSERT', [], WRITE);
         await database.execute('UPDATE', [], WRITE);
       });
-      await expect(work).rejects.toBeInstanceOf(QueryFailedError);
+      // The statement's failure reaches the transaction as it came, and leaves it named.
+      await expect(work).rejects.toMatchObject({ cause: expect.any(QueryFailedError) });
       expect(inTransaction.query).toHaveBeenCalledTimes(2);
       expect(inTransaction.release).not.toHaveBeenCalled();
       expect(own.query).not.toHaveBeenCalled();
@@ -166,24 +168,48 @@ describe(Database.name, () => {
     });
   });
 
+  describe('a database that cannot serve', () => {
+    it('names the failure of a statement once its retries are spent, keeping the driver error as its cause', async () => {
+      const { database, own } = setup();
+      const refused = driverError('ECONNREFUSED');
+      own.query.mockRejectedValue(refused);
+      const error = await database.query('SELECT', [], { readOnly: true, baseDelayMs: 1 }).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(DatabaseUnavailable);
+      expect((error as Error).cause).toBe(refused);
+      expect(own.query).toHaveBeenCalledTimes(4);
+    });
+
+    it('names the failure of a transaction only once the whole transaction failed, after its retries', async () => {
+      const { database, inTransaction } = setup();
+      inTransaction.query.mockRejectedValue(deadlock());
+      const work = jest.fn(() => database.execute('UPDATE', [], WRITE));
+      const error = await database
+        .transaction(work, { retry: { readOnly: false, baseDelayMs: 1 } })
+        .catch((e: unknown) => e);
+      expect(work).toHaveBeenCalledTimes(4);
+      expect(error).toBeInstanceOf(DatabaseUnavailable);
+      expect(isDatabaseUnavailable((error as Error).cause)).toBe(true);
+    });
+  });
+
   describe('once the data source is closed', () => {
-    it("reports any failure of a statement, a transaction or an ORM call as TypeORM's not-connected error", async () => {
+    it('reports any failure of a statement, a transaction or an ORM call as the database unavailable', async () => {
       const { database, dataSource, own, transactions } = setup();
       dataSource.isInitialized = false;
       own.query.mockRejectedValue(new TypeError("Cannot read properties of undefined (reading 'prepare')"));
       transactions.withTransaction.mockRejectedValue(new TypeError('closed'));
       for (const call of [
-        database.query('SELECT', [], READ),
-        database.execute('DELETE', [], WRITE),
-        database.transaction(async () => undefined),
-        database.entities(() => Promise.reject(new TypeError('closed'))),
+        () => database.query('SELECT', [], READ),
+        () => database.execute('DELETE', [], WRITE),
+        () => database.transaction(async () => undefined),
+        () => database.entities(() => Promise.reject(new TypeError('closed'))),
       ]) {
-        const error = await call.then(
+        const error = await call().then(
           () => undefined,
           (e: unknown) => e,
         );
-        expect(error).toBeInstanceOf(CannotExecuteNotConnectedError);
-        expect(isDatabaseUnavailable(error)).toBe(true);
+        expect(error).toBeInstanceOf(DatabaseUnavailable);
+        expect((error as DatabaseUnavailable).getStatus()).toBe(503);
       }
     });
 

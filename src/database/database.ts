@@ -2,7 +2,9 @@ import { Propagation, TransactionHost } from '@nestjs-cls/transactional';
 import { TransactionalAdapterTypeOrm } from '@nestjs-cls/transactional-adapter-typeorm';
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { CannotExecuteNotConnectedError, DataSource, EntityManager, QueryRunner } from 'typeorm';
+import { DataSource, EntityManager, QueryRunner } from 'typeorm';
+import { DatabaseUnavailable } from '../common/filters/server.errors';
+import { isDatabaseUnavailable } from './database-errors';
 import { PooledStatements } from './pooled-statements';
 import { RetryOptions, withStatementRetry } from './statement-retry';
 
@@ -74,14 +76,14 @@ export interface Condition {
 }
 
 /**
- * The one way repositories reach the database. A statement runs through a TypeORM query runner, so
- * pooling, the query timeout, the query logger and the connection subscribers apply to all of them.
- * Inside `transaction()` every statement sent through here, from whichever service or repository,
- * runs on that transaction (its context travels with the call, not as a parameter) and is never
- * retried on its own; outside, each is one autocommit statement, retried as `retry` allows. Once
- * the data source is closed (shutting down) the drivers fail in ways of their own (a TypeError on
- * SQLite): every call then fails with TypeORM's not-connected error, which the exception filter
- * answers 503 like a database that cannot be reached.
+ * The one way repositories reach the database. Inside `transaction()` every statement sent through
+ * here, from whichever service or repository, runs on that transaction's TypeORM query runner (its
+ * context travels with the call, not as a parameter) and is never retried on its own; outside, each
+ * is one autocommit statement (on MySQL/MariaDB sent straight to the pool: PooledStatements),
+ * retried as `retry` allows. A call that fails because the database cannot serve (or because the
+ * data source is closed, shutting down) fails with DatabaseUnavailable, which the exception filter
+ * answers 503 like any HttpException; other failures (a duplicate key) leave as the driver raised
+ * them.
  */
 @Injectable()
 export class Database {
@@ -121,7 +123,7 @@ export class Database {
     try {
       return await work(this.transactions.tx);
     } catch (error) {
-      throw this.unavailableOr(error);
+      throw this.named(error);
     }
   }
 
@@ -131,73 +133,82 @@ export class Database {
    * The outermost decides the isolation (an inner one may only ask for the same) and runs
    * everything again, never a statement or an inner transaction on its own.
    */
-  transaction<T>(work: () => Promise<T>, options: TransactionOptions = {}): Promise<T> {
+  async transaction<T>(work: () => Promise<T>, options: TransactionOptions = {}): Promise<T> {
     if (this.transactions.isTransactionActive()) return this.runSavepoint(work, options.isolation);
     const run = () => this.runTransaction(work, options.isolation);
-    return options.retry ? withStatementRetry(run, options.retry) : run();
+    try {
+      return await (options.retry ? withStatementRetry(run, options.retry) : run());
+    } catch (error) {
+      throw this.named(error);
+    }
   }
 
-  private async runTransaction<T>(work: () => Promise<T>, isolation?: PerDialect<IsolationLevel>): Promise<T> {
+  private runTransaction<T>(work: () => Promise<T>, isolation?: PerDialect<IsolationLevel>): Promise<T> {
     const level = (isolation ?? DEFAULT_ISOLATION)[this.dialect];
     const opened = async () => {
       this.isolations.set(this.transactions.tx.queryRunner!, level);
       return work();
     };
-    try {
-      return await (isolation
-        ? this.transactions.withTransaction({ isolationLevel: level }, opened)
-        : this.transactions.withTransaction(opened));
-    } catch (error) {
-      throw this.unavailableOr(error);
-    }
+    return isolation
+      ? this.transactions.withTransaction({ isolationLevel: level }, opened)
+      : this.transactions.withTransaction(opened);
   }
 
-  private async runSavepoint<T>(work: () => Promise<T>, isolation?: PerDialect<IsolationLevel>): Promise<T> {
+  /** Failures inside are the outer transaction's to handle (and retry): they leave as they came. */
+  private runSavepoint<T>(work: () => Promise<T>, isolation?: PerDialect<IsolationLevel>): Promise<T> {
     const outer = this.transactions.tx.queryRunner!;
     const level = this.isolations.get(outer) ?? DEFAULT_ISOLATION[this.dialect];
     if (isolation && isolation[this.dialect] !== level) throw new IsolationMismatch(level, isolation[this.dialect]);
-    try {
-      return await this.transactions.withTransaction(Propagation.Nested, work);
-    } catch (error) {
-      throw this.unavailableOr(error);
-    }
+    return this.transactions.withTransaction(Propagation.Nested, work);
   }
 
-  private send(sql: string, parameters: unknown[], affected: boolean, retry?: RetryOptions): Promise<unknown> {
+  /**
+   * A statement of a transaction fails as the driver failed (the transaction decides what follows);
+   * one on its own is run again as `retry` allows, and then fails with its error named.
+   */
+  private async send(sql: string, parameters: unknown[], affected: boolean, retry?: RetryOptions): Promise<unknown> {
     if (this.transactions.isTransactionActive()) {
       return this.run(this.transactions.tx.queryRunner!, sql, parameters, affected);
     }
-    return retry
-      ? withStatementRetry(() => this.run(undefined, sql, parameters, affected), retry)
-      : this.run(undefined, sql, parameters, affected);
+    try {
+      return await (retry
+        ? withStatementRetry(() => this.run(undefined, sql, parameters, affected), retry)
+        : this.run(undefined, sql, parameters, affected));
+    } catch (error) {
+      throw this.named(error);
+    }
   }
 
-  /** On the transaction's runner, or on one of its own that goes back to the pool after the statement. */
+  /** On the transaction's runner, or (outside one) on the pool or a runner of its own that goes back after the statement. */
   private async run(
     transaction: QueryRunner | undefined,
     sql: string,
     parameters: unknown[],
     affected: boolean,
   ): Promise<unknown> {
+    if (transaction === undefined) {
+      // Looked up on first use: the pool exists once the data source is initialized.
+      this.pooled ??= PooledStatements.of(this.dataSource) ?? null;
+      if (this.pooled) return this.pooled.run(sql, parameters, affected);
+    }
+    const runner = transaction ?? this.dataSource.createQueryRunner();
     try {
-      if (transaction === undefined) {
-        // Looked up on first use: the pool exists once the data source is initialized.
-        this.pooled ??= PooledStatements.of(this.dataSource) ?? null;
-        if (this.pooled) return await this.pooled.run(sql, parameters, affected);
-      }
-      const runner = transaction ?? this.dataSource.createQueryRunner();
-      try {
-        const result = await runner.query(sql, parameters, true);
-        return affected ? Number(result.affected ?? 0) : result.records;
-      } finally {
-        if (!transaction) await runner.release();
-      }
-    } catch (error) {
-      throw this.unavailableOr(error);
+      const result = await runner.query(sql, parameters, true);
+      return affected ? Number(result.affected ?? 0) : result.records;
+    } finally {
+      if (!transaction) await runner.release();
     }
   }
 
-  private unavailableOr(error: unknown): unknown {
-    return this.dataSource.isInitialized ? error : new CannotExecuteNotConnectedError();
+  /**
+   * A failure that says the database cannot serve now (unreachable, timed out, not ready, closed
+   * while shutting down: isDatabaseUnavailable) leaves as DatabaseUnavailable, the named 503 the
+   * exception filter answers like any HttpException, with the driver's error as its cause; any
+   * other failure leaves as it came. Once the data source is closed every failure is that one: the
+   * drivers then fail in ways of their own (a TypeError on SQLite).
+   */
+  private named(error: unknown): unknown {
+    if (error instanceof DatabaseUnavailable) return error;
+    return !this.dataSource.isInitialized || isDatabaseUnavailable(error) ? new DatabaseUnavailable(error) : error;
   }
 }

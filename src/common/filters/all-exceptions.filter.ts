@@ -1,9 +1,8 @@
 import { ArgumentsHost, Catch, ExceptionFilter, HttpException, Logger, NotFoundException } from '@nestjs/common';
 import { Request, Response } from 'express';
 import { STATUS_CODES } from 'node:http';
-import { isDatabaseUnavailable } from '../../database';
 import { loggedPath, redactTokens } from '../http/redact-tokens';
-import { DatabaseUnavailable, InternalError } from './server.errors';
+import { InternalError } from './server.errors';
 
 export interface ErrorBody {
   error: number;
@@ -31,8 +30,10 @@ export class AllExceptionsFilter implements ExceptionFilter {
     // Lines carry the request id, so they join the request's own log line, and write the path as it
     // does (no query, tokens redacted); the error's own text may quote the request too.
     if (body.error === 503) {
-      // Expected while the database is down: one line each, no stack, so the log stays readable.
-      const reason = String((exception as Error)?.message ?? exception);
+      // Expected while the database is down: one line each, no stack, so the log stays readable. The
+      // reason is the driver's, which DatabaseUnavailable carries as its cause.
+      const error = exception as Error | undefined;
+      const reason = String((error?.cause as Error | undefined)?.message ?? error?.message ?? exception);
       this.logger.warn({ requestId: request.id, msg: redactTokens(`${this.requestLine(request)} -> 503: ${reason}`) });
     } else if (body.error >= 500) {
       const stack = exception instanceof Error ? exception.stack : String(exception);
@@ -58,9 +59,6 @@ export class AllExceptionsFilter implements ExceptionFilter {
       const status = exception.getStatus();
       return { error: status, message: this.messageOf(exception, request) };
     }
-    // A closed data source (the service is shutting down) is as unavailable as an unreachable server:
-    // the repositories report it as TypeORM's not-connected error.
-    if (isDatabaseUnavailable(exception)) return bodyOf(new DatabaseUnavailable());
     // Errors raised by Express and its middleware carry their status (http-errors convention);
     // their own messages may quote the request, so only the standard reason phrase is used.
     const status = (exception as { status?: unknown } | null)?.status;

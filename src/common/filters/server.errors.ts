@@ -13,11 +13,15 @@ export class InternalError extends InternalServerErrorException {
   }
 }
 
-/** The database cannot be reached, or the data source is closed because the instance is shutting down. */
+/**
+ * The database cannot be reached or cannot serve now, or the data source is closed because the
+ * instance is shutting down: what the data-access API (src/database) throws for such a failure,
+ * with the driver's error as its `cause`, for the service log.
+ */
 export class DatabaseUnavailable extends ServiceUnavailableException {
   static readonly doc = errorDoc(new DatabaseUnavailable(), 'The database is unavailable; retry later');
 
-  constructor() {
-    super('The database is unavailable; try again shortly');
+  constructor(cause?: unknown) {
+    super('The database is unavailable; try again shortly', { cause });
   }
 }

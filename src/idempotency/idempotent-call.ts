@@ -23,7 +23,7 @@ export interface IdempotentCall {
  * that waits on something other than the database, such as a DNS lookup, holds no transaction open
  * (on SQLite, one open transaction holds every other write); the handler gets what it returns.
  */
-export async function runIdempotent<T, P = void>(
+export function runIdempotent<T, P = void>(
   idempotency: Pick<IdempotencyService, 'begin' | 'succeed' | 'failed'>,
   req: Request,
   route: IdempotentCall,
@@ -31,7 +31,19 @@ export async function runIdempotent<T, P = void>(
   prepare?: () => Promise<P>,
 ): Promise<T> {
   const header = req.headers['idempotency-key'];
-  if (header === undefined) return handler(prepare ? await prepare() : (undefined as P));
+  // Without the field, nothing on the way but this lookup: not even a promise of its own.
+  if (header === undefined) return prepare ? prepare().then(handler) : handler(undefined as P);
+  return underKey(idempotency, req, route, header, handler, prepare);
+}
+
+async function underKey<T, P>(
+  idempotency: Pick<IdempotencyService, 'begin' | 'succeed' | 'failed'>,
+  req: Request,
+  route: IdempotentCall,
+  header: string | string[],
+  handler: (prepared: P) => Promise<T>,
+  prepare?: () => Promise<P>,
+): Promise<T> {
   const key = parseIdempotencyKey(header);
   const fingerprint = requestFingerprint(req.method, req.path, req.body);
   const begun = await idempotency.begin({ owner: (req as AuthenticatedRequest).user.subject, key }, fingerprint, {

@@ -293,7 +293,8 @@ describe(PlantsController.name, () => {
     });
 
     it('answers a database outage with 503', async () => {
-      plantsService.create.mockRejectedValue({ driverError: { code: 'PROTOCOL_CONNECTION_LOST' } });
+      // What the data-access API throws for an outage.
+      plantsService.create.mockRejectedValue(new DatabaseUnavailable({ code: 'PROTOCOL_CONNECTION_LOST' }));
       const res = await postJson('{"id":7,"name":"Fern"}');
       expectError(res, 503, new DatabaseUnavailable().message);
     });
@@ -417,7 +418,7 @@ describe(PlantsController.name, () => {
 
     it('answers an outage during the token lookup with 503, not 401', async () => {
       tokensService.authenticate.mockRejectedValue(
-        Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' }),
+        new DatabaseUnavailable(Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' })),
       );
       const res = await http().get('/plants').set(bearer(WRITER_TOKEN));
       expectError(res, 503, new DatabaseUnavailable().message);

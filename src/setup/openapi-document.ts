@@ -1,4 +1,6 @@
 import { INestApplication } from '@nestjs/common';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { DocumentBuilder, OpenAPIObject, OperationObject, ResponseObject, SwaggerModule } from '@nestjs/swagger';
 import {
   AuthenticationRequired,
@@ -41,7 +43,7 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
         "(the client's own, if it sent one of 1 to 128 visible ASCII characters with nothing shaped like " +
         'a token), which the service logs.',
     )
-    .setVersion('1.0.0')
+    .setVersion(contractVersion())
     .setLicense('MIT', 'https://opensource.org/license/mit')
     // Relative: the instance that serves this document (docs/api.md, "Servers").
     .addServer('/', 'The Plant Store instance that serves this document')
@@ -65,6 +67,15 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
   // After the RateLimit fields: Node's HTTP layer answers these before the limit counts the request.
   withErrors(document, [{ errors: HTTP_LAYER_REFUSALS, reaches: () => true }]);
   return withWebhookEvents(document);
+}
+
+/**
+ * The contract's version is the service's: `version` in package.json, the one place it is written,
+ * moved with `npm version` (docs/development.md, "Releasing"). package.json is two folders up from
+ * this file in src/setup/ and in dist/setup/ alike, and ships in the image beside dist/.
+ */
+function contractVersion(): string {
+  return (JSON.parse(readFileSync(join(__dirname, '..', '..', 'package.json'), 'utf8')) as { version: string }).version;
 }
 
 const METHODS = ['get', 'put', 'post', 'delete', 'patch', 'head', 'options', 'trace'] as const;

@@ -3,6 +3,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { RELEASED_CONTRACT, checkContract } from '../scripts/check-contract';
 
+const ROOT = join(__dirname, '..');
+const readJson = (path: string) => JSON.parse(readFileSync(join(ROOT, path), 'utf8'));
+/** The versions a changelog has an entry for, and each one's date (or `Unreleased`). */
+function changelogEntries(path: string): Map<string, string> {
+  const headings = readFileSync(join(ROOT, path), 'utf8').matchAll(/^## \[([^\]]+)\] - (.+)$/gm);
+  return new Map([...headings].map(([, version, date]) => [version, date]));
+}
+
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- an OpenAPI document, changed by path
 type Document = Record<string, any>;
 
@@ -83,5 +91,21 @@ describe('the contract check against the last release', () => {
   it('passes the released contract under its own version or a later one', () => {
     expect(check(released.info.version).passed).toBe(true);
     expect(check(nextMinor).passed).toBe(true);
+  });
+});
+
+describe('the changelogs', () => {
+  const DATE = /^\d{4}-\d{2}-\d{2}$/;
+  const DATE_OR_UNRELEASED = /^(\d{4}-\d{2}-\d{2}|Unreleased)$/;
+
+  it("have an entry for the contract's version, and a dated one for the released contract", () => {
+    const entries = changelogEntries('CHANGELOG.md');
+    expect(entries.get(readJson('openapi.json').info.version)).toMatch(DATE_OR_UNRELEASED);
+    expect(entries.get(readJson('contract/openapi-released.json').info.version)).toMatch(DATE);
+  });
+
+  it("have an entry for the TypeScript client's version", () => {
+    const entries = changelogEntries('clients/typescript/CHANGELOG.md');
+    expect(entries.get(readJson('clients/typescript/package.json').version)).toMatch(DATE_OR_UNRELEASED);
   });
 });

@@ -15,6 +15,7 @@ import { UndecodablePath } from '../common/http/http.errors';
 import { RATE_LIMIT_FIELDS, addErrorResponses } from '../common/openapi/api-errors.decorator';
 import { ErrorDoc } from '../common/openapi/error-doc';
 import { ErrorDto } from '../common/openapi/error.dto';
+import { withDeprecations } from '../deprecation/deprecation-document';
 import { TooManyRequests } from '../rate-limit/rate-limit.errors';
 import { isRateLimited } from '../rate-limit/rate-limit.middleware';
 import {
@@ -64,6 +65,8 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
   });
   withErrors(document, ANSWERED_BY_THE_SERVICE);
   withRateLimitFields(document);
+  // Before Node's refusals, which come before the fields are set, like the RateLimit fields.
+  withDeprecations(document);
   // After the RateLimit fields: Node's HTTP layer answers these before the limit counts the request.
   withErrors(document, [{ errors: HTTP_LAYER_REFUSALS, reaches: () => true }]);
   return withWebhookEvents(document);

@@ -27,6 +27,7 @@ class DeprecatedExampleController {
   }
 }
 
+const ORIGIN = 'https://app.example.com';
 const FIELDS = {
   deprecation: '@1796083200',
   sunset: 'Wed, 30 Jun 2027 00:00:00 GMT',
@@ -41,7 +42,7 @@ describe('A deprecated operation', () => {
     // Two requests a minute, so that the route's 429 can be seen.
     t = await startTestApp(
       'sqlite',
-      { RATE_LIMIT_PER_MINUTE: '2' },
+      { RATE_LIMIT_PER_MINUTE: '2', CORS_ORIGINS: ORIGIN },
       { testControllers: [DeprecatedExampleController] },
     );
     await t.reset();
@@ -51,9 +52,11 @@ describe('A deprecated operation', () => {
 
   it('says so on every answer, refusals included, and only there', async () => {
     // A token this instance does not know yet counts against the address and its user alike.
-    const answered = await t.http().get('/deprecated-example').set(bearer(token)).expect(200);
+    const answered = await t.http().get('/deprecated-example').set(bearer(token)).set('Origin', ORIGIN).expect(200);
     expect(answered.body).toEqual({ answered: true });
     expect(answered.headers).toMatchObject(FIELDS);
+    // A browser application on another origin may read them.
+    expect(answered.headers['access-control-expose-headers']).toMatch(/\bDeprecation\b.*\bSunset\b/);
 
     // Another route, with the token now known (its user's second request).
     const other = await t.http().get('/plants').set(bearer(token)).expect(200);

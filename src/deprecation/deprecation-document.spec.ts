@@ -1,6 +1,6 @@
 import { HeaderObject, OpenAPIObject, ResponseObject } from '@nestjs/swagger';
 import { DEPRECATION_EXTENSION } from './deprecated.decorator';
-import { withDeprecations } from './deprecation-document';
+import { deprecationFieldNames, withDeprecations } from './deprecation-document';
 
 function document(): OpenAPIObject {
   return {
@@ -54,5 +54,12 @@ describe(withDeprecations.name, () => {
     const doc = document();
     withDeprecations(doc);
     expect(doc.paths['/old'].post).toEqual(document().paths['/old'].post);
+  });
+
+  it('lets a browser read Deprecation and Sunset once an operation is deprecated', () => {
+    const doc = document();
+    expect(deprecationFieldNames(doc)).toEqual([]);
+    withDeprecations(doc);
+    expect(deprecationFieldNames(doc)).toEqual(['Deprecation', 'Sunset']);
   });
 });

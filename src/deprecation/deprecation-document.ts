@@ -36,6 +36,17 @@ export function withDeprecations(document: OpenAPIObject): void {
   }
 }
 
+/**
+ * The fields a browser on another origin must be allowed to read (CORS) for the document's
+ * deprecated operations: none while nothing is deprecated.
+ */
+export function deprecationFieldNames(document: OpenAPIObject): string[] {
+  const deprecated = Object.values(document.paths).some((item) =>
+    METHODS.some((method) => (item[method] as OperationObject | undefined)?.deprecated),
+  );
+  return deprecated ? ['Deprecation', 'Sunset'] : [];
+}
+
 function documentedFields(notice: DeprecationNotice): Record<string, HeaderObject> {
   const fields = deprecationFields(notice);
   const exactly = (value: string) => ({ type: 'string' as const, enum: [value] });

@@ -1,7 +1,6 @@
 import { HeaderObject, OpenAPIObject, OperationObject, ResponseObject } from '@nestjs/swagger';
+import { operationsOf } from '../common/openapi/operations';
 import { DEPRECATION_EXTENSION, DeprecationNotice, deprecationFields } from './deprecated.decorator';
-
-const METHODS = ['get', 'put', 'post', 'delete', 'patch', 'head', 'options', 'trace'] as const;
 
 /**
  * Turns each @Deprecated() operation's notice into OpenAPI's own markers: `deprecated: true`, a
@@ -9,28 +8,26 @@ const METHODS = ['get', 'put', 'post', 'delete', 'patch', 'head', 'options', 'tr
  * each with its one value. The notice itself is not left in the document.
  */
 export function withDeprecations(document: OpenAPIObject): void {
-  for (const item of Object.values(document.paths)) {
-    for (const method of METHODS) {
-      const operation = item[method] as (OperationObject & { [DEPRECATION_EXTENSION]?: DeprecationNotice }) | undefined;
-      const notice = operation?.[DEPRECATION_EXTENSION];
-      if (!operation || !notice) continue;
-      delete operation[DEPRECATION_EXTENSION];
-      operation.deprecated = true;
-      const sentence =
-        `**Deprecated** from ${notice.since}; it may stop answering from ${notice.sunset}` +
-        (notice.link ? ` ([what to use instead](${notice.link})).` : '.');
-      operation.description = operation.description ? `${operation.description}\n\n${sentence}` : sentence;
-      const headers = documentedFields(notice);
-      for (const response of Object.values(operation.responses) as ResponseObject[]) {
-        const link = response.headers?.Link as HeaderObject | undefined;
-        response.headers = { ...response.headers, ...headers };
-        // An answer that has a Link of its own (a next page) carries both links.
-        if (link && headers.Link) {
-          response.headers.Link = {
-            ...link,
-            description: `${link.description ?? ''}\n\n${headers.Link.description}`.trim(),
-          };
-        }
+  for (const { operation } of operationsOf(document)) {
+    const noticed = operation as OperationObject & { [DEPRECATION_EXTENSION]?: DeprecationNotice };
+    const notice = noticed[DEPRECATION_EXTENSION];
+    if (!notice) continue;
+    delete noticed[DEPRECATION_EXTENSION];
+    operation.deprecated = true;
+    const sentence =
+      `**Deprecated** from ${notice.since}; it may stop answering from ${notice.sunset}` +
+      (notice.link ? ` ([what to use instead](${notice.link})).` : '.');
+    operation.description = operation.description ? `${operation.description}\n\n${sentence}` : sentence;
+    const headers = documentedFields(notice);
+    for (const response of Object.values(operation.responses) as ResponseObject[]) {
+      const link = response.headers?.Link as HeaderObject | undefined;
+      response.headers = { ...response.headers, ...headers };
+      // An answer with a Link of its own (a next page) has both, its route adding to the field.
+      if (link && headers.Link) {
+        response.headers.Link = {
+          ...link,
+          description: `${link.description ?? ''}\n\n${headers.Link.description}`.trim(),
+        };
       }
     }
   }
@@ -41,10 +38,8 @@ export function withDeprecations(document: OpenAPIObject): void {
  * deprecated operations: none while nothing is deprecated.
  */
 export function deprecationFieldNames(document: OpenAPIObject): string[] {
-  const deprecated = Object.values(document.paths).some((item) =>
-    METHODS.some((method) => (item[method] as OperationObject | undefined)?.deprecated),
-  );
-  return deprecated ? ['Deprecation', 'Sunset'] : [];
+  for (const { operation } of operationsOf(document)) if (operation.deprecated) return ['Deprecation', 'Sunset'];
+  return [];
 }
 
 function documentedFields(notice: DeprecationNotice): Record<string, HeaderObject> {

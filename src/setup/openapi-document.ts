@@ -15,6 +15,7 @@ import { UndecodablePath } from '../common/http/http.errors';
 import { RATE_LIMIT_FIELDS, addErrorResponses } from '../common/openapi/api-errors.decorator';
 import { ErrorDoc } from '../common/openapi/error-doc';
 import { ErrorDto } from '../common/openapi/error.dto';
+import { operationsOf } from '../common/openapi/operations';
 import { withDeprecations } from '../deprecation/deprecation-document';
 import { TooManyRequests } from '../rate-limit/rate-limit.errors';
 import { isRateLimited } from '../rate-limit/rate-limit.middleware';
@@ -79,20 +80,6 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
  */
 function contractVersion(): string {
   return (JSON.parse(readFileSync(join(__dirname, '..', '..', 'package.json'), 'utf8')) as { version: string }).version;
-}
-
-const METHODS = ['get', 'put', 'post', 'delete', 'patch', 'head', 'options', 'trace'] as const;
-
-/** Each operation of the document, with its method and path template. */
-function* operationsOf(
-  document: OpenAPIObject,
-): Generator<{ method: string; path: string; operation: OperationObject }> {
-  for (const [path, item] of Object.entries(document.paths)) {
-    for (const method of METHODS) {
-      const operation = item[method];
-      if (operation) yield { method: method.toUpperCase(), path, operation };
-    }
-  }
 }
 
 /** Failures that reach some operations whatever their routes declare, and which ones. */

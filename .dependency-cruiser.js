@@ -5,7 +5,7 @@
 //   everything per user needs).
 // - cross-cutting mechanisms, which every feature may use and which know no feature: common (the
 //   most basic, it imports nothing else of src/), config, secrets, idempotency, rate-limit,
-//   logging, metrics, tracing, lifecycle, and the service's own pages, docs and health.
+//   logging, metrics, tracing, lifecycle, deprecation, and the service's own pages, docs and health.
 // - database/: the data source, migrations and driver tweaks, with rules of their own; the rest of
 //   src/ reaches it through its one public entry (the data-access API and its error classes).
 // - the composition roots that wire them together: the files at the top of src/ and setup/.
@@ -13,7 +13,7 @@
 const SPEC = '\\.spec\\.ts$';
 const FEATURES = '^src/(plants|webhooks|auth)/';
 const CROSS_CUTTING =
-  '^src/(common|config|secrets|idempotency|rate-limit|logging|metrics|tracing|lifecycle|docs|health)/';
+  '^src/(common|config|secrets|idempotency|rate-limit|logging|metrics|tracing|lifecycle|docs|health|deprecation)/';
 const ROOTS = '^src/([^/]+\\.ts$|setup/)';
 // What a feature offers the rest of src/; everything else in its folder is its own business. Its
 // modules and the providers they export, what routes are declared with (decorators, DTOs), its

@@ -4,6 +4,8 @@ import { AuthModule } from './auth/auth.module';
 import { AppConfigModule } from './config/config.module';
 import { DatabaseMetricsModule } from './database/database-metrics';
 import { DatabaseModule } from './database/database.module';
+import { DeprecatedRoutes } from './deprecation/deprecated-routes';
+import { DeprecationModule } from './deprecation/deprecation.module';
 import { DocsModule } from './docs/docs.module';
 import { HealthModule } from './health/health.module';
 import { inOneLayer } from './common/http/in-one-layer';
@@ -33,10 +35,13 @@ import { WebhooksModule } from './webhooks/webhooks.module';
     PlantsModule,
     WebhooksModule,
     DocsModule,
+    DeprecationModule,
   ],
   providers: GLOBAL_PROVIDERS,
 })
 export class AppModule implements NestModule {
+  constructor(private readonly deprecatedRoutes: DeprecatedRoutes) {}
+
   /**
    * The application. `logOutput`: the log output main.ts made before Nest started; tests and scripts
    * leave it out, and the app makes its own from the configuration.
@@ -46,6 +51,9 @@ export class AppModule implements NestModule {
   }
 
   configure(consumer: MiddlewareConsumer): void {
+    // First, so that every answer of a deprecated route says so, a 429 included; mounted on those
+    // routes alone, and not at all while none is deprecated.
+    this.deprecatedRoutes.apply(consumer);
     // Mounted at '/', which Express matches as the prefix of every path, known or not; a wildcard
     // route ('*path') would be matched as a pattern, with its parameters decoded, on every request.
     // The rate limit comes before anything that costs: a token lookup, routing, the body. Every

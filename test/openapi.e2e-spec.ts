@@ -18,8 +18,9 @@ describe('OpenAPI document', () => {
     expect(served).toEqual(committed);
   });
 
-  it('is version 1.0.0 of the interface with the contract paths and schema names', () => {
-    expect(served.info.version).toBe('1.0.0');
+  it("is the service's version of the interface, with the contract paths and schema names", () => {
+    const { version } = JSON.parse(readFileSync(join(__dirname, '..', 'package.json'), 'utf8'));
+    expect(served.info.version).toBe(version);
     expect(Object.keys(served.paths).sort()).toEqual([
       '/health/live',
       '/health/ready',

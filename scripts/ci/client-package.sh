@@ -14,7 +14,7 @@ trap 'rm -rf "$work"' EXIT
 npm run build -w clients/typescript
 
 # Exactly these files, and nothing else: no sources, specs, scripts, tsbuildinfo or source maps.
-expected='README.md dist/index.d.mts dist/index.d.ts dist/index.js dist/index.mjs package.json'
+expected='CHANGELOG.md README.md dist/index.d.mts dist/index.d.ts dist/index.js dist/index.mjs package.json'
 listed=$(npm pack --dry-run --json --ignore-scripts -w clients/typescript |
   node -e 'const [p] = JSON.parse(require("fs").readFileSync(0, "utf8")); console.log(p.files.map((f) => f.path).sort().join(" "))')
 if [ "$listed" != "$expected" ]; then

@@ -4,6 +4,7 @@ import { OpenAPIObject } from '@nestjs/swagger';
 import type { Request } from 'express';
 import { documentedPathMatcher } from '../common/http/documented-paths';
 import { AppConfig } from '../config/configuration';
+import { deprecationFieldNames } from '../deprecation/deprecation-document';
 
 /** Headers a browser client may read from a cross-origin response. */
 const EXPOSED_HEADERS = [
@@ -27,7 +28,7 @@ export function setUpCors(
     origin: corsOrigins === '*' ? '*' : corsOrigins,
     methods: ['GET', 'POST', 'DELETE'],
     allowedHeaders: ['Authorization', 'Content-Type', 'X-Request-Id', 'Idempotency-Key'],
-    exposedHeaders: EXPOSED_HEADERS,
+    exposedHeaders: [...EXPOSED_HEADERS, ...deprecationFieldNames(document)],
     maxAge: 600,
   };
   // Preflights are answered for the API's own routes only; an OPTIONS elsewhere goes on to the

@@ -1,4 +1,6 @@
 import { INestApplication } from '@nestjs/common';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { DocumentBuilder, OpenAPIObject, OperationObject, ResponseObject, SwaggerModule } from '@nestjs/swagger';
 import {
   AuthenticationRequired,
@@ -15,6 +17,8 @@ import { ErrorDoc } from '../common/openapi/error-doc';
 import { ErrorDto } from '../common/openapi/error.dto';
 import { IDEMPOTENCY_KEY_HEADER } from '../idempotency/idempotency-key';
 import { REPLAYED_RESPONSE_HEADERS } from '../idempotency/idempotent.decorator';
+import { operationsOf } from '../common/openapi/operations';
+import { withDeprecations } from '../deprecation/deprecation-document';
 import { TooManyRequests } from '../rate-limit/rate-limit.errors';
 import { isRateLimited } from '../rate-limit/rate-limit.middleware';
 import {
@@ -43,7 +47,7 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
         "(the client's own, if it sent one of 1 to 128 visible ASCII characters with nothing shaped like " +
         'a token), which the service logs.',
     )
-    .setVersion('1.0.0')
+    .setVersion(contractVersion())
     .setLicense('MIT', 'https://opensource.org/license/mit')
     // Relative: the instance that serves this document (docs/api.md, "Servers").
     .addServer('/', 'The Plant Store instance that serves this document')
@@ -65,23 +69,20 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
   withErrors(document, ANSWERED_BY_THE_SERVICE);
   withReplayedHeader(document);
   withRateLimitFields(document);
+  // Before Node's refusals, which come before the fields are set, like the RateLimit fields.
+  withDeprecations(document);
   // After the RateLimit fields: Node's HTTP layer answers these before the limit counts the request.
   withErrors(document, [{ errors: HTTP_LAYER_REFUSALS, reaches: () => true }]);
   return withWebhookEvents(document);
 }
 
-const METHODS = ['get', 'put', 'post', 'delete', 'patch', 'head', 'options', 'trace'] as const;
-
-/** Each operation of the document, with its method and path template. */
-function* operationsOf(
-  document: OpenAPIObject,
-): Generator<{ method: string; path: string; operation: OperationObject }> {
-  for (const [path, item] of Object.entries(document.paths)) {
-    for (const method of METHODS) {
-      const operation = item[method];
-      if (operation) yield { method: method.toUpperCase(), path, operation };
-    }
-  }
+/**
+ * The contract's version is the service's: `version` in package.json, the one place it is written,
+ * moved with `npm version` (docs/development.md, "Releasing"). package.json is two folders up from
+ * this file in src/setup/ and in dist/setup/ alike, and ships in the image beside dist/.
+ */
+function contractVersion(): string {
+  return (JSON.parse(readFileSync(join(__dirname, '..', '..', 'package.json'), 'utf8')) as { version: string }).version;
 }
 
 /** Failures that reach some operations whatever their routes declare, and which ones. */

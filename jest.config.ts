@@ -28,7 +28,8 @@ const config: Config = {
       displayName: 'unit',
       testEnvironment: 'node',
       rootDir: '.',
-      testMatch: ['<rootDir>/src/**/*.spec.ts'],
+      // With the docs' generator and its checks (scripts/docs), which read the code as the unit specs do.
+      testMatch: ['<rootDir>/src/**/*.spec.ts', '<rootDir>/scripts/**/*.spec.ts'],
       testPathIgnorePatterns: ['/node_modules/', '\\.repository\\.spec\\.ts$'],
       transform,
       transformIgnorePatterns,

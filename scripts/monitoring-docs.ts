@@ -1,7 +1,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse } from 'yaml';
-import { markdownTable } from '../src/config/settings-docs';
+import { markdownTable } from './docs/fragments';
 
 /**
  * docs/operations.md's tables of the dashboard's panels and of the alerts, written from the

@@ -3,7 +3,9 @@ import { join } from 'node:path';
 import { parse } from 'yaml';
 import { mysqlConnection, testDatabases } from './utils/databases';
 import { AppConfig, CONFIG_VARIABLES, loadConfig } from '../src/config/configuration';
-import { CONFIGURATION_DOC, settingsTableOf } from '../src/config/settings-docs';
+import { statedFacts } from '../scripts/docs/fragments';
+
+const CONFIGURATION_DOC = 'docs/configuration.md';
 
 /**
  * The container files and the configuration docs, checked against the service's own configuration
@@ -417,7 +419,7 @@ describe('Dockerfile', () => {
 
 describe('configuration documentation', () => {
   const documentedVariables = (): string[] => {
-    const table = settingsTableOf(read(CONFIGURATION_DOC));
+    const table = statedFacts(read(CONFIGURATION_DOC)).find(({ name }) => name === 'settings')?.text ?? '';
     return [...table.matchAll(/^\|\s*`([A-Za-z_][A-Za-z0-9_]*)`\s*\|/gm)].map((match) => match[1]);
   };
   const envExample = (): [string, string][] =>

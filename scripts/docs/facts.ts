@@ -1,0 +1,36 @@
+import { join } from 'node:path';
+import { SETTINGS } from '../../src/config/configuration';
+import { Setting } from '../../src/config/settings';
+import { Fact, Facts } from './fragments';
+import { duration } from './readable';
+import { settingsTable } from './settings';
+
+export const ROOT = join(__dirname, '..', '..');
+
+/** A setting's default as prose states it: a duration in words, anything else as it is written. */
+function defaultInProse(name: string, setting: Setting<unknown>): string | undefined {
+  if (setting.default === undefined) return undefined;
+  const isDuration = /_MS$/.test(name) || /^\d+(ms|s|m|h|d)$/.test(setting.default);
+  return isDuration && typeof setting.defaultValue === 'number' ? duration(setting.defaultValue) : setting.default;
+}
+
+/** `default:NAME` for each setting with a default: what the docs mean by "(5 seconds by default)". */
+function settingDefaults(): Facts {
+  return Object.fromEntries(
+    Object.entries(SETTINGS).flatMap(([name, setting]): [string, Fact][] => {
+      const text = defaultInProse(name, setting);
+      return text === undefined ? [] : [[`default:${name}`, { text }]];
+    }),
+  );
+}
+
+/**
+ * Every fact the documents may state, by name, each read from the code that defines it (see
+ * scripts/docs/fragments.ts for the markers). A fact no document states is refused by the spec.
+ */
+export function facts(): Facts {
+  return {
+    settings: { block: true, text: settingsTable(SETTINGS) },
+    ...settingDefaults(),
+  };
+}

@@ -1,0 +1,33 @@
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { format, resolveConfig } from 'prettier';
+import { SETTINGS } from '../../src/config/configuration';
+import { ROOT, facts } from './facts';
+import { documents, withFacts } from './fragments';
+import { ENV_EXAMPLE, envExample } from './settings';
+
+/**
+ * `npm run docs`: rewrites every fact the documents state from the code (scripts/docs/facts.ts),
+ * and .env.example from the settings' declarations. A document whose facts changed is formatted
+ * again with Prettier, since a fact in a table changes how its columns align.
+ */
+async function main(): Promise<void> {
+  const known = facts();
+  const written: string[] = [];
+  for (const file of documents(ROOT)) {
+    const path = join(ROOT, file);
+    const before = readFileSync(path, 'utf8');
+    const after = withFacts(file, before, known);
+    if (after === before) continue;
+    writeFileSync(path, await format(after, { ...(await resolveConfig(path)), filepath: path }));
+    written.push(file);
+  }
+  const example = envExample(SETTINGS);
+  if (readFileSync(join(ROOT, ENV_EXAMPLE), 'utf8') !== example) {
+    writeFileSync(join(ROOT, ENV_EXAMPLE), example);
+    written.push(ENV_EXAMPLE);
+  }
+  process.stdout.write(written.length > 0 ? `Wrote ${written.join(', ')}\n` : 'Every fact is up to date\n');
+}
+
+void main();

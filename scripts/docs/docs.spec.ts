@@ -3,11 +3,16 @@ import { join } from 'node:path';
 import { SETTINGS } from '../../src/config/configuration';
 import { ROOT, facts } from './facts';
 import { DOCS_COMMAND, documents, staleFacts, statedFacts, withFacts } from './fragments';
+import { needsToken, routesOf } from './routes';
 import { ENV_EXAMPLE, envExample } from './settings';
 
 const read = (file: string): string => readFileSync(join(ROOT, file), 'utf8');
 const FACTS = facts();
 const DOCUMENTS = documents(ROOT);
+const ROUTES = routesOf(ROOT);
+
+/** Routes the docs name that are not the API's: the metrics listener's, on its own port. */
+const NOT_IN_THE_DOCUMENT = ['GET /metrics'];
 
 describe('facts stated in the docs', () => {
   it.each(DOCUMENTS)('%s states each fact as the code has it', (file) => {
@@ -31,5 +36,29 @@ describe('facts stated in the docs', () => {
     const stated = new Set(DOCUMENTS.flatMap((file) => statedFacts(read(file)).map(({ name }) => name)));
     const unstated = Object.keys(FACTS).filter((name) => !stated.has(name) && !name.startsWith('default:'));
     expect(unstated).toEqual([]);
+  });
+});
+
+describe('routes named in the docs', () => {
+  const template = (path: string) => new RegExp(`^${path.replace(/\{[^}]+\}/g, '[^/]+')}$`);
+  const documented = (method: string, path: string) =>
+    ROUTES.some((route) => route.method === method && template(route.path).test(path)) ||
+    NOT_IN_THE_DOCUMENT.includes(`${method} ${path}`);
+
+  it.each(DOCUMENTS)('%s names only routes of openapi.json', (file) => {
+    const named = [...read(file).matchAll(/`(GET|HEAD|POST|PUT|PATCH|DELETE|OPTIONS) (\/[^`\s?]*)/g)].map(
+      ([, method, path]) => `${method} ${path}`,
+    );
+    expect(named.filter((call) => !documented(...(call.split(' ') as [string, string])))).toEqual([]);
+  });
+
+  it("clients/typescript/README.md maps a client call to each of the API's routes", () => {
+    const readme = read('clients/typescript/README.md');
+    const mapped = new Set([...readme.matchAll(/^\| `[^`]+` +\| `([A-Z]+ \/[^`]*)`/gm)].map((match) => match[1]));
+    expect(
+      ROUTES.filter(needsToken)
+        .map(({ method, path }) => `${method} ${path}`)
+        .filter((call) => !mapped.has(call)),
+    ).toEqual([]);
   });
 });

@@ -1,8 +1,10 @@
 import { join } from 'node:path';
+import { SCOPE_NAMES } from '../../src/auth/scopes';
 import { SETTINGS } from '../../src/config/configuration';
 import { Setting } from '../../src/config/settings';
 import { Fact, Facts } from './fragments';
-import { duration } from './readable';
+import { code, duration, listed } from './readable';
+import { routesOf, routesSummary, routesTable } from './routes';
 import { settingsTable } from './settings';
 
 export const ROOT = join(__dirname, '..', '..');
@@ -28,9 +30,17 @@ function settingDefaults(): Facts {
  * Every fact the documents may state, by name, each read from the code that defines it (see
  * scripts/docs/fragments.ts for the markers). A fact no document states is refused by the spec.
  */
-export function facts(): Facts {
+export function facts(root = ROOT): Facts {
+  const routes = routesOf(root);
   return {
     settings: { block: true, text: settingsTable(SETTINGS) },
     ...settingDefaults(),
+    routes: { block: true, text: routesTable(routes) },
+    'routes:webhooks': {
+      block: true,
+      text: routesTable(routes.filter((route) => route.operation.tags?.includes('webhooks'))),
+    },
+    'routes-summary': { block: true, text: routesSummary(routes) },
+    scopes: { text: listed(SCOPE_NAMES.map(code)) },
   };
 }

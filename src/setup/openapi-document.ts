@@ -86,7 +86,7 @@ function contractVersion(): string {
 }
 
 /** Failures that reach some operations whatever their routes declare, and which ones. */
-interface ErrorRule {
+export interface ErrorRule {
   errors: readonly ErrorDoc[];
   reaches: (method: string, path: string, operation: OperationObject) => boolean;
 }
@@ -101,7 +101,7 @@ const needsToken = (operation: OperationObject) =>
  * database), and the router (a path parameter it cannot percent-decode). A route declares only its
  * own failures; test/documented-refusals.e2e-spec.ts sends each of these to every operation.
  */
-const ANSWERED_BY_THE_SERVICE: ErrorRule[] = [
+export const ANSWERED_BY_THE_SERVICE: readonly ErrorRule[] = [
   { errors: [InternalError.doc], reaches: () => true },
   { errors: [TooManyRequests.doc], reaches: (method, path) => isRateLimited(method, path) },
   {

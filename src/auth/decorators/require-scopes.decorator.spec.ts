@@ -1,6 +1,6 @@
 import { Reflector } from '@nestjs/core';
 import { ApiOperation, DECORATORS } from '@nestjs/swagger';
-import { REQUIRED_SCOPES_KEY, RequireScopes } from './require-scopes.decorator';
+import { REQUIRED_SCOPES_KEY, RequireScopes, SCOPES_EXTENSION } from './require-scopes.decorator';
 
 class Routes {
   @RequireScopes('plants:write')
@@ -34,6 +34,13 @@ describe(RequireScopes.name, () => {
       description: 'Writes a plant. Needs the scope plants:write.',
     });
     expect(operationOf(Routes.prototype.both).description).toBe('Needs the scopes plants:read, plants:write.');
+  });
+
+  it("lists the route's scopes in the operation's extension, for tools that read the document", () => {
+    const extensions = (handler: () => void) =>
+      reflector.get<Record<string, unknown>>(DECORATORS.API_EXTENSION, handler);
+    expect(extensions(Routes.prototype.write)).toEqual({ [SCOPES_EXTENSION]: ['plants:write'] });
+    expect(extensions(Routes.prototype.both)).toEqual({ [SCOPES_EXTENSION]: ['plants:read', 'plants:write'] });
   });
 
   it('refuses a route whose @ApiOperation it cannot complete', () => {

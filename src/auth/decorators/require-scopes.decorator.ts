@@ -1,12 +1,16 @@
 import { SetMetadata } from '@nestjs/common';
-import { DECORATORS } from '@nestjs/swagger';
+import { ApiExtension, DECORATORS } from '@nestjs/swagger';
 import { Scope } from '../scopes';
 
 export const REQUIRED_SCOPES_KEY = 'requiredScopes';
 
+/** The operation's scopes in the OpenAPI document, where tools (and the docs' tables) read them. */
+export const SCOPES_EXTENSION = 'x-required-scopes';
+
 /**
  * The scopes a token must carry for this route (or every route of a controller), checked by the
- * global bearer guard. On a route it also ends the operation's OpenAPI description with them, so
+ * global bearer guard. On a route it also lists them in the operation's SCOPES_EXTENSION and ends
+ * its OpenAPI description with them (a bearer requirement of OpenAPI 3.0 cannot carry scopes), so
  * it goes above the route's @ApiOperation (decorators apply from the bottom up); a route without
  * one is refused when the class is loaded, rather than documented without its scope.
  */
@@ -22,6 +26,7 @@ export function RequireScopes(...scopes: Scope[]): MethodDecorator & ClassDecora
     const needs = `Needs the scope${scopes.length > 1 ? 's' : ''} ${scopes.join(', ')}.`;
     const description = [operation.description, needs].filter(Boolean).join(' ');
     Reflect.defineMetadata(DECORATORS.API_OPERATION, { ...operation, description }, handler);
+    ApiExtension(SCOPES_EXTENSION, scopes)(target, key, descriptor);
     return requireScopes(target, key, descriptor);
   }) as MethodDecorator & ClassDecorator;
 }

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { Server } from 'node:http';
+import { BODY_LIMIT_BYTES } from '../src/common/json/json-body.errors';
 import { isRateLimited } from '../src/rate-limit/rate-limit.middleware';
 import { testDatabases } from './utils/databases';
 import { OPENAPI_PATH } from './utils/openapi-contract';
@@ -240,9 +241,9 @@ const SERVING: Refusal<Serving>[] = [
     send: ({ port, token }, op) => send(port, token, op, { authorization: [`Bearer ${JWT_SHAPED}`] }),
   },
   {
-    name: 'a body over 16 KiB',
+    name: 'a body over the cap',
     expects: withBody(413),
-    send: ({ port, token }, op) => send(port, token, op, { body: `{"name":"${'a'.repeat(17 * 1024)}"}` }),
+    send: ({ port, token }, op) => send(port, token, op, { body: `{"name":"${'a'.repeat(BODY_LIMIT_BYTES + 1024)}"}` }),
   },
   {
     name: 'a body that is not JSON',

@@ -1,6 +1,7 @@
 import { parse, parseNumberAndBigInt } from 'lossless-json';
 import { AddressInfo } from 'node:net';
 import request from 'supertest';
+import { BODY_LIMIT_BYTES, BodyTooLarge } from '../src/common/json/json-body.errors';
 import { PlantAlreadyExists } from '../src/plants/plants.errors';
 import { TestApp, bearer, exactJson, expectErrorBody, jsonText, startTestApp } from './utils/test-app';
 import { testDatabases } from './utils/databases';
@@ -189,22 +190,22 @@ describe.each(testDatabases())('Plants API on %s', (database) => {
       expect(res.body.message).toContain('id must be an integer');
     });
 
-    it('answers 413 for a body over 16 KiB, and accepts one just under', async () => {
+    it('answers 413 for a body over the cap, and accepts one just under', async () => {
       const padding = (n: number) => jsonText({ id: 1, name: 'x', tag: 'y'.repeat(n) });
       const over = await t
         .http()
         .post('/plants')
         .set(bearer(alice))
         .set('Content-Type', 'application/json')
-        .send(padding(16 * 1024));
+        .send(padding(BODY_LIMIT_BYTES));
       expectErrorBody(over, 413);
-      expect(over.body.message).toBe('Request body exceeds 16384 bytes');
+      expect(over.body.message).toBe(new BodyTooLarge().message);
       const under = await t
         .http()
         .post('/plants')
         .set(bearer(alice))
         .set('Content-Type', 'application/json')
-        .send(jsonText({ id: 1, name: 'x' }) + ' '.repeat(16 * 1024 - 40));
+        .send(jsonText({ id: 1, name: 'x' }) + ' '.repeat(BODY_LIMIT_BYTES - 40));
       expect(under.status).toBe(200);
     });
   });

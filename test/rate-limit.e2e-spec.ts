@@ -1,6 +1,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import request from 'supertest';
 import { CreateTokenInput, TokensService } from '../src/auth/tokens.service';
+import { BODY_LIMIT_BYTES } from '../src/common/json/json-body.errors';
 import { testDatabases } from './utils/databases';
 import { watchStatements } from './utils/statements';
 import { TestApp, bearer, expectErrorBody, startTestApp } from './utils/test-app';
@@ -218,11 +219,11 @@ describe.each(testDatabases())('Rate limits on %s', (database) => {
         t.http().get('/plants').set(bearer(real)),
         t.http().delete('/plants/1').set(bearer(randomToken())),
       ];
-      // Malformed, not JSON, over 16 KiB: each would be refused by the body reader (400, 415, 413).
+      // Malformed, not JSON, over the cap: each would be refused by the body reader (400, 415, 413).
       const withBody = [
         post('application/json', '{"id": 1, "name":'),
         post('text/plain', 'not json'),
-        post('application/json', `{"id":1,"name":"${'x'.repeat(20_000)}"}`),
+        post('application/json', `{"id":1,"name":"${'x'.repeat(BODY_LIMIT_BYTES)}"}`),
       ];
       for (const pending of withoutBody) expectLimited(await pending.set('X-Forwarded-For', address));
       for (const pending of withBody) expectLimited(await pending.set('X-Forwarded-For', address));

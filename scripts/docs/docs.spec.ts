@@ -19,11 +19,9 @@ describe('facts stated in the docs', () => {
     const document = read(file);
     expect(() => withFacts(file, document, FACTS)).not.toThrow();
     const stale = staleFacts(document, FACTS).map(({ name, stated, fact }) =>
-      stated.includes('\n')
-        ? `"${name}"`
-        : `"${name}" (says ${JSON.stringify(stated)}, the code ${JSON.stringify(fact)})`,
+      stated.includes('\n') ? `the fact "${name}" differs from the code` : `"${name}" says ${stated}, the code ${fact}`,
     );
-    if (stale.length > 0) throw new Error(`${file}: ${stale.join(', ')} differ from the code; run \`${DOCS_COMMAND}\``);
+    if (stale.length > 0) throw new Error(`${file}: ${stale.join('; ')}; run \`${DOCS_COMMAND}\``);
   });
 
   it(`${ENV_EXAMPLE} is what the settings declare`, () => {

@@ -1,9 +1,10 @@
 import { join } from 'node:path';
 import { SCOPE_NAMES } from '../../src/auth/scopes';
+import { BODY_LIMIT_BYTES } from '../../src/common/json/json-body.errors';
 import { SETTINGS } from '../../src/config/configuration';
 import { Setting } from '../../src/config/settings';
 import { Fact, Facts } from './fragments';
-import { code, duration, listed } from './readable';
+import { bytes, code, duration, listed } from './readable';
 import { routesOf, routesSummary, routesTable } from './routes';
 import { settingsTable } from './settings';
 
@@ -42,5 +43,7 @@ export function facts(root = ROOT): Facts {
     },
     'routes-summary': { block: true, text: routesSummary(routes) },
     scopes: { text: listed(SCOPE_NAMES.map(code)) },
+    'body-limit': { text: bytes(BODY_LIMIT_BYTES) },
+    'body-limit-bytes': { text: String(BODY_LIMIT_BYTES) },
   };
 }

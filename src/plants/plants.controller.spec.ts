@@ -21,7 +21,7 @@ import { PlantsService } from './plants.service';
 import { AuthenticationRequired, MissingScope } from '../auth/auth.errors';
 import { Scope } from '../auth/scopes';
 import { DatabaseUnavailable, InternalError } from '../common/filters/server.errors';
-import { BodyNotJson, BodyTooLarge } from '../common/json/json-body.errors';
+import { BODY_LIMIT_BYTES, BodyNotJson, BodyTooLarge } from '../common/json/json-body.errors';
 import { PlantAlreadyExists, PlantNotFound } from './plants.errors';
 
 const WRITER_TOKEN = `pst_${'W'.repeat(43)}`;
@@ -272,8 +272,8 @@ describe(PlantsController.name, () => {
       expect(res.text).toBe('{"id":3,"name":"Zipped"}');
     });
 
-    it('answers a body over 16 KiB with 413', async () => {
-      const res = await postJson(JSON.stringify({ id: 1, name: 'a', pad: 'x'.repeat(16 * 1024) }));
+    it('answers a body over the cap with 413', async () => {
+      const res = await postJson(JSON.stringify({ id: 1, name: 'a', pad: 'x'.repeat(BODY_LIMIT_BYTES) }));
       expectError(res, 413, new BodyTooLarge().message);
       expect(plantsService.create).not.toHaveBeenCalled();
     });

@@ -27,7 +27,7 @@ export class JsonBodyGuard implements CanActivate {
   }
 }
 
-/** Marks a route as taking a JSON body (documented: 413 over 16 KiB, 415 not JSON, 400 malformed). */
+/** Marks a route as taking a JSON body (documented: 413 over BODY_LIMIT_BYTES, 415 not JSON, 400 malformed). */
 export function TakesJsonBody(): MethodDecorator {
   return applyDecorators(
     UseGuards(JsonBodyGuard),

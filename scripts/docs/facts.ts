@@ -5,6 +5,7 @@ import { SETTINGS } from '../../src/config/configuration';
 import { Setting } from '../../src/config/settings';
 import { Fact, Facts } from './fragments';
 import { bytes, code, duration, listed } from './readable';
+import { retryScheduleFacts } from './retry-schedule';
 import { routesOf, routesSummary, routesTable } from './routes';
 import { settingsTable } from './settings';
 
@@ -45,5 +46,6 @@ export function facts(root = ROOT): Facts {
     scopes: { text: listed(SCOPE_NAMES.map(code)) },
     'body-limit': { text: bytes(BODY_LIMIT_BYTES) },
     'body-limit-bytes': { text: String(BODY_LIMIT_BYTES) },
+    ...retryScheduleFacts(),
   };
 }

@@ -24,9 +24,12 @@ export function bytes(n: number): string {
   return n % 1024 === 0 ? `${n / 1024} KiB` : `${n} bytes`;
 }
 
-/** 86_400_000 → `24 hours`, 5000 → `5 seconds`: a duration in prose, in its largest whole unit. */
+/**
+ * 5000 → `5 seconds`, 432_000_000 → `5 days`: a duration in prose, in its largest whole unit; but a
+ * day is `24 hours`, as people say it.
+ */
 export function duration(ms: number): string {
-  const unit = LONG_UNITS.find(([, size]) => ms >= size && ms % size === 0);
+  const unit = LONG_UNITS.find(([name, size]) => ms >= size * (name === 'day' ? 2 : 1) && ms % size === 0);
   if (!unit) return `${ms} ms`;
   const n = ms / unit[1];
   return `${n} ${unit[0]}${n === 1 ? '' : 's'}`;

@@ -6,6 +6,7 @@ import { AddressInfo } from 'node:net';
 import { Registry } from 'prom-client';
 import { Webhook } from 'standardwebhooks';
 import { loadConfig } from '../config/configuration';
+import { RETRY_JITTER } from '../config/env/webhooks';
 import { ShutdownState } from '../lifecycle/shutdown-state';
 import { MetricsService } from '../metrics/metrics.service';
 import { SecretBox } from '../secrets/secret-box';
@@ -35,20 +36,21 @@ describe(webhookId.name, () => {
 
 describe(retryDelayMs.name, () => {
   const schedule = [1000, 60_000];
+  const [low, high] = [1 - RETRY_JITTER, 1 + RETRY_JITTER];
 
-  it("waits the schedule's step for the attempts made, give or take a tenth", () => {
-    expect(retryDelayMs(schedule, 1, () => 0)).toBe(900);
+  it("waits the schedule's step for the attempts made, give or take RETRY_JITTER of it", () => {
+    expect(retryDelayMs(schedule, 1, () => 0)).toBeCloseTo(1000 * low, 6);
     expect(retryDelayMs(schedule, 1, () => 0.5)).toBe(1000);
-    expect(retryDelayMs(schedule, 1, () => 0.999_999)).toBeCloseTo(1100, 2);
-    expect(retryDelayMs(schedule, 2, () => 0)).toBe(54_000);
-    expect(retryDelayMs(schedule, 2, () => 0.999_999)).toBeCloseTo(66_000, 0);
+    expect(retryDelayMs(schedule, 1, () => 0.999_999)).toBeCloseTo(1000 * high, 2);
+    expect(retryDelayMs(schedule, 2, () => 0)).toBeCloseTo(60_000 * low, 6);
+    expect(retryDelayMs(schedule, 2, () => 0.999_999)).toBeCloseTo(60_000 * high, 0);
   });
 
-  it('stays within the tenth with the default random source', () => {
+  it('stays within the jitter with the default random source', () => {
     for (let i = 0; i < 200; i++) {
       const delay = retryDelayMs(schedule, 1)!;
-      expect(delay).toBeGreaterThanOrEqual(900);
-      expect(delay).toBeLessThanOrEqual(1100);
+      expect(delay).toBeGreaterThanOrEqual(1000 * low);
+      expect(delay).toBeLessThanOrEqual(1000 * high);
     }
   });
 
@@ -65,8 +67,8 @@ describe(outcomeOf.name, () => {
   function expectRetryDelay(outcome: AttemptOutcome, step: number): void {
     expect(outcome).toEqual(retryAfterFirst);
     const { delayMs } = outcome as { delayMs: number };
-    expect(delayMs).toBeGreaterThanOrEqual(step * 0.9);
-    expect(delayMs).toBeLessThanOrEqual(step * 1.1);
+    expect(delayMs).toBeGreaterThanOrEqual(step * (1 - RETRY_JITTER));
+    expect(delayMs).toBeLessThanOrEqual(step * (1 + RETRY_JITTER));
   }
 
   it.each([200, 201, 204, 299])('counts %i as delivered, even on the last attempt', (status) => {
@@ -262,10 +264,10 @@ describe(WebhookDispatcher.name, () => {
     expect(attempt).toEqual({ statusCode: status, error: null, durationMs: expect.any(Number) });
     expect(outcome).toEqual(expected);
     if (outcome.kind === 'retry') {
-      // The default schedule's first step, give or take 10%.
+      // The default schedule's first step, give or take the jitter.
       const [firstStep] = loadConfig({}).webhooks.retryScheduleMs;
-      expect(outcome.delayMs).toBeGreaterThanOrEqual(firstStep * 0.9);
-      expect(outcome.delayMs).toBeLessThanOrEqual(firstStep * 1.1);
+      expect(outcome.delayMs).toBeGreaterThanOrEqual(firstStep * (1 - RETRY_JITTER));
+      expect(outcome.delayMs).toBeLessThanOrEqual(firstStep * (1 + RETRY_JITTER));
     }
     await expect(counted()).resolves.toEqual([{ labels: { event: 'plant.deleted', result }, value: 1 }]);
     const disabled = (await registry.getSingleMetric('webhook_subscriptions_disabled_total')!.get()).values;

@@ -4,6 +4,7 @@ import { Counter, Histogram } from 'prom-client';
 import { randomUUID } from 'node:crypto';
 import { Webhook } from 'standardwebhooks';
 import { AppConfig, WebhooksConfig } from '../config/configuration';
+import { RETRY_JITTER } from '../config/env/webhooks';
 import { ShutdownState } from '../lifecycle/shutdown-state';
 import { MetricsService } from '../metrics/metrics.service';
 import { SecretsService } from '../secrets/secrets.service';
@@ -18,14 +19,14 @@ export function webhookId(deliveryId: bigint): string {
   return `msg_${deliveryId}`;
 }
 
-/** The wait before the next attempt: the schedule's step, give or take a tenth at random. */
+/** The wait before the next attempt: the schedule's step, give or take RETRY_JITTER of it. */
 export function retryDelayMs(
   schedule: readonly number[],
   attemptsMade: number,
   random = Math.random,
 ): number | undefined {
   const step = schedule[attemptsMade - 1];
-  return step === undefined ? undefined : step * (0.9 + 0.2 * random());
+  return step === undefined ? undefined : step * (1 - RETRY_JITTER + 2 * RETRY_JITTER * random());
 }
 
 /** What an attempt's result means for the delivery. */

@@ -1,6 +1,12 @@
 import { DURATION_UNIT_MS, parseDuration } from '../duration';
 import { SettingValues, duration, flag, integer, parsed } from '../settings';
 
+/** After the Standard Webhooks guidance. */
+const DEFAULT_RETRY_SCHEDULE = '5s,5m,30m,2h,5h,10h,10h';
+
+/** How far a retry's wait may stray from its step of WEBHOOK_RETRY_SCHEDULE, either way, at random. */
+export const RETRY_JITTER = 0.1;
+
 /** A comma-separated list of 1 to 20 durations of at most 7 days, each at least 1 ms. */
 function parseRetrySchedule(value: string): number[] | undefined {
   const delays = value
@@ -30,12 +36,9 @@ export const webhooksSettings = {
       'Key that seals the webhook signing secrets: 32 random bytes in base64 (`openssl rand -base64 32`), the same on every instance; a comma-separated list to rotate (the first seals, all open): a new key is added last on every instance before it is put first, then `plantstore secrets reseal`, then the old key is removed ([docs/webhooks.md](webhooks.md#rotating-the-key)). Unset: `/webhooks` answers 503 and the instance delivers nothing, except in development on the embedded database, which makes and keeps a development key beside the database file. Never echoed in an error. See [docs/webhooks.md](webhooks.md#signing-secrets).',
   }),
   WEBHOOK_RETRY_SCHEDULE: parsed(parseRetrySchedule, {
-    // After the Standard Webhooks guidance.
-    default: '5s,5m,30m,2h,5h,10h,10h',
-    message:
-      '$property must be 1 to 20 comma-separated durations of at most 7 days, such as 5s,5m,30m,2h,5h,10h,10h (units ms, s, m, h, d)',
-    description:
-      'Waits before the 2nd, 3rd, ... attempt of an event, each give or take 10%; after the last, the event is failed. 1 to 20 durations of at most 7 days (units `ms`, `s`, `m`, `h`, `d`).',
+    default: DEFAULT_RETRY_SCHEDULE,
+    message: `$property must be 1 to 20 comma-separated durations of at most 7 days, such as ${DEFAULT_RETRY_SCHEDULE} (units ms, s, m, h, d)`,
+    description: `Waits before the 2nd, 3rd, ... attempt of an event, each give or take ${RETRY_JITTER * 100}%; after the last, the event is failed. 1 to 20 durations of at most 7 days (units \`ms\`, \`s\`, \`m\`, \`h\`, \`d\`).`,
   }),
   WEBHOOK_DISABLE_AFTER: duration({
     default: '5d',

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { SETTINGS } from '../../src/config/configuration';
-import { ROOT, facts } from './facts';
+import { QUOTED_IN_CODE, ROOT, facts } from './facts';
 import { DOCS_COMMAND, documents, staleFacts, statedFacts, withFacts } from './fragments';
 import { needsToken, routesOf } from './routes';
 import { ENV_EXAMPLE, envExample } from './settings';
@@ -30,8 +30,20 @@ describe('facts stated in the docs', () => {
     }
   });
 
+  it.each(QUOTED_IN_CODE.map((quote) => [quote.file, quote.fact, quote]))(
+    '%s quotes %s in code as the code has it',
+    (file, fact, { pattern }) => {
+      const quoted = [...read(file).matchAll(pattern)].map((match) => match[1]);
+      expect(quoted.length).toBeGreaterThan(0);
+      expect({ file, fact, quoted }).toEqual({ file, fact, quoted: quoted.map(() => FACTS[fact].text) });
+    },
+  );
+
   it('has every fact stated somewhere, so none is kept for nothing', () => {
-    const stated = new Set(DOCUMENTS.flatMap((file) => statedFacts(read(file)).map(({ name }) => name)));
+    const stated = new Set([
+      ...DOCUMENTS.flatMap((file) => statedFacts(read(file)).map(({ name }) => name)),
+      ...QUOTED_IN_CODE.map(({ fact }) => fact),
+    ]);
     const unstated = Object.keys(FACTS).filter((name) => !stated.has(name) && !name.startsWith('default:'));
     expect(unstated).toEqual([]);
   });

@@ -3,6 +3,7 @@ import { SCOPE_NAMES } from '../../src/auth/scopes';
 import { BODY_LIMIT_BYTES } from '../../src/common/json/json-body.errors';
 import { SETTINGS } from '../../src/config/configuration';
 import { Setting } from '../../src/config/settings';
+import { RATE_LIMIT_WINDOW_MS } from '../../src/rate-limit/rate-limit.middleware';
 import { Fact, Facts } from './fragments';
 import { bytes, code, duration, listed } from './readable';
 import { retryScheduleFacts } from './retry-schedule';
@@ -46,6 +47,26 @@ export function facts(root = ROOT): Facts {
     scopes: { text: listed(SCOPE_NAMES.map(code)) },
     'body-limit': { text: bytes(BODY_LIMIT_BYTES) },
     'body-limit-bytes': { text: String(BODY_LIMIT_BYTES) },
+    'rate-limit-window-seconds': { text: String(RATE_LIMIT_WINDOW_MS / 1000) },
     ...retryScheduleFacts(),
   };
 }
+
+/**
+ * Facts inside code blocks, where no marker can go: every match of the pattern in the file must
+ * read, in its group, as the fact; and the pattern must match, so a rewording cannot hide it.
+ */
+export const QUOTED_IN_CODE: readonly { file: string; pattern: RegExp; fact: string }[] = [
+  { file: 'docs/api.md', pattern: /RateLimit-Policy: "default";q=(\d+)/g, fact: 'default:RATE_LIMIT_PER_MINUTE' },
+  { file: 'docs/api.md', pattern: /RateLimit-Policy: "default";q=\d+;w=(\d+)/g, fact: 'rate-limit-window-seconds' },
+  {
+    file: 'clients/typescript/README.md',
+    pattern: /response\.rateLimit; .*\blimit: (\d+)/g,
+    fact: 'default:RATE_LIMIT_PER_MINUTE',
+  },
+  {
+    file: 'clients/typescript/README.md',
+    pattern: /response\.rateLimit; .*\bwindowSeconds: (\d+)/g,
+    fact: 'rate-limit-window-seconds',
+  },
+];

@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { MetricsService } from '../src/metrics/metrics.service';
+import { MAX_SUBSCRIPTIONS_PER_OWNER } from '../src/webhooks/webhooks.errors';
 import { testDatabases } from './utils/databases';
 import { TestApp, bearer, exactJson, expectErrorBody, startTestApp } from './utils/test-app';
 import { waitFor } from './utils/wait-for';
@@ -243,8 +244,8 @@ describe.each(testDatabases())('Webhooks on %s', (database) => {
     expect(res.body.message).toMatch(message);
   });
 
-  it('allows at most 10 subscriptions per user', async () => {
-    for (let i = 0; i < 10; i++) await subscribe(`/many-${i}`, ['plant.created']);
+  it('refuses a subscription past the per-user limit with 409', async () => {
+    for (let i = 0; i < MAX_SUBSCRIPTIONS_PER_OWNER; i++) await subscribe(`/many-${i}`, ['plant.created']);
     const res = await t
       .http()
       .post('/webhooks')

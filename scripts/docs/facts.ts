@@ -1,11 +1,27 @@
 import { join } from 'node:path';
+import {
+  JWKS_COOLDOWN_MS,
+  JWT_CACHE_MAX_ENTRIES,
+  JWT_CLOCK_TOLERANCE_S,
+  PROVIDER_TIMEOUT_MS,
+} from '../../src/auth/oidc/jwt-verifier';
 import { SCOPE_NAMES } from '../../src/auth/scopes';
-import { BODY_LIMIT_BYTES } from '../../src/common/json/json-body.errors';
+import { REJECTED_CACHE_MAX_ENTRIES, TOKEN_CACHE_MAX_ENTRIES } from '../../src/auth/tokens.service';
+import { BODY_LIMIT_BYTES, MAX_JSON_DEPTH } from '../../src/common/json/json-body.errors';
 import { SETTINGS } from '../../src/config/configuration';
 import { Setting } from '../../src/config/settings';
+import { IN_FLIGHT_LEASE_MS, PURGE_BATCH, PURGE_MAX_BATCHES } from '../../src/idempotency/idempotency.service';
+import { PLANT_NAME_MAX_LENGTH, PLANT_TAG_MAX_LENGTH } from '../../src/plants/dto/create-plant.dto';
+import { INT32_MAX } from '../../src/plants/dto/list-plants-query.dto';
 import { RATE_LIMIT_WINDOW_MS } from '../../src/rate-limit/rate-limit.middleware';
+import { MAX_URL_LENGTH } from '../../src/webhooks/address-policy';
+import { WEBHOOK_DESCRIPTION_MAX_LENGTH } from '../../src/webhooks/dto/create-webhook.dto';
+import { RETENTION_MS } from '../../src/webhooks/webhook-dispatcher';
+import { MAX_RESPONSE_BODY_BYTES } from '../../src/webhooks/webhook-sender';
+import { MAX_SUBSCRIPTIONS_PER_OWNER } from '../../src/webhooks/webhooks.errors';
+import { RECENT_ATTEMPTS } from '../../src/webhooks/webhooks.service';
 import { Fact, Facts } from './fragments';
-import { bytes, code, duration, listed } from './readable';
+import { bytes, code, count, duration, listed, ordinal } from './readable';
 import { retryScheduleFacts } from './retry-schedule';
 import { routesOf, routesSummary, routesTable } from './routes';
 import { settingsTable } from './settings';
@@ -35,6 +51,7 @@ function settingDefaults(): Facts {
  */
 export function facts(root = ROOT): Facts {
   const routes = routesOf(root);
+  const text = (value: string | number): Fact => ({ text: String(value) });
   return {
     settings: { block: true, text: settingsTable(SETTINGS) },
     ...settingDefaults(),
@@ -44,10 +61,34 @@ export function facts(root = ROOT): Facts {
       text: routesTable(routes.filter((route) => route.operation.tags?.includes('webhooks'))),
     },
     'routes-summary': { block: true, text: routesSummary(routes) },
-    scopes: { text: listed(SCOPE_NAMES.map(code)) },
-    'body-limit': { text: bytes(BODY_LIMIT_BYTES) },
-    'body-limit-bytes': { text: String(BODY_LIMIT_BYTES) },
-    'rate-limit-window-seconds': { text: String(RATE_LIMIT_WINDOW_MS / 1000) },
+    scopes: text(listed(SCOPE_NAMES.map(code))),
+    // The request and its body.
+    'body-limit': text(bytes(BODY_LIMIT_BYTES)),
+    'body-limit-bytes': text(BODY_LIMIT_BYTES),
+    'json-depth': text(MAX_JSON_DEPTH),
+    'plant-name-max': text(PLANT_NAME_MAX_LENGTH),
+    'plant-tag-max': text(PLANT_TAG_MAX_LENGTH),
+    'page-limit-max': text(INT32_MAX),
+    'rate-limit-window-seconds': text(RATE_LIMIT_WINDOW_MS / 1000),
+    // Tokens, and an identity provider's.
+    'token-cache-entries': text(count(TOKEN_CACHE_MAX_ENTRIES)),
+    'rejected-token-cache-entries': text(count(REJECTED_CACHE_MAX_ENTRIES)),
+    'jwks-cooldown': text(duration(JWKS_COOLDOWN_MS)),
+    'provider-timeout': text(duration(PROVIDER_TIMEOUT_MS)),
+    'jwt-cache-entries': text(count(JWT_CACHE_MAX_ENTRIES)),
+    'jwt-clock-tolerance': text(duration(JWT_CLOCK_TOLERANCE_S * 1000)),
+    // Idempotency keys.
+    'idempotency-lease': text(duration(IN_FLIGHT_LEASE_MS)),
+    'idempotency-purge-batch': text(PURGE_BATCH),
+    'idempotency-purge-batches': text(PURGE_MAX_BATCHES),
+    // Webhooks.
+    'webhook-url-max': text(MAX_URL_LENGTH),
+    'webhook-description-max': text(WEBHOOK_DESCRIPTION_MAX_LENGTH),
+    'subscriptions-per-user': text(MAX_SUBSCRIPTIONS_PER_OWNER),
+    'subscription-past-limit': text(ordinal(MAX_SUBSCRIPTIONS_PER_OWNER + 1)),
+    'recent-attempts': text(RECENT_ATTEMPTS),
+    'delivery-retention': text(duration(RETENTION_MS)),
+    'response-body-limit': text(bytes(MAX_RESPONSE_BODY_BYTES)),
     ...retryScheduleFacts(),
   };
 }

@@ -25,6 +25,7 @@ import {
   WebhooksNotConfigured,
 } from './webhooks.errors';
 import { RECENT_ATTEMPTS, WebhooksService } from './webhooks.service';
+import { RETENTION_MS } from './webhook-dispatcher';
 import { WEBHOOK_EVENTS } from './events';
 
 const ID_PARAM = {
@@ -102,7 +103,7 @@ export class WebhooksController {
   @ApiOperation({
     operationId: 'listWebhookDeliveries',
     summary: 'Recent delivery attempts',
-    description: `The last ${RECENT_ATTEMPTS} attempts to deliver events to this subscription, newest first, kept for 7 days.`,
+    description: `The last ${RECENT_ATTEMPTS} attempts to deliver events to this subscription, newest first, kept for ${RETENTION_MS / 86_400_000} days.`,
   })
   @ApiParam(ID_PARAM)
   @ApiOkResponse({ type: WebhookAttemptDto, isArray: true, description: 'Recent attempts, newest first' })

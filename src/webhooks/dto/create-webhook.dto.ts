@@ -1,22 +1,26 @@
 import { ApiProperty, ApiPropertyOptional, ApiSchema } from '@nestjs/swagger';
 import { ArrayMaxSize, ArrayMinSize, IsArray, IsIn, IsOptional, IsString, MaxLength } from 'class-validator';
 import { IsText } from '../../common/validation/validators';
+import { MAX_URL_LENGTH } from '../address-policy';
 import { WEBHOOK_EVENTS, WebhookEvent } from '../events';
 import { listed } from './webhook-event.dto';
+
+/** The longest description, in characters (docs/api.md and docs/webhooks.md state it). */
+export const WEBHOOK_DESCRIPTION_MAX_LENGTH = 255;
 
 /** The request body of POST /webhooks. */
 @ApiSchema({ name: 'NewWebhook' })
 export class CreateWebhookDto {
   @ApiProperty({
     description:
-      'Where deliveries are POSTed: an https URL of at most 2048 characters whose host resolves only to ' +
+      `Where deliveries are POSTed: an https URL of at most ${MAX_URL_LENGTH} characters whose host resolves only to ` +
       'public addresses (loopback, private, link-local, CGNAT and cloud metadata addresses are refused, ' +
       'IPv6 included). Checked now and again before every attempt.',
-    maxLength: 2048,
+    maxLength: MAX_URL_LENGTH,
     example: 'https://hooks.example.com/plant-store',
   })
   @IsString()
-  @MaxLength(2048)
+  @MaxLength(MAX_URL_LENGTH)
   url: string;
 
   @ApiProperty({
@@ -34,12 +38,12 @@ export class CreateWebhookDto {
   events: WebhookEvent[];
 
   @ApiPropertyOptional({
-    description: 'A note for people: 1 to 255 characters',
+    description: `A note for people: 1 to ${WEBHOOK_DESCRIPTION_MAX_LENGTH} characters`,
     minLength: 1,
-    maxLength: 255,
+    maxLength: WEBHOOK_DESCRIPTION_MAX_LENGTH,
     example: 'Inventory sync',
   })
   @IsOptional()
-  @IsText(1, 255)
+  @IsText(1, WEBHOOK_DESCRIPTION_MAX_LENGTH)
   description?: string;
 }

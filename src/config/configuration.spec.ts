@@ -2,32 +2,38 @@ import express from 'express';
 import { DriverUtils } from 'typeorm/driver/DriverUtils.js';
 import { AppConfig, ConfigValidationError, SETTINGS, loadConfig, loadLogConfig } from './configuration';
 
+/** What a setting is when unset, as its declaration says: the spec checks how it is read, not its value. */
+const byDefault = <Name extends keyof typeof SETTINGS>(name: Name): (typeof SETTINGS)[Name]['defaultValue'] =>
+  SETTINGS[name].defaultValue;
+
+/** The configuration of an empty environment: each field from the setting it is read from. */
 const DEFAULTS: AppConfig = {
-  env: 'development',
+  env: byDefault('NODE_ENV'),
   host: undefined,
-  port: 3000,
-  database: { type: 'sqlite', path: 'data/plant-store.sqlite' },
-  databaseStartup: { timeoutMs: 60_000 },
-  plants: { maxPage: 1000, defaultPage: 1000 },
-  auth: { tokenCacheTtlMs: 5000 },
+  port: byDefault('PORT'),
+  database: { type: 'sqlite', path: byDefault('SQLITE_PATH') },
+  databaseStartup: { timeoutMs: byDefault('DB_STARTUP_TIMEOUT') },
+  plants: { maxPage: byDefault('PLANTS_MAX_PAGE'), defaultPage: byDefault('PLANTS_MAX_PAGE') },
+  auth: { tokenCacheTtlMs: byDefault('TOKEN_CACHE_TTL_MS') },
   oidc: null,
-  log: { level: 'info', pretty: true },
-  metrics: { port: 9464 },
-  rateLimit: { perMinute: 600, redisUrl: undefined },
-  http: { corsOrigins: null, trustProxy: false },
-  shutdown: { delayMs: 0, timeoutMs: 10_000 },
+  // LOG_FORMAT unset: pretty, since NODE_ENV is development by default.
+  log: { level: byDefault('LOG_LEVEL'), pretty: true },
+  metrics: { port: byDefault('METRICS_PORT') },
+  rateLimit: { perMinute: byDefault('RATE_LIMIT_PER_MINUTE'), redisUrl: undefined },
+  http: { corsOrigins: null, trustProxy: byDefault('TRUST_PROXY') },
+  shutdown: { delayMs: byDefault('SHUTDOWN_DELAY_MS'), timeoutMs: byDefault('SHUTDOWN_TIMEOUT_MS') },
   secrets: { keys: [] },
   webhooks: {
-    retryScheduleMs: [5000, 300_000, 1_800_000, 7_200_000, 18_000_000, 36_000_000, 36_000_000],
-    disableAfterMs: 432_000_000,
-    timeoutMs: 10_000,
-    allowHttp: false,
-    allowPrivate: false,
-    deliver: true,
-    pollIntervalMs: 1000,
-    concurrency: 128,
+    retryScheduleMs: byDefault('WEBHOOK_RETRY_SCHEDULE'),
+    disableAfterMs: byDefault('WEBHOOK_DISABLE_AFTER'),
+    timeoutMs: byDefault('WEBHOOK_TIMEOUT_MS'),
+    allowHttp: byDefault('WEBHOOK_ALLOW_HTTP'),
+    allowPrivate: byDefault('WEBHOOK_ALLOW_PRIVATE'),
+    deliver: byDefault('WEBHOOK_DELIVERY'),
+    pollIntervalMs: byDefault('WEBHOOK_POLL_INTERVAL_MS'),
+    concurrency: byDefault('WEBHOOK_CONCURRENCY'),
   },
-  idempotency: { ttlMs: 86_400_000 },
+  idempotency: { ttlMs: byDefault('IDEMPOTENCY_TTL') },
 };
 
 function configError(env: Record<string, unknown>): ConfigValidationError {
@@ -204,13 +210,17 @@ describe(loadConfig.name, () => {
     expect(loadConfig({ CORS_ORIGINS: '*' }).http.corsOrigins).toBe('*');
   });
 
+  const MYSQL_DEFAULTS = {
+    poolSize: byDefault('DB_POOL_SIZE'),
+    connectTimeoutMs: byDefault('DB_CONNECT_TIMEOUT_MS'),
+    queryTimeoutMs: byDefault('DB_QUERY_TIMEOUT_MS'),
+  };
+
   it('gives a MySQL URL the pool and timeout defaults', () => {
     expect(loadConfig({ DATABASE_URL: 'mysql://root@localhost/test' }).database).toEqual({
       type: 'mysql',
       url: 'mysql://root@localhost/test',
-      poolSize: 10,
-      connectTimeoutMs: 5000,
-      queryTimeoutMs: 5000,
+      ...MYSQL_DEFAULTS,
     });
   });
 
@@ -218,9 +228,7 @@ describe(loadConfig.name, () => {
     expect(loadConfig({ DATABASE_URL: 'mariadb://root@localhost:3306/test' }).database).toEqual({
       type: 'mariadb',
       url: 'mysql://root@localhost:3306/test',
-      poolSize: 10,
-      connectTimeoutMs: 5000,
-      queryTimeoutMs: 5000,
+      ...MYSQL_DEFAULTS,
     });
   });
 
@@ -236,7 +244,10 @@ describe(loadConfig.name, () => {
 
   it('gives a list page PLANTS_MAX_PAGE plants by default, unless PLANTS_DEFAULT_PAGE says otherwise', () => {
     expect(loadConfig({ PLANTS_MAX_PAGE: '30' }).plants).toEqual({ maxPage: 30, defaultPage: 30 });
-    expect(loadConfig({ PLANTS_DEFAULT_PAGE: '50' }).plants).toEqual({ maxPage: 1000, defaultPage: 50 });
+    expect(loadConfig({ PLANTS_DEFAULT_PAGE: '50' }).plants).toEqual({
+      maxPage: byDefault('PLANTS_MAX_PAGE'),
+      defaultPage: 50,
+    });
   });
 
   it.each(Object.entries(SETTINGS).filter(([, setting]) => setting.default !== undefined))(
@@ -345,8 +356,8 @@ describe(loadConfig.name, () => {
       expect(loadConfig({ OIDC_ISSUER: issuer, OIDC_AUDIENCE: 'plants' }).oidc).toEqual({
         issuer,
         audience: 'plants',
-        ownerClaim: 'sub',
-        jwksCacheMs: 600_000,
+        ownerClaim: byDefault('OIDC_OWNER_CLAIM'),
+        jwksCacheMs: byDefault('OIDC_JWKS_CACHE_MS'),
       });
     }
   });
@@ -458,7 +469,10 @@ describe(loadLogConfig.name, () => {
   });
 
   it('takes a wrong log setting as unset, keeping the others', () => {
-    expect(loadLogConfig({ NODE_ENV: 'production', LOG_LEVEL: 'verbose' })).toEqual({ level: 'info', pretty: false });
+    expect(loadLogConfig({ NODE_ENV: 'production', LOG_LEVEL: 'verbose' })).toEqual({
+      level: byDefault('LOG_LEVEL'),
+      pretty: false,
+    });
     expect(loadLogConfig({ NODE_ENV: 'staging', LOG_FORMAT: 'json', LOG_LEVEL: 'error' })).toEqual({
       level: 'error',
       pretty: false,

@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { PLANT_NAME_MAX_LENGTH, PLANT_TAG_MAX_LENGTH } from '../src/plants/dto/create-plant.dto';
 import { TestApp, startTestApp } from './utils/test-app';
 
 describe('OpenAPI document', () => {
@@ -47,8 +48,14 @@ describe('OpenAPI document', () => {
     expect(served.components.schemas.Error.required).toEqual(['error', 'message']);
     expect(served.components.schemas.Error.properties.error).toMatchObject({ type: 'integer', format: 'int32' });
     expect(served.components.schemas.NewPlant.properties.id).toMatchObject({ type: 'integer', format: 'int64' });
-    expect(served.components.schemas.NewPlant.properties.name).toMatchObject({ minLength: 1, maxLength: 255 });
-    expect(served.components.schemas.NewPlant.properties.tag).toMatchObject({ minLength: 1, maxLength: 64 });
+    expect(served.components.schemas.NewPlant.properties.name).toMatchObject({
+      minLength: 1,
+      maxLength: PLANT_NAME_MAX_LENGTH,
+    });
+    expect(served.components.schemas.NewPlant.properties.tag).toMatchObject({
+      minLength: 1,
+      maxLength: PLANT_TAG_MAX_LENGTH,
+    });
   });
 
   // What every call with a token can answer (test/documented-refusals.e2e-spec.ts provokes each).

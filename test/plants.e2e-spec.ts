@@ -2,6 +2,7 @@ import { parse, parseNumberAndBigInt } from 'lossless-json';
 import { AddressInfo } from 'node:net';
 import request from 'supertest';
 import { BODY_LIMIT_BYTES, BodyTooLarge } from '../src/common/json/json-body.errors';
+import { PLANT_NAME_MAX_LENGTH as NAME_MAX, PLANT_TAG_MAX_LENGTH as TAG_MAX } from '../src/plants/dto/create-plant.dto';
 import { PlantAlreadyExists } from '../src/plants/plants.errors';
 import { TestApp, bearer, exactJson, expectErrorBody, jsonText, startTestApp } from './utils/test-app';
 import { testDatabases } from './utils/databases';
@@ -83,11 +84,11 @@ describe.each(testDatabases())('Plants API on %s', (database) => {
       expect(plant.tag).toBe(name.slice(0, 4));
     });
 
-    it('counts characters, not bytes or UTF-16 units: 255 emoji fit, 256 do not', async () => {
-      expect((await create(alice, { id: 1, name: '🌿'.repeat(255), tag: '🌵'.repeat(64) })).status).toBe(200);
-      expect(exactJson<Plant[]>(await list(alice))[0].name).toBe('🌿'.repeat(255));
-      expectErrorBody(await create(alice, { id: 2, name: '🌿'.repeat(256) }), 400);
-      expectErrorBody(await create(alice, { id: 3, name: 'ok', tag: '🌵'.repeat(65) }), 400);
+    it('counts characters, not bytes or UTF-16 units: the longest name in emoji fits, one more does not', async () => {
+      expect((await create(alice, { id: 1, name: '🌿'.repeat(NAME_MAX), tag: '🌵'.repeat(TAG_MAX) })).status).toBe(200);
+      expect(exactJson<Plant[]>(await list(alice))[0].name).toBe('🌿'.repeat(NAME_MAX));
+      expectErrorBody(await create(alice, { id: 2, name: '🌿'.repeat(NAME_MAX + 1) }), 400);
+      expectErrorBody(await create(alice, { id: 3, name: 'ok', tag: '🌵'.repeat(TAG_MAX + 1) }), 400);
     });
 
     it('answers 409 for an id the user already holds and leaves the original untouched', async () => {
@@ -103,8 +104,8 @@ describe.each(testDatabases())('Plants API on %s', (database) => {
       ['an id above int64', { id: INT64_MAX + 1n, name: 'x' }, 'id must be an integer'],
       ['a missing name', { id: 1 }, 'name must be a string'],
       ['a blank name', { id: 1, name: ' \t\n ' }, 'name must not be blank'],
-      ['a name of 256 characters', { id: 1, name: 'a'.repeat(256) }, 'name must be from 1 to 255'],
-      ['a tag of 65 characters', { id: 1, name: 'x', tag: 't'.repeat(65) }, 'tag must be from 1 to 64'],
+      ['a name too long', { id: 1, name: 'a'.repeat(NAME_MAX + 1) }, `name must be from 1 to ${NAME_MAX}`],
+      ['a tag too long', { id: 1, name: 'x', tag: 't'.repeat(TAG_MAX + 1) }, `tag must be from 1 to ${TAG_MAX}`],
       ['a non-string tag', { id: 1, name: 'x', tag: ['a'] }, 'tag must be a string'],
       ['an unknown field', { id: 1, name: 'x', owner: 'bob' }, 'property owner should not exist'],
       ['an array body', [{ id: 1, name: 'x' }], 'Request body must be a JSON object'],
@@ -118,7 +119,7 @@ describe.each(testDatabases())('Plants API on %s', (database) => {
     it('names every problem of a body in one message', async () => {
       const res = await create(alice, { id: 'x', name: '', extra: true });
       expectErrorBody(res, 400);
-      expect(res.body.message).toMatch(/extra.*id must be an integer.*name must be from 1 to 255/);
+      expect(res.body.message).toMatch(new RegExp(`extra.*id must be an integer.*name must be from 1 to ${NAME_MAX}`));
     });
 
     it('answers 400 for a lone surrogate, which could not be stored as given', async () => {

@@ -1,13 +1,14 @@
 import fc from 'fast-check';
 import { isInteger, parse, stringify } from 'lossless-json';
+import { INT64_MAX, INT64_MIN } from '../src/common/int64';
+import { textProblem } from '../src/common/validation/validators';
+import { PLANT_NAME_MAX_LENGTH, PLANT_TAG_MAX_LENGTH } from '../src/plants/dto/create-plant.dto';
+import { INT32_MAX } from '../src/plants/dto/list-plants-query.dto';
 import { Plant } from '../src/plants/plant.entity';
 import { testDatabases } from './utils/databases';
 import { RawResponse, expectCleanError, listenOnLoopback, rawRequest } from './utils/raw-http';
 import { TestApp, bearer, startTestApp } from './utils/test-app';
 
-const INT64_MIN = -(2n ** 63n);
-const INT64_MAX = 2n ** 63n - 1n;
-const INT32_MAX = 2147483647;
 const MAX_PAGE = 25;
 /** Each property stays well under ~20 s on either database. */
 const RUNS = { numRuns: 200, interruptAfterTimeLimit: 20_000, markInterruptAsFailure: false } as const;
@@ -24,22 +25,20 @@ const exactInteger = (n: string) => (isInteger(n) ? BigInt(n) : Number(n));
 const readExact = (text: string): unknown => parse(text, undefined, exactInteger);
 const codePoints = (s: string) => [...s].length;
 
-/** The text rule of src/common/validation/validators.ts (IsText): well-formed, min..max code points, not blank. */
-const isText = (value: unknown, min: number, max: number) =>
-  typeof value === 'string' &&
-  value.isWellFormed() &&
-  codePoints(value) >= min &&
-  codePoints(value) <= max &&
-  /\S/u.test(value);
+/** The text rule of IsText (src/common/validation/validators.ts): well-formed, min..max code points, not blank. */
+const isText = (value: unknown, min: number, max: number) => textProblem(value, min, max) === null;
 
-/** The NewPlant rules of docs/api.md and src/plants/dto/create-plant.dto.ts, as an independent oracle. */
+/**
+ * The NewPlant rules, from the code that declares them (IsText's rule, the DTO's bounds): the
+ * properties below check that the service holds every body to them, whatever the body holds.
+ */
 function validNewPlant(value: unknown): value is PlantBody & { tag?: string | null } {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
   const body = value as Record<string, unknown>;
   if (!Object.keys(body).every((k) => k === 'id' || k === 'name' || k === 'tag')) return false;
   if (typeof body.id !== 'bigint' || body.id < INT64_MIN || body.id > INT64_MAX) return false;
-  if (!isText(body.name, 1, 255)) return false;
-  return body.tag === undefined || body.tag === null || isText(body.tag, 1, 64);
+  if (!isText(body.name, 1, PLANT_NAME_MAX_LENGTH)) return false;
+  return body.tag === undefined || body.tag === null || isText(body.tag, 1, PLANT_TAG_MAX_LENGTH);
 }
 
 /**
@@ -84,7 +83,11 @@ const text = (min: number, max: number) =>
     )
     .filter((s) => isText(s, min, max));
 const validPlant = fc.record(
-  { id: int64, name: text(1, 255), tag: fc.oneof(text(1, 64), fc.constant(null)) },
+  {
+    id: int64,
+    name: text(1, PLANT_NAME_MAX_LENGTH),
+    tag: fc.oneof(text(1, PLANT_TAG_MAX_LENGTH), fc.constant(null)),
+  },
   { requiredKeys: ['id', 'name'] },
 );
 const loneSurrogate = fc.integer({ min: 0xd800, max: 0xdfff }).map((c) => `a${String.fromCharCode(c)}`);
@@ -92,7 +95,7 @@ const anyText = fc.oneof(
   fc.string(),
   fc.string({ unit: 'binary', maxLength: 300 }),
   loneSurrogate,
-  fc.constantFrom('', ' ', '\t\n', 'x'.repeat(256), 't'.repeat(65)),
+  fc.constantFrom('', ' ', '\t\n', 'x'.repeat(PLANT_NAME_MAX_LENGTH + 1), 't'.repeat(PLANT_TAG_MAX_LENGTH + 1)),
 );
 /** Almost-plants: every field sometimes right, sometimes wrong, sometimes missing, sometimes extra. */
 const plantish = fc.record(
@@ -107,9 +110,15 @@ const plantish = fc.record(
       fc.boolean(),
       fc.jsonValue(),
     ),
-    name: fc.oneof(text(1, 255), anyText, fc.integer(), fc.constant(null), fc.array(fc.string(), { maxLength: 2 })),
+    name: fc.oneof(
+      text(1, PLANT_NAME_MAX_LENGTH),
+      anyText,
+      fc.integer(),
+      fc.constant(null),
+      fc.array(fc.string(), { maxLength: 2 }),
+    ),
     tag: fc.oneof(
-      text(1, 64),
+      text(1, PLANT_TAG_MAX_LENGTH),
       anyText,
       fc.constant(null),
       fc.integer(),

@@ -19,7 +19,8 @@ export function IsInt64(options?: ValidationOptions): PropertyDecorator {
   );
 }
 
-function textProblem(value: unknown, min: number, max: number): string | null {
+/** What is wrong with a text field of `min`..`max` characters, or null when nothing is (IsText's rule). */
+export function textProblem(value: unknown, min: number, max: number): string | null {
   if (typeof value !== 'string') return 'must be a string';
   if (!value.isWellFormed()) return 'must be valid Unicode text';
   // Length in characters (code points), as MySQL's utf8mb4 VARCHAR counts them.

@@ -24,6 +24,11 @@ describe('facts stated in the docs', () => {
     if (stale.length > 0) throw new Error(`${file}: ${stale.join('; ')}; run \`${DOCS_COMMAND}\``);
   });
 
+  // A merge's conflict left in a document reads as two versions of it, both checked as prose.
+  it.each(DOCUMENTS)('%s holds no conflict markers of a merge', (file) => {
+    expect(read(file).match(/^(<{7}|>{7}) .*$/gm) ?? []).toEqual([]);
+  });
+
   it(`${ENV_EXAMPLE} is what the settings declare`, () => {
     if (read(ENV_EXAMPLE) !== envExample(SETTINGS)) {
       throw new Error(`${ENV_EXAMPLE} differs from the settings' declarations; run \`${DOCS_COMMAND}\``);

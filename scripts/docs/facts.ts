@@ -21,6 +21,7 @@ import { MAX_RESPONSE_BODY_BYTES } from '../../src/webhooks/webhook-sender';
 import { MAX_SUBSCRIPTIONS_PER_OWNER } from '../../src/webhooks/webhooks.errors';
 import { RECENT_ATTEMPTS } from '../../src/webhooks/webhooks.service';
 import { Fact, Facts } from './fragments';
+import { alertsTable, panelsTable } from './monitoring';
 import { bytes, code, count, duration, listed, ordinal } from './readable';
 import { retryScheduleFacts } from './retry-schedule';
 import { routesOf, routesSummary, routesTable } from './routes';
@@ -62,6 +63,9 @@ export function facts(root = ROOT): Facts {
     },
     'routes-summary': { block: true, text: routesSummary(routes) },
     scopes: text(listed(SCOPE_NAMES.map(code))),
+    // The monitoring that ships in deploy/observability.
+    'dashboard-panels': { block: true, text: panelsTable() },
+    alerts: { block: true, text: alertsTable() },
     // The request and its body.
     'body-limit': text(bytes(BODY_LIMIT_BYTES)),
     'body-limit-bytes': text(BODY_LIMIT_BYTES),

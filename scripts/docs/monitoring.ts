@@ -1,15 +1,15 @@
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse } from 'yaml';
-import { markdownTable } from './docs/fragments';
+import { markdownTable } from './fragments';
 
 /**
- * docs/operations.md's tables of the dashboard's panels and of the alerts, written from the
- * dashboard's JSON and the rules file (`npm run monitoring:docs`); test/monitoring.e2e-spec.ts fails
- * when the committed document differs.
+ * The monitoring that ships in deploy/observability as the docs state it: docs/operations.md's
+ * tables of the dashboard's panels and of the alerts are facts (scripts/docs/facts.ts) read from
+ * the dashboard's JSON and the rules file; test/monitoring.e2e-spec.ts reads the same files.
  */
 
-const ROOT = join(__dirname, '..');
+const ROOT = join(__dirname, '..', '..');
 export const OPERATIONS_DOC = 'docs/operations.md';
 export const DASHBOARD = 'deploy/observability/grafana/dashboards/plant-store.json';
 export const RULES = 'deploy/observability/prometheus/plant-store.rules.yml';
@@ -51,17 +51,6 @@ export function rules(): Rule[] {
   return groups.flatMap((group) => group.rules);
 }
 
-const MARKERS = {
-  panels: [
-    `<!-- dashboard panels: written by \`npm run monitoring:docs\` from ${DASHBOARD}; edit there -->`,
-    '<!-- end of dashboard panels -->',
-  ],
-  alerts: [
-    `<!-- alerts: written by \`npm run monitoring:docs\` from ${RULES}; edit there -->`,
-    '<!-- end of alerts -->',
-  ],
-} as const;
-
 export function panelsTable(): string {
   let row = '';
   const rows: string[][] = [];
@@ -87,21 +76,4 @@ export function alertsTable(): string {
         `\`${rule.expr.trim().replace(/\s+/g, ' ')}\``,
       ]),
   );
-}
-
-function replaced(document: string, [start, end]: readonly [string, string], table: string): string {
-  const from = document.indexOf(start);
-  const to = document.indexOf(end);
-  if (from < 0 || to < from) throw new Error(`${OPERATIONS_DOC} lacks the markers ${start} ... ${end}`);
-  return `${document.slice(0, from + start.length)}\n\n${table}\n\n${document.slice(to)}`;
-}
-
-/** The document with both tables written between their markers. */
-export function withMonitoringTables(document: string): string {
-  return replaced(replaced(document, MARKERS.panels, panelsTable()), MARKERS.alerts, alertsTable());
-}
-
-if (require.main === module) {
-  writeFileSync(join(ROOT, OPERATIONS_DOC), withMonitoringTables(read(OPERATIONS_DOC)));
-  process.stdout.write(`Wrote the monitoring tables of ${OPERATIONS_DOC}\n`);
 }

@@ -16,7 +16,7 @@ import { INT32_MAX } from '../../src/plants/dto/list-plants-query.dto';
 import { RATE_LIMIT_WINDOW_MS } from '../../src/rate-limit/rate-limit.middleware';
 import { MAX_URL_LENGTH } from '../../src/webhooks/address-policy';
 import { WEBHOOK_DESCRIPTION_MAX_LENGTH } from '../../src/webhooks/dto/create-webhook.dto';
-import { RETENTION_MS } from '../../src/webhooks/webhook-dispatcher';
+import { PRUNE_EVERY_MS, RETENTION_MS } from '../../src/webhooks/webhook-dispatcher';
 import { MAX_RESPONSE_BODY_BYTES } from '../../src/webhooks/webhook-sender';
 import { MAX_SUBSCRIPTIONS_PER_OWNER } from '../../src/webhooks/webhooks.errors';
 import { RECENT_ATTEMPTS } from '../../src/webhooks/webhooks.service';
@@ -92,6 +92,7 @@ export function facts(root = ROOT): Facts {
     'subscription-past-limit': text(ordinal(MAX_SUBSCRIPTIONS_PER_OWNER + 1)),
     'recent-attempts': text(RECENT_ATTEMPTS),
     'delivery-retention': text(duration(RETENTION_MS)),
+    'delivery-prune-interval': text(duration(PRUNE_EVERY_MS)),
     'response-body-limit': text(bytes(MAX_RESPONSE_BODY_BYTES)),
     ...retryScheduleFacts(),
   };

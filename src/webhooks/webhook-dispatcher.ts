@@ -313,7 +313,8 @@ export class WebhookDispatcher implements OnApplicationBootstrap, BeforeApplicat
 
 /** Finished deliveries and attempts are kept this long for GET /webhooks/{id}/deliveries. */
 export const RETENTION_MS = 7 * 86_400_000;
-const PRUNE_EVERY_MS = 600_000;
+/** How often an instance deletes what RETENTION_MS no longer keeps. */
+export const PRUNE_EVERY_MS = 600_000;
 
 function describe(error: unknown): string {
   if (error instanceof Error) return (error as { code?: string }).code ?? error.message;

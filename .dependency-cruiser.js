@@ -19,7 +19,7 @@ const ROOTS = '^src/([^/]+\\.ts$|setup/)';
 // modules and the providers they export, what routes are declared with (decorators, DTOs), its
 // entities (for the data source), and auth's identity of the caller.
 const FEATURE_PUBLIC = [
-  '\\.(module|service|entity|errors)\\.ts$',
+  '\\.(module|service|entity|errors|limits)\\.ts$',
   '/(decorators|dto)/',
   '^src/auth/(principal|scopes|authorization|oidc/jwt-verifier)\\.ts$',
 ];

@@ -1,5 +1,5 @@
 import { brotliCompressSync, deflateSync, gzipSync } from 'node:zlib';
-import { BODY_LIMIT_BYTES as LIMIT } from '../src/common/json/json-body.errors';
+import { BODY_LIMIT_BYTES as LIMIT } from '../src/common/json/json-body.limits';
 import { Plant } from '../src/plants/plant.entity';
 import { testDatabases } from './utils/databases';
 import { RawResponse, expectCleanError, listenOnLoopback, rawRequest, rawSocketExchange } from './utils/raw-http';

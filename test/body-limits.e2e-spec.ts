@@ -1,6 +1,6 @@
 import { connect } from 'node:net';
 import { constants, createDeflate, createGzip, gzipSync } from 'node:zlib';
-import { LINGER_MAX_BYTES, LINGER_MAX_MS } from '../src/common/http/lingering-close';
+import { LINGER_MAX_BYTES, LINGER_MAX_MS } from '../src/common/http/http.limits';
 import { BodyTooLarge } from '../src/common/json/json-body.errors';
 import { testDatabases } from './utils/databases';
 import { expectCleanError, listenOnLoopback, rawRequest } from './utils/raw-http';

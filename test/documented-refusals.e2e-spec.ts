@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { Server } from 'node:http';
-import { BODY_LIMIT_BYTES } from '../src/common/json/json-body.errors';
+import { BODY_LIMIT_BYTES } from '../src/common/json/json-body.limits';
 import { isRateLimited } from '../src/rate-limit/rate-limit.middleware';
 import { testDatabases } from './utils/databases';
 import { OPENAPI_PATH } from './utils/openapi-contract';

@@ -5,7 +5,7 @@ import { QueryFailedError } from 'typeorm';
 import { IdempotencyService } from '../src/idempotency/idempotency.service';
 import { requestFingerprint } from '../src/idempotency/idempotency-key';
 import { PlantsRepository } from '../src/plants/plants.repository';
-import { MAX_SUBSCRIPTIONS_PER_OWNER } from '../src/webhooks/webhooks.errors';
+import { MAX_SUBSCRIPTIONS_PER_OWNER } from '../src/webhooks/webhooks.limits';
 import { PlantAlreadyExists } from '../src/plants/plants.errors';
 import { testDatabases } from './utils/databases';
 import { TestApp, bearer, exactJson, expectErrorBody, startTestApp } from './utils/test-app';

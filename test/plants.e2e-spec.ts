@@ -1,8 +1,9 @@
 import { parse, parseNumberAndBigInt } from 'lossless-json';
 import { AddressInfo } from 'node:net';
 import request from 'supertest';
-import { BODY_LIMIT_BYTES, BodyTooLarge } from '../src/common/json/json-body.errors';
-import { PLANT_NAME_MAX_LENGTH as NAME_MAX, PLANT_TAG_MAX_LENGTH as TAG_MAX } from '../src/plants/dto/create-plant.dto';
+import { BodyTooLarge } from '../src/common/json/json-body.errors';
+import { BODY_LIMIT_BYTES } from '../src/common/json/json-body.limits';
+import { PLANT_NAME_MAX_LENGTH as NAME_MAX, PLANT_TAG_MAX_LENGTH as TAG_MAX } from '../src/plants/plants.limits';
 import { PlantAlreadyExists } from '../src/plants/plants.errors';
 import { TestApp, bearer, exactJson, expectErrorBody, jsonText, startTestApp } from './utils/test-app';
 import { testDatabases } from './utils/databases';

@@ -1,7 +1,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import request from 'supertest';
 import { CreateTokenInput, TokensService } from '../src/auth/tokens.service';
-import { BODY_LIMIT_BYTES } from '../src/common/json/json-body.errors';
+import { BODY_LIMIT_BYTES } from '../src/common/json/json-body.limits';
 import { testDatabases } from './utils/databases';
 import { watchStatements } from './utils/statements';
 import { TestApp, bearer, expectErrorBody, startTestApp } from './utils/test-app';

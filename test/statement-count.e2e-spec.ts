@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import { TOKEN_CACHE_MAX_ENTRIES, TokensService } from '../src/auth/tokens.service';
+import { TokensService } from '../src/auth/tokens.service';
+import { TOKEN_CACHE_MAX_ENTRIES } from '../src/auth/auth.limits';
 import { testDatabases } from './utils/databases';
 import { watchStatements } from './utils/statements';
 import { TestApp, bearer, startTestApp } from './utils/test-app';

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { MetricsService } from '../src/metrics/metrics.service';
-import { MAX_SUBSCRIPTIONS_PER_OWNER } from '../src/webhooks/webhooks.errors';
+import { MAX_SUBSCRIPTIONS_PER_OWNER } from '../src/webhooks/webhooks.limits';
 import { testDatabases } from './utils/databases';
 import { TestApp, bearer, exactJson, expectErrorBody, startTestApp } from './utils/test-app';
 import { waitFor } from './utils/wait-for';

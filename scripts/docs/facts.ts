@@ -1,25 +1,21 @@
 import { join } from 'node:path';
-import {
-  JWKS_COOLDOWN_MS,
-  JWT_CACHE_MAX_ENTRIES,
-  JWT_CLOCK_TOLERANCE_S,
-  PROVIDER_TIMEOUT_MS,
-} from '../../src/auth/oidc/jwt-verifier';
+import { JWKS_COOLDOWN_MS, JWT_CLOCK_TOLERANCE_S, PROVIDER_TIMEOUT_MS } from '../../src/auth/oidc/jwt-verifier';
+import { JWT_CACHE_MAX_ENTRIES } from '../../src/auth/auth.limits';
 import { SCOPE_NAMES } from '../../src/auth/scopes';
-import { REJECTED_CACHE_MAX_ENTRIES, TOKEN_CACHE_MAX_ENTRIES } from '../../src/auth/tokens.service';
-import { BODY_LIMIT_BYTES, MAX_JSON_DEPTH } from '../../src/common/json/json-body.errors';
+import { REJECTED_CACHE_MAX_ENTRIES, TOKEN_CACHE_MAX_ENTRIES } from '../../src/auth/auth.limits';
+import { BODY_LIMIT_BYTES, MAX_JSON_DEPTH } from '../../src/common/json/json-body.limits';
 import { SETTINGS } from '../../src/config/configuration';
 import { Setting } from '../../src/config/settings';
-import { IN_FLIGHT_LEASE_MS, PURGE_BATCH, PURGE_MAX_BATCHES } from '../../src/idempotency/idempotency.service';
-import { PLANT_NAME_MAX_LENGTH, PLANT_TAG_MAX_LENGTH } from '../../src/plants/dto/create-plant.dto';
-import { INT32_MAX } from '../../src/plants/dto/list-plants-query.dto';
+import { IN_FLIGHT_LEASE_MS, PURGE_BATCH, PURGE_MAX_BATCHES } from '../../src/idempotency/idempotency.limits';
+import { PLANT_NAME_MAX_LENGTH, PLANT_TAG_MAX_LENGTH } from '../../src/plants/plants.limits';
+import { INT32_MAX } from '../../src/plants/plants.limits';
 import { RATE_LIMIT_WINDOW_MS } from '../../src/rate-limit/rate-limit.middleware';
-import { MAX_URL_LENGTH } from '../../src/webhooks/address-policy';
-import { WEBHOOK_DESCRIPTION_MAX_LENGTH } from '../../src/webhooks/dto/create-webhook.dto';
-import { PRUNE_EVERY_MS, RETENTION_MS } from '../../src/webhooks/webhook-dispatcher';
-import { MAX_RESPONSE_BODY_BYTES } from '../../src/webhooks/webhook-sender';
-import { MAX_SUBSCRIPTIONS_PER_OWNER } from '../../src/webhooks/webhooks.errors';
-import { RECENT_ATTEMPTS } from '../../src/webhooks/webhooks.service';
+import { MAX_URL_LENGTH } from '../../src/webhooks/webhooks.limits';
+import { WEBHOOK_DESCRIPTION_MAX_LENGTH } from '../../src/webhooks/webhooks.limits';
+import { PRUNE_EVERY_MS, RETENTION_MS } from '../../src/webhooks/webhooks.limits';
+import { MAX_RESPONSE_BODY_BYTES } from '../../src/webhooks/webhooks.limits';
+import { MAX_SUBSCRIPTIONS_PER_OWNER } from '../../src/webhooks/webhooks.limits';
+import { RECENT_ATTEMPTS } from '../../src/webhooks/webhooks.limits';
 import { Fact, Facts } from './fragments';
 import { alertsTable, panelsTable } from './monitoring';
 import { bytes, code, count, duration, listed, ordinal } from './readable';

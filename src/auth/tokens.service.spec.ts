@@ -2,14 +2,8 @@ import { ConfigService } from '@nestjs/config';
 import { Test } from '@nestjs/testing';
 import { createHash } from 'node:crypto';
 import { ApiToken } from './api-token.entity';
-import {
-  LAST_USED_RESOLUTION_MS,
-  REJECTED_CACHE_MAX_ENTRIES,
-  TOKEN_CACHE_MAX_ENTRIES,
-  TokenInputError,
-  TokensService,
-  tokenStatus,
-} from './tokens.service';
+import { LAST_USED_RESOLUTION_MS, TokenInputError, TokensService, tokenStatus } from './tokens.service';
+import { REJECTED_CACHE_MAX_ENTRIES, TOKEN_CACHE_MAX_ENTRIES } from './auth.limits';
 import { SCOPE_NAMES } from './scopes';
 import { TokensRepository } from './tokens.repository';
 

@@ -7,21 +7,13 @@ import { Principal } from './principal';
 import { SCOPE_NAMES, Scope } from './scopes';
 import { generateTokenSecret, hashTokenSecret, looksLikeTokenSecret, TOKEN_PREFIX } from './token-secret';
 import { TokensRepository } from './tokens.repository';
+import { REJECTED_CACHE_MAX_ENTRIES, TOKEN_CACHE_MAX_ENTRIES } from './auth.limits';
 
 /** User ids: printable ASCII without spaces, so they read the same in logs, URLs and shells. */
 export const SUBJECT_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._@:+|-]{0,127}$/;
 
 /** `last_used_at` is written at most this often per token, not on every request. */
 export const LAST_USED_RESOLUTION_MS = 60_000;
-
-/** Most valid token lookups remembered at once; the oldest is dropped first. */
-export const TOKEN_CACHE_MAX_ENTRIES = 10_000;
-
-/**
- * Most refused secrets (unknown, expired, revoked) remembered at once, apart from the valid ones:
- * a flood of made-up tokens can only push out other made-up tokens, never a real one.
- */
-export const REJECTED_CACHE_MAX_ENTRIES = 1_000;
 
 interface CachedLookup {
   principal: Principal;

@@ -7,7 +7,8 @@ import { SecretsService } from '../secrets/secrets.service';
 import { MOMENTARY } from './final-answer';
 import { IdempotencyKeyInFlight, IdempotencyKeyReused, IdempotentAnswerUnavailable } from './idempotency.errors';
 import { IdempotencyRepository, KeyRow } from './idempotency.repository';
-import { HeldKey, IN_FLIGHT_LEASE_MS, IdempotencyService, PURGE_BATCH, PURGE_INTERVAL_MS } from './idempotency.service';
+import { HeldKey, IdempotencyService } from './idempotency.service';
+import { IN_FLIGHT_LEASE_MS, PURGE_BATCH, PURGE_INTERVAL_MS } from './idempotency.limits';
 
 const KEY = Buffer.alloc(32, 7);
 

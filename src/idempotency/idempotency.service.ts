@@ -12,17 +12,7 @@ import { isFinalRefusal } from './final-answer';
 import { IdempotencyKeyInFlight, IdempotencyKeyReused, IdempotentAnswerUnavailable } from './idempotency.errors';
 import { IdempotencyRepository, KeyRef } from './idempotency.repository';
 import { SEALED_ANSWER } from './sealed-answers';
-
-/**
- * How long a request holds its key before another may take it over: longer than any request runs
- * (a webhook's address check is bounded by WEBHOOK_TIMEOUT_MS, statements by the DB timeouts), so it
- * only runs out when the instance died or lost the database mid-request.
- */
-export const IN_FLIGHT_LEASE_MS = 30_000;
-/** An instance deletes expired keys at most this often, in batches, while keyed requests arrive. */
-export const PURGE_INTERVAL_MS = 60_000;
-export const PURGE_BATCH = 1000;
-export const PURGE_MAX_BATCHES = 10;
+import { IN_FLIGHT_LEASE_MS, PURGE_BATCH, PURGE_INTERVAL_MS, PURGE_MAX_BATCHES } from './idempotency.limits';
 
 export interface IdempotentRoute {
   /** The status of a success on this route (its @HttpCode). */

@@ -11,17 +11,15 @@ import { Principal } from '../auth/principal';
 import { TokensService } from '../auth/tokens.service';
 import { writeJsonExactly } from '../common/json/exact-json';
 import { IdempotencyService } from '../idempotency/idempotency.service';
-import {
-  CreatePlantDto,
-  PLANT_NAME_MAX_LENGTH as NAME_MAX,
-  PLANT_TAG_MAX_LENGTH as TAG_MAX,
-} from './dto/create-plant.dto';
+import { CreatePlantDto } from './dto/create-plant.dto';
+import { PLANT_NAME_MAX_LENGTH as NAME_MAX, PLANT_TAG_MAX_LENGTH as TAG_MAX } from './plants.limits';
 import { PlantsController } from './plants.controller';
 import { PlantsService } from './plants.service';
 import { AuthenticationRequired, MissingScope } from '../auth/auth.errors';
 import { Scope } from '../auth/scopes';
 import { DatabaseUnavailable, InternalError } from '../common/filters/server.errors';
-import { BODY_LIMIT_BYTES, BodyNotJson, BodyTooLarge } from '../common/json/json-body.errors';
+import { BodyNotJson, BodyTooLarge } from '../common/json/json-body.errors';
+import { BODY_LIMIT_BYTES } from '../common/json/json-body.limits';
 import { PlantAlreadyExists, PlantNotFound } from './plants.errors';
 
 const WRITER_TOKEN = `pst_${'W'.repeat(43)}`;

@@ -1,5 +1,6 @@
 import { promises as dns } from 'node:dns';
 import { BlockList, isIP } from 'node:net';
+import { MAX_URL_LENGTH } from './webhooks.limits';
 
 /**
  * Webhook URLs are chosen by customers and called from inside our network, so without these checks
@@ -29,8 +30,6 @@ export class UnresolvedHostError extends RefusedUrlError {
     );
   }
 }
-
-export const MAX_URL_LENGTH = 2048;
 
 /** Checks the syntax only; whether the host may be contacted is decided by resolveWebhookAddress. */
 export function parseWebhookUrl(raw: string, policy: AddressPolicy): URL {

@@ -13,7 +13,8 @@ import { SecretBox } from '../secrets/secret-box';
 import { SecretsService } from '../secrets/secrets.service';
 import { PUBLIC_IDS_PER_ROUND } from './previous-release';
 import { newSigningSecret } from './signing-secret';
-import { RETENTION_MS, WebhookDispatcher, outcomeOf, retryDelayMs, webhookId } from './webhook-dispatcher';
+import { WebhookDispatcher, outcomeOf, retryDelayMs, webhookId } from './webhook-dispatcher';
+import { RETENTION_MS } from './webhooks.limits';
 import {
   AttemptOutcome,
   AttemptRecord,

@@ -13,6 +13,7 @@ import { deliveryBody } from './events';
 import { PUBLIC_IDS_PER_ROUND } from './previous-release';
 import { AttemptResult, closeIdleConnections, sendWebhook } from './webhook-sender';
 import { AttemptOutcome, ClaimedDelivery, FinishedAttempt, WebhooksRepository } from './webhooks.repository';
+import { PRUNE_EVERY_MS, RETENTION_MS } from './webhooks.limits';
 
 /** What the receiver sees as `webhook-id`: the same on every attempt of one delivery. */
 export function webhookId(deliveryId: bigint): string {
@@ -310,11 +311,6 @@ export class WebhookDispatcher implements OnApplicationBootstrap, BeforeApplicat
     else this.logger.warn({ ...fields, msg: message });
   }
 }
-
-/** Finished deliveries and attempts are kept this long for GET /webhooks/{id}/deliveries. */
-export const RETENTION_MS = 7 * 86_400_000;
-/** How often an instance deletes what RETENTION_MS no longer keeps. */
-export const PRUNE_EVERY_MS = 600_000;
 
 function describe(error: unknown): string {
   if (error instanceof Error) return (error as { code?: string }).code ?? error.message;

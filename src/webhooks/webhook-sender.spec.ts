@@ -1,7 +1,8 @@
 import { createServer, IncomingMessage, IncomingHttpHeaders, ServerResponse } from 'node:http';
 import { AddressInfo, createServer as createTcpServer, Server, Socket } from 'node:net';
 import { CheckedAddress } from './address-policy';
-import { AttemptResult, MAX_RESPONSE_BODY_BYTES, sendWebhook, USER_AGENT, WebhookRequest } from './webhook-sender';
+import { AttemptResult, sendWebhook, USER_AGENT, WebhookRequest } from './webhook-sender';
+import { MAX_RESPONSE_BODY_BYTES } from './webhooks.limits';
 
 const loopback: CheckedAddress = { address: '127.0.0.1', family: 4 };
 

@@ -3,11 +3,9 @@ import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import { isIP } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import { CheckedAddress } from './address-policy';
+import { MAX_RESPONSE_BODY_BYTES } from './webhooks.limits';
 
 export const USER_AGENT = 'plant-store-webhooks/1';
-
-/** Receivers answer with a status; a body past this is not worth the bandwidth. */
-export const MAX_RESPONSE_BODY_BYTES = 64 * 1024;
 
 /**
  * One delivery attempt: `status` when a response arrived (whatever the status), otherwise

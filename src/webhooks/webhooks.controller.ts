@@ -18,14 +18,11 @@ import { InvalidRequest } from '../common/validation/validation.errors';
 import { Idempotent } from '../idempotency/idempotent.decorator';
 import { CreateWebhookDto } from './dto/create-webhook.dto';
 import { CreatedWebhookDto, WebhookAttemptDto, WebhookDto } from './dto/webhook.dto';
-import {
-  MAX_SUBSCRIPTIONS_PER_OWNER,
-  TooManySubscriptions,
-  WebhookNotFound,
-  WebhooksNotConfigured,
-} from './webhooks.errors';
-import { RECENT_ATTEMPTS, WebhooksService } from './webhooks.service';
-import { RETENTION_MS } from './webhook-dispatcher';
+import { TooManySubscriptions, WebhookNotFound, WebhooksNotConfigured } from './webhooks.errors';
+import { MAX_SUBSCRIPTIONS_PER_OWNER } from './webhooks.limits';
+import { WebhooksService } from './webhooks.service';
+import { RECENT_ATTEMPTS } from './webhooks.limits';
+import { RETENTION_MS } from './webhooks.limits';
 import { WEBHOOK_EVENTS } from './events';
 
 const ID_PARAM = {

@@ -2,9 +2,7 @@ import { BadRequestException, ConflictException, NotFoundException, ServiceUnava
 import { errorDoc } from '../common/openapi/error-doc';
 import { MOMENTARY } from '../idempotency/final-answer';
 import { UnresolvedHostError } from './address-policy';
-
-/** Each event of a plant change is recorded once per subscription: the bound keeps that fan-out small. */
-export const MAX_SUBSCRIPTIONS_PER_OWNER = 10;
+import { MAX_SUBSCRIPTIONS_PER_OWNER } from './webhooks.limits';
 
 export class TooManySubscriptions extends ConflictException {
   static readonly doc = errorDoc(

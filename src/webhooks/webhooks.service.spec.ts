@@ -9,13 +9,10 @@ import { SecretBox } from '../secrets/secret-box';
 import { SecretsService } from '../secrets/secrets.service';
 import { CreateWebhookDto } from './dto/create-webhook.dto';
 import { AttemptRow, NewSubscription, SubscriptionRow, WebhooksRepository } from './webhooks.repository';
-import {
-  MAX_SUBSCRIPTIONS_PER_OWNER,
-  TooManySubscriptions,
-  WebhookHostUnresolved,
-  WebhookNotFound,
-} from './webhooks.errors';
-import { RECENT_ATTEMPTS, WebhooksService } from './webhooks.service';
+import { TooManySubscriptions, WebhookHostUnresolved, WebhookNotFound } from './webhooks.errors';
+import { MAX_SUBSCRIPTIONS_PER_OWNER } from './webhooks.limits';
+import { WebhooksService } from './webhooks.service';
+import { RECENT_ATTEMPTS } from './webhooks.limits';
 import { MAX_SUBSCRIPTION_ID } from './subscription-id';
 
 const KEY = randomBytes(32);

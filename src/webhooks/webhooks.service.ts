@@ -9,17 +9,10 @@ import { CreatedWebhookDto, WebhookAttemptDto, WebhookDto } from './dto/webhook.
 import { newSigningSecret } from './signing-secret';
 import { newSubscriptionId } from './subscription-id';
 import { webhookId } from './webhook-dispatcher';
-import {
-  MAX_SUBSCRIPTIONS_PER_OWNER,
-  TooManySubscriptions,
-  WebhookHostUnresolved,
-  WebhookNotFound,
-  WebhooksNotConfigured,
-} from './webhooks.errors';
+import { TooManySubscriptions, WebhookHostUnresolved, WebhookNotFound, WebhooksNotConfigured } from './webhooks.errors';
+import { MAX_SUBSCRIPTIONS_PER_OWNER } from './webhooks.limits';
 import { SubscriptionRow, WebhooksRepository } from './webhooks.repository';
-
-/** Attempts shown by GET /webhooks/{id}/deliveries, newest first. */
-export const RECENT_ATTEMPTS = 100;
+import { RECENT_ATTEMPTS } from './webhooks.limits';
 
 function toDto(row: SubscriptionRow): WebhookDto {
   return {

@@ -6,6 +6,7 @@ import { AppConfig, OidcConfig } from '../../config/configuration';
 import { SigningKeysUnavailable } from '../auth.errors';
 import { Principal } from '../principal';
 import { SUBJECT_PATTERN } from '../tokens.service';
+import { JWT_CACHE_MAX_ENTRIES } from '../auth.limits';
 
 /** Three base64url parts: a compact JWS. A `pst_` token never has a dot. */
 const COMPACT_JWS = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/;
@@ -39,9 +40,6 @@ export const PROVIDER_TIMEOUT_MS = 5_000;
 
 /** A verified token is remembered until this long before its `exp`. */
 export const JWT_CACHE_MARGIN_MS = 1_000;
-
-/** Most verified tokens remembered at once; the oldest is dropped first. */
-export const JWT_CACHE_MAX_ENTRIES = 10_000;
 
 /** Codes of jose errors that say the keys could not be had, not that the token is bad. */
 const UNAVAILABLE_CODES = new Set([errors.JOSEError.code, errors.JWKSTimeout.code, errors.JWKSInvalid.code]);

@@ -2,7 +2,8 @@ import { readFileSync } from 'node:fs';
 import { IncomingMessage, Server, ServerResponse, createServer } from 'node:http';
 import { AddressInfo, Socket, connect } from 'node:net';
 import { join } from 'node:path';
-import { LINGER_IDLE_MS, LINGER_MAX_BYTES, LINGER_MAX_MS, LingerBounds, lingeringClose } from './lingering-close';
+import { LingerBounds, lingeringClose } from './lingering-close';
+import { LINGER_IDLE_MS, LINGER_MAX_BYTES, LINGER_MAX_MS } from './http.limits';
 
 const BOUNDS: LingerBounds = { maxMs: 1500, idleMs: 400, maxBytes: 256 * 1024 };
 const ANSWER = '{"error":413,"message":"too large"}';

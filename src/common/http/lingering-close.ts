@@ -1,15 +1,6 @@
 import { Server, ServerResponse } from 'node:http';
 import { Socket } from 'node:net';
-
-/**
- * How long a connection answered before its request's body had arrived keeps reading it, at most,
- * from the answer on (nginx's `lingering_time`).
- */
-export const LINGER_MAX_MS = 30_000;
-/** How long it waits for more of the body, at most (nginx's `lingering_timeout`). */
-export const LINGER_IDLE_MS = 5_000;
-/** How many bytes it reads after the answer, at most: an endless body costs no more. */
-export const LINGER_MAX_BYTES = 4 * 1024 * 1024;
+import { LINGER_IDLE_MS, LINGER_MAX_BYTES, LINGER_MAX_MS } from './http.limits';
 
 export interface LingerBounds {
   maxMs: number;

@@ -1,11 +1,6 @@
 import { BadRequestException, PayloadTooLargeException, UnsupportedMediaTypeException } from '@nestjs/common';
 import { errorDoc } from '../openapi/error-doc';
-
-/** The most a request body may be, on the wire and once decoded alike. */
-export const BODY_LIMIT_BYTES = 16 * 1024;
-
-/** Far deeper than any plant (depth 1); deep enough for any honest client. */
-export const MAX_JSON_DEPTH = 32;
+import { BODY_LIMIT_BYTES, MAX_JSON_DEPTH } from './json-body.limits';
 
 /** A body that does not parse as JSON: what the parser found, or how deep it nests. */
 export class MalformedJson extends BadRequestException {

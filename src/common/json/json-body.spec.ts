@@ -3,7 +3,8 @@ import { IncomingMessage, ServerResponse } from 'node:http';
 import { brotliCompressSync, deflateSync, gzipSync } from 'node:zlib';
 import request from 'supertest';
 import { parseJsonBody, readJsonBody } from './json-body';
-import { BODY_LIMIT_BYTES, BodyNotJson, BodyTooLarge, MAX_JSON_DEPTH } from './json-body.errors';
+import { BodyNotJson, BodyTooLarge } from './json-body.errors';
+import { BODY_LIMIT_BYTES, MAX_JSON_DEPTH } from './json-body.limits';
 
 function parseError(body: string): BadRequestException {
   try {

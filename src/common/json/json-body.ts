@@ -5,7 +5,8 @@ import { isInteger, parse } from 'lossless-json';
 import getRawBody from 'raw-body';
 import { hasBody as hasBodyHeaders, TypeIs } from 'type-is';
 import { lingeringClose } from '../http/lingering-close';
-import { BODY_LIMIT_BYTES, BodyNotJson, BodyTooLarge, MAX_JSON_DEPTH, MalformedJson } from './json-body.errors';
+import { BodyNotJson, BodyTooLarge, MalformedJson } from './json-body.errors';
+import { BODY_LIMIT_BYTES, MAX_JSON_DEPTH } from './json-body.limits';
 
 // type-is 3 compiles the accepted types once; it matches as `typeis(req, types)` did in 2.
 const JSON_TYPES = new TypeIs(['application/json', 'application/*+json']);

@@ -1,13 +1,7 @@
 import { ApiProperty, ApiPropertyOptional, ApiSchema } from '@nestjs/swagger';
 import { IsOptional } from 'class-validator';
 import { IsInt64, IsText } from '../../common/validation/validators';
-
-/**
- * The longest name and tag, in characters (docs/api.md states them; the e2e specs hold the API to
- * them). Widening one also needs a wider column: plant.entity.ts and a migration.
- */
-export const PLANT_NAME_MAX_LENGTH = 255;
-export const PLANT_TAG_MAX_LENGTH = 64;
+import { PLANT_NAME_MAX_LENGTH, PLANT_TAG_MAX_LENGTH } from '../plants.limits';
 
 /** The request body of create: the contract's NewPlant. */
 @ApiSchema({ name: 'NewPlant' })

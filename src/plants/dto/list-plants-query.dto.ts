@@ -4,8 +4,8 @@ import { IsInt, IsOptional, Max, Min } from 'class-validator';
 import { parseInt64 } from '../../common/int64';
 import { IsInt64 } from '../../common/validation/validators';
 import { plantsSettings } from '../../config/env/plants';
+import { INT32_MAX } from '../plants.limits';
 
-export const INT32_MAX = 2147483647;
 const LIMIT_MESSAGE = `limit must be an integer from 1 to ${INT32_MAX}`;
 
 /** Query values arrive as text; only plain decimal integers are converted, anything else fails validation. */

@@ -1,12 +1,10 @@
 import { ApiProperty, ApiPropertyOptional, ApiSchema } from '@nestjs/swagger';
 import { ArrayMaxSize, ArrayMinSize, IsArray, IsIn, IsOptional, IsString, MaxLength } from 'class-validator';
 import { IsText } from '../../common/validation/validators';
-import { MAX_URL_LENGTH } from '../address-policy';
+import { MAX_URL_LENGTH } from '../webhooks.limits';
 import { WEBHOOK_EVENTS, WebhookEvent } from '../events';
 import { listed } from './webhook-event.dto';
-
-/** The longest description, in characters (docs/api.md and docs/webhooks.md state it). */
-export const WEBHOOK_DESCRIPTION_MAX_LENGTH = 255;
+import { WEBHOOK_DESCRIPTION_MAX_LENGTH } from '../webhooks.limits';
 
 /** The request body of POST /webhooks. */
 @ApiSchema({ name: 'NewWebhook' })

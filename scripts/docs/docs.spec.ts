@@ -1,5 +1,5 @@
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { existsSync, readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { SETTINGS } from '../../src/config/configuration';
 import { QUOTED_IN_CODE, ROOT, facts } from './facts';
 import { DOCS_COMMAND, documents, staleFacts, statedFacts, withFacts } from './fragments';
@@ -75,5 +75,22 @@ describe('routes named in the docs', () => {
         .map(({ method, path }) => `${method} ${path}`)
         .filter((call) => !mapped.has(call)),
     ).toEqual([]);
+  });
+});
+
+describe('files named in the docs', () => {
+  /**
+   * A path in backticks that names a file of the repository (`src/plants/plants.limits.ts`,
+   * `test/limits.e2e-spec.ts`, `scripts/docs/facts.ts`), from the repository's root or from the
+   * document's own folder (the client's README names its package's files): "Where to change what"
+   * and every other page send a reader there, so each must exist. What a run writes (`bench/.out/`)
+   * is not in the repository.
+   */
+  const FILE = /`((?:src|test|scripts|bench|deploy|clients|docs|contract)\/[\w./-]+\.[a-z]+)`/g;
+
+  it.each(DOCUMENTS)('%s names only files that exist', (file) => {
+    const named = [...read(file).matchAll(FILE)].map(([, path]) => path).filter((path) => !path.includes('/.out/'));
+    const exists = (path: string) => existsSync(join(ROOT, path)) || existsSync(join(ROOT, dirname(file), path));
+    expect(named.filter((path) => !exists(path))).toEqual([]);
   });
 });

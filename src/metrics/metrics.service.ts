@@ -3,13 +3,10 @@ import { ConfigService } from '@nestjs/config';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { createServer, Server } from 'node:http';
 import { AddressInfo } from 'node:net';
-import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { collectDefaultMetrics, Counter, Gauge, Registry } from 'prom-client';
 import { DataSource } from 'typeorm';
 import { AppConfig } from '../config/configuration';
 import { LogOutput } from '../logging/log-output';
-
-/** Request durations in seconds: fine below 100 ms, where this service's answers are expected. */
-const DURATION_BUCKETS = [0.002, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
 
 /** The fields of mysql2's pool that tell its state; it has no public accessor for them. */
 interface Mysql2PoolState {
@@ -26,7 +23,6 @@ interface Mysql2PoolState {
 @Injectable()
 export class MetricsService implements OnApplicationBootstrap, OnApplicationShutdown {
   readonly registry = new Registry();
-  readonly requestDuration: Histogram<'method' | 'route' | 'status'>;
   private readonly logger = new Logger('Metrics');
   private server?: Server;
 
@@ -36,13 +32,6 @@ export class MetricsService implements OnApplicationBootstrap, OnApplicationShut
     logOutput: LogOutput,
   ) {
     collectDefaultMetrics({ register: this.registry });
-    this.requestDuration = new Histogram({
-      name: 'http_request_duration_seconds',
-      help: 'HTTP requests by method, route template and status',
-      labelNames: ['method', 'route', 'status'],
-      buckets: DURATION_BUCKETS,
-      registers: [this.registry],
-    });
     let counted = 0;
     new Counter({
       name: 'log_lines_dropped_total',
@@ -55,14 +44,6 @@ export class MetricsService implements OnApplicationBootstrap, OnApplicationShut
     });
     // SQLite has no pool; a gauge without labels would still report a misleading 0.
     if (config.get('database.type', { infer: true }) !== 'sqlite') this.registerPoolGauges();
-  }
-
-  /**
-   * Counts a request Node's HTTP layer refused before any middleware saw it (malformed, headers too
-   * large, unknown Expect), as an unmatched request answered at once.
-   */
-  countRefusedByHttpLayer(status: number, method: string | undefined): void {
-    this.requestDuration.observe({ method: method ?? 'unknown', route: 'unmatched', status: String(status) }, 0);
   }
 
   /** The port metrics are served on (useful when METRICS_PORT=0 picked a free one). */

@@ -5,7 +5,6 @@ import { EventEmitter } from 'node:events';
 import { Registry } from 'prom-client';
 import request from 'supertest';
 import { DataSource } from 'typeorm';
-import { LogOutput } from '../logging/log-output';
 import { HttpMetricsMiddleware } from './http-metrics.middleware';
 import { HttpMetrics } from './http.metrics';
 import { MetricsService } from './metrics.service';
@@ -28,7 +27,6 @@ describe(HttpMetricsMiddleware.name, () => {
         MetricsService,
         { provide: ConfigService, useValue: { get: () => undefined } },
         { provide: DataSource, useValue: { isInitialized: false } },
-        { provide: LogOutput, useValue: { droppedLines: 0 } },
       ],
     }).compile();
     metrics = moduleRef.get(HttpMetrics);

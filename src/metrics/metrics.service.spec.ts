@@ -4,7 +4,6 @@ import { request as httpRequest } from 'node:http';
 import { Counter } from 'prom-client';
 import { DataSource } from 'typeorm';
 import { AppConfig } from '../config/configuration';
-import { LogOutput } from '../logging/log-output';
 import { MetricsService } from './metrics.service';
 
 /** The fields of a mysql2 pool the gauges read (mysql2 keeps them in Denque queues with a length). */
@@ -24,18 +23,13 @@ function mysqlPool(open: number, idle: number, waiting: number, limit?: number):
   };
 }
 
-async function serviceWith(
-  dataSource: object,
-  databaseType: 'mysql' | 'sqlite' = 'mysql',
-  logOutput: Partial<LogOutput> = { droppedLines: 0 },
-): Promise<MetricsService> {
+async function serviceWith(dataSource: object, databaseType: 'mysql' | 'sqlite' = 'mysql'): Promise<MetricsService> {
   const values: Record<string, unknown> = { host: '127.0.0.1', 'metrics.port': 0, 'database.type': databaseType };
   const moduleRef = await Test.createTestingModule({
     providers: [
       MetricsService,
       { provide: ConfigService, useValue: { get: (key: string) => values[key] } },
       { provide: DataSource, useValue: dataSource },
-      { provide: LogOutput, useValue: logOutput },
     ],
   }).compile();
   return moduleRef.get(MetricsService);
@@ -184,16 +178,6 @@ describe(MetricsService.name, () => {
     });
   });
 
-  it('counts the log lines the log output dropped', async () => {
-    const logOutput = { droppedLines: 0 };
-    const service = await serviceWith({ isInitialized: false }, 'sqlite', logOutput);
-    expect(await samples(service, 'log_lines_dropped_total')).toEqual(['log_lines_dropped_total 0']);
-    logOutput.droppedLines = 7;
-    expect(await samples(service, 'log_lines_dropped_total')).toEqual(['log_lines_dropped_total 7']);
-    logOutput.droppedLines = 9;
-    expect(await samples(service, 'log_lines_dropped_total')).toEqual(['log_lines_dropped_total 9']);
-  });
-
   it('fails to start when its port is taken', async () => {
     const first = await serviceWith({ isInitialized: false });
     await first.onApplicationBootstrap();
@@ -202,7 +186,6 @@ describe(MetricsService.name, () => {
       const second = new MetricsService(
         { get: (key: string) => values[key] } as unknown as ConfigService<AppConfig, true>,
         { isInitialized: false } as unknown as DataSource,
-        { droppedLines: 0 } as LogOutput,
       );
       await expect(second.onApplicationBootstrap()).rejects.toThrow(/EADDRINUSE/);
       expect(second.port).toBeUndefined();

@@ -3,10 +3,9 @@ import { ConfigService } from '@nestjs/config';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { createServer, Server } from 'node:http';
 import { AddressInfo } from 'node:net';
-import { collectDefaultMetrics, Counter, Gauge, Registry } from 'prom-client';
+import { collectDefaultMetrics, Gauge, Registry } from 'prom-client';
 import { DataSource } from 'typeorm';
 import { AppConfig } from '../config/configuration';
-import { LogOutput } from '../logging/log-output';
 
 /** The fields of mysql2's pool that tell its state; it has no public accessor for them. */
 interface Mysql2PoolState {
@@ -29,19 +28,8 @@ export class MetricsService implements OnApplicationBootstrap, OnApplicationShut
   constructor(
     private readonly config: ConfigService<AppConfig, true>,
     @InjectDataSource() private readonly dataSource: DataSource,
-    logOutput: LogOutput,
   ) {
     collectDefaultMetrics({ register: this.registry });
-    let counted = 0;
-    new Counter({
-      name: 'log_lines_dropped_total',
-      help: 'Log lines dropped because stdout was not taking them (a stalled or slow log reader)',
-      registers: [this.registry],
-      collect() {
-        this.inc(logOutput.droppedLines - counted);
-        counted = logOutput.droppedLines;
-      },
-    });
     // SQLite has no pool; a gauge without labels would still report a misleading 0.
     if (config.get('database.type', { infer: true }) !== 'sqlite') this.registerPoolGauges();
   }

@@ -1,6 +1,6 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import { AppConfigModule } from './config/config.module';
-import { DatabaseMetricsModule } from './database/database-metrics';
+import { DatabaseMetricsModule } from './database/database.metrics';
 import { DatabaseModule } from './database/database.module';
 import { LifecycleModule } from './lifecycle/lifecycle.module';
 import { LogOutput } from './logging/log-output';

@@ -4,7 +4,6 @@ import express, { NextFunction, Request, Response } from 'express';
 import { EventEmitter } from 'node:events';
 import { Registry } from 'prom-client';
 import request from 'supertest';
-import { DataSource } from 'typeorm';
 import { HttpMetricsMiddleware } from './http-metrics.middleware';
 import { HttpMetrics } from './http.metrics';
 import { MetricsService } from './metrics.service';
@@ -26,7 +25,6 @@ describe(HttpMetricsMiddleware.name, () => {
         HttpMetrics,
         MetricsService,
         { provide: ConfigService, useValue: { get: () => undefined } },
-        { provide: DataSource, useValue: { isInitialized: false } },
       ],
     }).compile();
     metrics = moduleRef.get(HttpMetrics);

@@ -2,35 +2,13 @@ import { ConfigService } from '@nestjs/config';
 import { Test } from '@nestjs/testing';
 import { request as httpRequest } from 'node:http';
 import { Counter } from 'prom-client';
-import { DataSource } from 'typeorm';
 import { AppConfig } from '../config/configuration';
 import { MetricsService } from './metrics.service';
 
-/** The fields of a mysql2 pool the gauges read (mysql2 keeps them in Denque queues with a length). */
-interface PoolShape {
-  _allConnections?: { length: number };
-  _freeConnections?: { length: number };
-  _connectionQueue?: { length: number };
-  config?: { connectionLimit?: number };
-}
-
-function mysqlPool(open: number, idle: number, waiting: number, limit?: number): PoolShape {
-  return {
-    _allConnections: { length: open },
-    _freeConnections: { length: idle },
-    _connectionQueue: { length: waiting },
-    config: limit === undefined ? {} : { connectionLimit: limit },
-  };
-}
-
-async function serviceWith(dataSource: object, databaseType: 'mysql' | 'sqlite' = 'mysql'): Promise<MetricsService> {
-  const values: Record<string, unknown> = { host: '127.0.0.1', 'metrics.port': 0, 'database.type': databaseType };
+async function serviceWith(): Promise<MetricsService> {
+  const values: Record<string, unknown> = { host: '127.0.0.1', 'metrics.port': 0 };
   const moduleRef = await Test.createTestingModule({
-    providers: [
-      MetricsService,
-      { provide: ConfigService, useValue: { get: (key: string) => values[key] } },
-      { provide: DataSource, useValue: dataSource },
-    ],
+    providers: [MetricsService, { provide: ConfigService, useValue: { get: (key: string) => values[key] } }],
   }).compile();
   return moduleRef.get(MetricsService);
 }
@@ -67,65 +45,18 @@ function get(port: number, path: string, method = 'GET'): Promise<{ status: numb
 describe(MetricsService.name, () => {
   describe('registry', () => {
     it('holds the default process metrics', async () => {
-      const service = await serviceWith({ isInitialized: false });
+      const service = await serviceWith();
       const text = await service.registry.metrics();
       expect(text).toMatch(/^process_resident_memory_bytes \d+/m);
       expect(text).toContain('nodejs_eventloop_lag_seconds');
     });
 
     it('gives each instance its own registry', async () => {
-      const first = await serviceWith({ isInitialized: false });
-      const second = await serviceWith({ isInitialized: false });
+      const first = await serviceWith();
+      const second = await serviceWith();
       counter(first).inc();
       expect(await samples(first, 'test_events_total')).toEqual(['test_events_total 1']);
       expect(await samples(second, 'test_events_total')).toEqual([]);
-    });
-  });
-
-  describe('pool gauges', () => {
-    it('read the connections of a mysql2 pool: in use, idle, the maximum and the waiting queries', async () => {
-      const service = await serviceWith({ isInitialized: true, driver: { pool: mysqlPool(7, 2, 3, 10) } });
-      expect(await samples(service, 'db_pool_')).toEqual([
-        'db_pool_connections{state="in_use"} 5',
-        'db_pool_connections{state="idle"} 2',
-        'db_pool_connections{state="max"} 10',
-        'db_pool_waiting_requests 3',
-      ]);
-    });
-
-    it('follow the pool as it changes', async () => {
-      const pool = mysqlPool(1, 1, 0, 4);
-      const service = await serviceWith({ isInitialized: true, driver: { pool } });
-      expect(await samples(service, 'db_pool_connections{state="in_use"}')).toEqual([
-        'db_pool_connections{state="in_use"} 0',
-      ]);
-      pool._allConnections = { length: 4 };
-      pool._freeConnections = { length: 0 };
-      pool._connectionQueue = { length: 6 };
-      expect(await samples(service, 'db_pool_')).toEqual([
-        'db_pool_connections{state="in_use"} 4',
-        'db_pool_connections{state="idle"} 0',
-        'db_pool_connections{state="max"} 4',
-        'db_pool_waiting_requests 6',
-      ]);
-    });
-
-    it('leave out the maximum when the pool does not say it', async () => {
-      const service = await serviceWith({ isInitialized: true, driver: { pool: mysqlPool(3, 1, 0) } });
-      expect(await samples(service, 'db_pool_connections')).toEqual([
-        'db_pool_connections{state="in_use"} 2',
-        'db_pool_connections{state="idle"} 1',
-      ]);
-    });
-
-    it('are absent for SQLite, whose driver has no pool', async () => {
-      const service = await serviceWith({ isInitialized: true, driver: { databaseConnection: {} } }, 'sqlite');
-      expect(await samples(service, 'db_pool_')).toEqual([]);
-    });
-
-    it('report no connections before the data source is initialized', async () => {
-      const service = await serviceWith({ isInitialized: false, driver: { pool: mysqlPool(1, 1, 0, 10) } });
-      expect(await samples(service, 'db_pool_connections')).toEqual([]);
     });
   });
 
@@ -133,7 +64,7 @@ describe(MetricsService.name, () => {
     let service: MetricsService;
 
     beforeEach(async () => {
-      service = await serviceWith({ isInitialized: false });
+      service = await serviceWith();
       await service.onApplicationBootstrap();
     });
     afterEach(() => service.onApplicationShutdown());
@@ -179,14 +110,14 @@ describe(MetricsService.name, () => {
   });
 
   it('fails to start when its port is taken', async () => {
-    const first = await serviceWith({ isInitialized: false });
+    const first = await serviceWith();
     await first.onApplicationBootstrap();
     try {
       const values: Record<string, unknown> = { host: '127.0.0.1', 'metrics.port': first.port };
-      const second = new MetricsService(
-        { get: (key: string) => values[key] } as unknown as ConfigService<AppConfig, true>,
-        { isInitialized: false } as unknown as DataSource,
-      );
+      const second = new MetricsService({ get: (key: string) => values[key] } as unknown as ConfigService<
+        AppConfig,
+        true
+      >);
       await expect(second.onApplicationBootstrap()).rejects.toThrow(/EADDRINUSE/);
       expect(second.port).toBeUndefined();
     } finally {

@@ -18,7 +18,7 @@ import { MetricsModule } from './metrics/metrics.module';
 import { PlantsModule } from './plants/plants.module';
 import { RateLimitMiddleware } from './rate-limit/rate-limit.middleware';
 import { RateLimitModule } from './rate-limit/rate-limit.module';
-import { SecretsMetricsModule } from './secrets/secrets-metrics.module';
+import { SecretsMetricsModule } from './secrets/secrets.metrics';
 import { WebhooksModule } from './webhooks/webhooks.module';
 
 @Module({

@@ -6,7 +6,7 @@ import { LifecycleModule } from './lifecycle/lifecycle.module';
 import { LogOutput } from './logging/log-output';
 import { LoggingModule } from './logging/logging.module';
 import { MetricsModule } from './metrics/metrics.module';
-import { SecretsMetricsModule } from './secrets/secrets-metrics.module';
+import { SecretsMetricsModule } from './secrets/secrets.metrics';
 import { WebhookDeliveryModule } from './webhooks/webhook-delivery.module';
 
 /**

@@ -2,7 +2,7 @@ import { DynamicModule, MiddlewareConsumer, Module, NestModule } from '@nestjs/c
 import { GLOBAL_PROVIDERS } from './app.providers';
 import { AuthModule } from './auth/auth.module';
 import { AppConfigModule } from './config/config.module';
-import { DatabaseMetricsModule } from './database/database-metrics';
+import { DatabaseMetricsModule } from './database/database.metrics';
 import { DatabaseModule } from './database/database.module';
 import { DeprecatedRoutes } from './deprecation/deprecated-routes';
 import { DeprecationModule } from './deprecation/deprecation.module';
@@ -18,7 +18,7 @@ import { MetricsModule } from './metrics/metrics.module';
 import { PlantsModule } from './plants/plants.module';
 import { RateLimitMiddleware } from './rate-limit/rate-limit.middleware';
 import { RateLimitModule } from './rate-limit/rate-limit.module';
-import { SecretsMetricsModule } from './secrets/secrets-metrics.module';
+import { SecretsMetricsModule } from './secrets/secrets.metrics';
 import { WebhooksModule } from './webhooks/webhooks.module';
 
 @Module({

@@ -1,12 +1,12 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import { AppConfigModule } from './config/config.module';
-import { DatabaseMetricsModule } from './database/database-metrics';
+import { DatabaseMetricsModule } from './database/database.metrics';
 import { DatabaseModule } from './database/database.module';
 import { LifecycleModule } from './lifecycle/lifecycle.module';
 import { LogOutput } from './logging/log-output';
 import { LoggingModule } from './logging/logging.module';
 import { MetricsModule } from './metrics/metrics.module';
-import { SecretsMetricsModule } from './secrets/secrets-metrics.module';
+import { SecretsMetricsModule } from './secrets/secrets.metrics';
 import { WebhookDeliveryModule } from './webhooks/webhook-delivery.module';
 
 /**

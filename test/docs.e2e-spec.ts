@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { MetricsService } from '../src/metrics/metrics.service';
+import { HttpMetrics } from '../src/metrics/http.metrics';
 import { expectCleanError, listenOnLoopback, rawRequest } from './utils/raw-http';
 import { TestApp, startTestApp } from './utils/test-app';
 
@@ -108,7 +108,7 @@ describe('API documentation', () => {
   });
 
   it('goes through the same middleware as the API: request id, metrics and rate limit', async () => {
-    const metrics = t.app.get(MetricsService);
+    const metrics = t.app.get(HttpMetrics);
     const counted = async (route: string) =>
       (await metrics.requestDuration.get()).values.find(
         (v) =>

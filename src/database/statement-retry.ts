@@ -79,7 +79,7 @@ export function isRetryable(error: unknown, readOnly: boolean): boolean {
 
 /**
  * Each time a statement or transaction is run again, `{ reason }` is published here, for the
- * metrics (database-metrics.ts); only failures publish, and only while someone listens.
+ * metrics (database.metrics.ts); only failures publish, and only while someone listens.
  */
 export const STATEMENT_RETRIES = channel('plant-store.database.statement-retry');
 

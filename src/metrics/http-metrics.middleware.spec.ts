@@ -2,10 +2,10 @@ import { ConfigService } from '@nestjs/config';
 import { Test } from '@nestjs/testing';
 import express, { NextFunction, Request, Response } from 'express';
 import { EventEmitter } from 'node:events';
+import { Registry } from 'prom-client';
 import request from 'supertest';
-import { DataSource } from 'typeorm';
-import { LogOutput } from '../logging/log-output';
 import { HttpMetricsMiddleware } from './http-metrics.middleware';
+import { HttpMetrics } from './http.metrics';
 import { MetricsService } from './metrics.service';
 
 interface Series {
@@ -14,20 +14,21 @@ interface Series {
 }
 
 describe(HttpMetricsMiddleware.name, () => {
-  let metrics: MetricsService;
+  let metrics: HttpMetrics;
+  let registry: Registry;
   let middleware: HttpMetricsMiddleware;
 
   beforeEach(async () => {
     const moduleRef = await Test.createTestingModule({
       providers: [
         HttpMetricsMiddleware,
+        HttpMetrics,
         MetricsService,
         { provide: ConfigService, useValue: { get: () => undefined } },
-        { provide: DataSource, useValue: { isInitialized: false } },
-        { provide: LogOutput, useValue: { droppedLines: 0 } },
       ],
     }).compile();
-    metrics = moduleRef.get(MetricsService);
+    metrics = moduleRef.get(HttpMetrics);
+    registry = moduleRef.get(MetricsService).registry;
     middleware = moduleRef.get(HttpMetricsMiddleware);
   });
 
@@ -85,7 +86,7 @@ describe(HttpMetricsMiddleware.name, () => {
     const server = app();
     await request(server).delete('/plants/123');
     await request(server).get('/no/such/path/987');
-    const text = await metrics.registry.metrics();
+    const text = await registry.metrics();
     // Only the labels matter: default metrics' values may contain any digits.
     const routes = new Set([...text.matchAll(/route="([^"]*)"/g)].map((m) => m[1]));
     expect([...routes].sort()).toEqual(['/plants/{id}', 'unmatched']);

@@ -2,7 +2,7 @@ import { Injectable, NestMiddleware } from '@nestjs/common';
 import { NextFunction, Request, Response } from 'express';
 import { requestElapsedMs, startRequestClock } from '../common/http/request-clock';
 import { routeTemplate } from '../common/http/route-template';
-import { MetricsService } from './metrics.service';
+import { HttpMetrics } from './http.metrics';
 
 /** Times every request to the API and counts it under its route template, once it is answered. */
 @Injectable()
@@ -10,7 +10,7 @@ export class HttpMetricsMiddleware implements NestMiddleware {
   /** One listener for every response, reading the response from `this`: no closure per request. */
   private readonly onFinish: (this: Response) => void;
 
-  constructor(metrics: MetricsService) {
+  constructor(metrics: HttpMetrics) {
     const histogram = metrics.requestDuration;
     this.onFinish = function onFinish(this: Response) {
       this.removeListener('finish', onFinish);

@@ -1,43 +1,21 @@
 import { ConfigService } from '@nestjs/config';
 import { Test } from '@nestjs/testing';
 import { request as httpRequest } from 'node:http';
-import { DataSource } from 'typeorm';
+import { Counter } from 'prom-client';
 import { AppConfig } from '../config/configuration';
-import { LogOutput } from '../logging/log-output';
 import { MetricsService } from './metrics.service';
 
-/** The fields of a mysql2 pool the gauges read (mysql2 keeps them in Denque queues with a length). */
-interface PoolShape {
-  _allConnections?: { length: number };
-  _freeConnections?: { length: number };
-  _connectionQueue?: { length: number };
-  config?: { connectionLimit?: number };
-}
-
-function mysqlPool(open: number, idle: number, waiting: number, limit?: number): PoolShape {
-  return {
-    _allConnections: { length: open },
-    _freeConnections: { length: idle },
-    _connectionQueue: { length: waiting },
-    config: limit === undefined ? {} : { connectionLimit: limit },
-  };
-}
-
-async function serviceWith(
-  dataSource: object,
-  databaseType: 'mysql' | 'sqlite' = 'mysql',
-  logOutput: Partial<LogOutput> = { droppedLines: 0 },
-): Promise<MetricsService> {
-  const values: Record<string, unknown> = { host: '127.0.0.1', 'metrics.port': 0, 'database.type': databaseType };
+async function serviceWith(): Promise<MetricsService> {
+  const values: Record<string, unknown> = { host: '127.0.0.1', 'metrics.port': 0 };
   const moduleRef = await Test.createTestingModule({
-    providers: [
-      MetricsService,
-      { provide: ConfigService, useValue: { get: (key: string) => values[key] } },
-      { provide: DataSource, useValue: dataSource },
-      { provide: LogOutput, useValue: logOutput },
-    ],
+    providers: [MetricsService, { provide: ConfigService, useValue: { get: (key: string) => values[key] } }],
   }).compile();
   return moduleRef.get(MetricsService);
+}
+
+/** A metric of the test's own, declared on the service's registry as a feature declares its metrics. */
+function counter(service: MetricsService): Counter {
+  return new Counter({ name: 'test_events_total', help: 'Events of the test', registers: [service.registry] });
 }
 
 /** The sample lines (no # HELP / # TYPE) of the metrics whose name starts with `prefix`. */
@@ -66,73 +44,19 @@ function get(port: number, path: string, method = 'GET'): Promise<{ status: numb
 
 describe(MetricsService.name, () => {
   describe('registry', () => {
-    it('holds the request histogram with method, route and status labels and the default process metrics', async () => {
-      const service = await serviceWith({ isInitialized: false });
-      service.requestDuration.observe({ method: 'DELETE', route: '/plants/{id}', status: '204' }, 0.003);
+    it('holds the default process metrics', async () => {
+      const service = await serviceWith();
       const text = await service.registry.metrics();
-      expect(text).toContain('# TYPE http_request_duration_seconds histogram');
-      expect(text).toContain(
-        'http_request_duration_seconds_count{method="DELETE",route="/plants/{id}",status="204"} 1',
-      );
-      expect(text).toContain(
-        'http_request_duration_seconds_bucket{le="0.005",method="DELETE",route="/plants/{id}",status="204"} 1',
-      );
       expect(text).toMatch(/^process_resident_memory_bytes \d+/m);
       expect(text).toContain('nodejs_eventloop_lag_seconds');
     });
 
     it('gives each instance its own registry', async () => {
-      const first = await serviceWith({ isInitialized: false });
-      const second = await serviceWith({ isInitialized: false });
-      first.requestDuration.observe({ method: 'GET', route: '/plants', status: '200' }, 0.01);
-      expect(await samples(second, 'http_request_duration_seconds_count')).toEqual([]);
-    });
-  });
-
-  describe('pool gauges', () => {
-    it('read the connections of a mysql2 pool: in use, idle, the maximum and the waiting queries', async () => {
-      const service = await serviceWith({ isInitialized: true, driver: { pool: mysqlPool(7, 2, 3, 10) } });
-      expect(await samples(service, 'db_pool_')).toEqual([
-        'db_pool_connections{state="in_use"} 5',
-        'db_pool_connections{state="idle"} 2',
-        'db_pool_connections{state="max"} 10',
-        'db_pool_waiting_requests 3',
-      ]);
-    });
-
-    it('follow the pool as it changes', async () => {
-      const pool = mysqlPool(1, 1, 0, 4);
-      const service = await serviceWith({ isInitialized: true, driver: { pool } });
-      expect(await samples(service, 'db_pool_connections{state="in_use"}')).toEqual([
-        'db_pool_connections{state="in_use"} 0',
-      ]);
-      pool._allConnections = { length: 4 };
-      pool._freeConnections = { length: 0 };
-      pool._connectionQueue = { length: 6 };
-      expect(await samples(service, 'db_pool_')).toEqual([
-        'db_pool_connections{state="in_use"} 4',
-        'db_pool_connections{state="idle"} 0',
-        'db_pool_connections{state="max"} 4',
-        'db_pool_waiting_requests 6',
-      ]);
-    });
-
-    it('leave out the maximum when the pool does not say it', async () => {
-      const service = await serviceWith({ isInitialized: true, driver: { pool: mysqlPool(3, 1, 0) } });
-      expect(await samples(service, 'db_pool_connections')).toEqual([
-        'db_pool_connections{state="in_use"} 2',
-        'db_pool_connections{state="idle"} 1',
-      ]);
-    });
-
-    it('are absent for SQLite, whose driver has no pool', async () => {
-      const service = await serviceWith({ isInitialized: true, driver: { databaseConnection: {} } }, 'sqlite');
-      expect(await samples(service, 'db_pool_')).toEqual([]);
-    });
-
-    it('report no connections before the data source is initialized', async () => {
-      const service = await serviceWith({ isInitialized: false, driver: { pool: mysqlPool(1, 1, 0, 10) } });
-      expect(await samples(service, 'db_pool_connections')).toEqual([]);
+      const first = await serviceWith();
+      const second = await serviceWith();
+      counter(first).inc();
+      expect(await samples(first, 'test_events_total')).toEqual(['test_events_total 1']);
+      expect(await samples(second, 'test_events_total')).toEqual([]);
     });
   });
 
@@ -140,7 +64,7 @@ describe(MetricsService.name, () => {
     let service: MetricsService;
 
     beforeEach(async () => {
-      service = await serviceWith({ isInitialized: false });
+      service = await serviceWith();
       await service.onApplicationBootstrap();
     });
     afterEach(() => service.onApplicationShutdown());
@@ -151,11 +75,11 @@ describe(MetricsService.name, () => {
     });
 
     it('serves GET /metrics in the Prometheus text format', async () => {
-      service.requestDuration.observe({ method: 'GET', route: '/plants', status: '200' }, 0.02);
+      counter(service).inc(3);
       const res = await get(service.port as number, '/metrics');
       expect(res.status).toBe(200);
       expect(res.type).toBe('text/plain; version=0.0.4; charset=utf-8');
-      expect(res.body).toContain('http_request_duration_seconds_count{method="GET",route="/plants",status="200"} 1');
+      expect(res.body).toContain('# TYPE test_events_total counter\ntest_events_total 3\n');
       expect(res.body).toContain('process_resident_memory_bytes');
     });
 
@@ -173,7 +97,7 @@ describe(MetricsService.name, () => {
     ])('answers %s %s with 404', async (method, path) => {
       const res = await get(service.port as number, path, method);
       expect(res.status).toBe(404);
-      expect(res.body).not.toContain('http_request_duration_seconds');
+      expect(res.body).not.toContain('process_resident_memory_bytes');
     });
 
     it('closes on shutdown', async () => {
@@ -185,26 +109,15 @@ describe(MetricsService.name, () => {
     });
   });
 
-  it('counts the log lines the log output dropped', async () => {
-    const logOutput = { droppedLines: 0 };
-    const service = await serviceWith({ isInitialized: false }, 'sqlite', logOutput);
-    expect(await samples(service, 'log_lines_dropped_total')).toEqual(['log_lines_dropped_total 0']);
-    logOutput.droppedLines = 7;
-    expect(await samples(service, 'log_lines_dropped_total')).toEqual(['log_lines_dropped_total 7']);
-    logOutput.droppedLines = 9;
-    expect(await samples(service, 'log_lines_dropped_total')).toEqual(['log_lines_dropped_total 9']);
-  });
-
   it('fails to start when its port is taken', async () => {
-    const first = await serviceWith({ isInitialized: false });
+    const first = await serviceWith();
     await first.onApplicationBootstrap();
     try {
       const values: Record<string, unknown> = { host: '127.0.0.1', 'metrics.port': first.port };
-      const second = new MetricsService(
-        { get: (key: string) => values[key] } as unknown as ConfigService<AppConfig, true>,
-        { isInitialized: false } as unknown as DataSource,
-        { droppedLines: 0 } as LogOutput,
-      );
+      const second = new MetricsService({ get: (key: string) => values[key] } as unknown as ConfigService<
+        AppConfig,
+        true
+      >);
       await expect(second.onApplicationBootstrap()).rejects.toThrow(/EADDRINUSE/);
       expect(second.port).toBeUndefined();
     } finally {

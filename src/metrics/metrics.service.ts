@@ -1,68 +1,23 @@
 import { Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
-import { InjectDataSource } from '@nestjs/typeorm';
 import { createServer, Server } from 'node:http';
 import { AddressInfo } from 'node:net';
-import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
-import { DataSource } from 'typeorm';
+import { collectDefaultMetrics, Registry } from 'prom-client';
 import { AppConfig } from '../config/configuration';
-import { LogOutput } from '../logging/log-output';
-
-/** Request durations in seconds: fine below 100 ms, where this service's answers are expected. */
-const DURATION_BUCKETS = [0.002, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
-
-/** The fields of mysql2's pool that tell its state; it has no public accessor for them. */
-interface Mysql2PoolState {
-  _allConnections?: { length: number };
-  _freeConnections?: { length: number };
-  _connectionQueue?: { length: number };
-  config?: { connectionLimit?: number };
-}
 
 /**
  * Prometheus metrics, served on their own listener (METRICS_PORT), never on the API port: the API
- * may face the internet, metrics are for the operator's scraper. Each app has its own registry.
+ * may face the internet, metrics are for the operator's scraper. Each app has its own registry, on
+ * which each feature declares its metrics (its `*.metrics.ts`).
  */
 @Injectable()
 export class MetricsService implements OnApplicationBootstrap, OnApplicationShutdown {
   readonly registry = new Registry();
-  readonly requestDuration: Histogram<'method' | 'route' | 'status'>;
   private readonly logger = new Logger('Metrics');
   private server?: Server;
 
-  constructor(
-    private readonly config: ConfigService<AppConfig, true>,
-    @InjectDataSource() private readonly dataSource: DataSource,
-    logOutput: LogOutput,
-  ) {
+  constructor(private readonly config: ConfigService<AppConfig, true>) {
     collectDefaultMetrics({ register: this.registry });
-    this.requestDuration = new Histogram({
-      name: 'http_request_duration_seconds',
-      help: 'HTTP requests by method, route template and status',
-      labelNames: ['method', 'route', 'status'],
-      buckets: DURATION_BUCKETS,
-      registers: [this.registry],
-    });
-    let counted = 0;
-    new Counter({
-      name: 'log_lines_dropped_total',
-      help: 'Log lines dropped because stdout was not taking them (a stalled or slow log reader)',
-      registers: [this.registry],
-      collect() {
-        this.inc(logOutput.droppedLines - counted);
-        counted = logOutput.droppedLines;
-      },
-    });
-    // SQLite has no pool; a gauge without labels would still report a misleading 0.
-    if (config.get('database.type', { infer: true }) !== 'sqlite') this.registerPoolGauges();
-  }
-
-  /**
-   * Counts a request Node's HTTP layer refused before any middleware saw it (malformed, headers too
-   * large, unknown Expect), as an unmatched request answered at once.
-   */
-  countRefusedByHttpLayer(status: number, method: string | undefined): void {
-    this.requestDuration.observe({ method: method ?? 'unknown', route: 'unmatched', status: String(status) }, 0);
   }
 
   /** The port metrics are served on (useful when METRICS_PORT=0 picked a free one). */
@@ -95,37 +50,5 @@ export class MetricsService implements OnApplicationBootstrap, OnApplicationShut
     const server = this.server;
     this.server = undefined;
     if (server) await new Promise<void>((resolve) => server.close(() => resolve()));
-  }
-
-  private registerPoolGauges(): void {
-    const pool = (): Mysql2PoolState | undefined =>
-      this.dataSource.isInitialized
-        ? (this.dataSource.driver as unknown as { pool?: Mysql2PoolState }).pool
-        : undefined;
-    const registers = [this.registry];
-    new Gauge({
-      name: 'db_pool_connections',
-      help: 'MySQL pool connections by state (in_use, idle) and the configured maximum (max)',
-      labelNames: ['state'],
-      registers,
-      collect() {
-        const state = pool();
-        if (!state?._allConnections || !state._freeConnections) return;
-        const open = state._allConnections.length;
-        const idle = state._freeConnections.length;
-        this.set({ state: 'in_use' }, open - idle);
-        this.set({ state: 'idle' }, idle);
-        if (state.config?.connectionLimit) this.set({ state: 'max' }, state.config.connectionLimit);
-      },
-    });
-    new Gauge({
-      name: 'db_pool_waiting_requests',
-      help: 'Queries waiting for a free MySQL pool connection',
-      registers,
-      collect() {
-        const length = pool()?._connectionQueue?.length;
-        if (length !== undefined) this.set(length);
-      },
-    });
   }
 }

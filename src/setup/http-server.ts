@@ -4,7 +4,7 @@ import { Server } from 'node:http';
 import { ServiceExpressAdapter } from '../common/http/express-adapter';
 import { answerHttpLayerErrors } from '../common/http/http-layer-errors';
 import { AppConfig } from '../config/configuration';
-import { MetricsService } from '../metrics/metrics.service';
+import { HttpMetrics } from '../metrics/http.metrics';
 import { withServerSpans } from '../tracing/tracing';
 
 export const APP_OPTIONS: NestApplicationOptions = {
@@ -18,7 +18,7 @@ export function createHttpAdapter(): ExpressAdapter {
 
 /** What the HTTP server answers before Express: malformed requests, counted; and who the client is. */
 export function setUpHttpServer(app: NestExpressApplication, http: AppConfig['http']): void {
-  const metrics = app.get(MetricsService);
+  const metrics = app.get(HttpMetrics);
   answerHttpLayerErrors(app.getHttpServer() as Server, (status, method) =>
     metrics.countRefusedByHttpLayer(status, method),
   );

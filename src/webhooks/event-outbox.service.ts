@@ -1,7 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { Counter } from 'prom-client';
 import { Condition, Database, READ_COMMITTED, WRITE } from '../database';
-import { MetricsService } from '../metrics/metrics.service';
 import { PlantChange, PlantChanges, eventTypesOn, eventsOf } from './events';
 import { WebhooksRepository, noSubscriptionWants } from './webhooks.repository';
 
@@ -35,26 +33,16 @@ class NothingChanged extends Error {}
 export class EventOutbox {
   /** Owners seen with a subscription lately, and until when: their changes go straight to the transaction. */
   private readonly watched = new Map<string, number>();
-  /** Deliveries recorded with committed changes, read by the metric when Prometheus scrapes. */
   private recorded = 0;
 
   constructor(
     private readonly database: Database,
     private readonly repository: WebhooksRepository,
-    metrics: MetricsService,
-  ) {
-    const recordedSoFar = () => this.recorded;
-    let counted = 0;
-    new Counter({
-      name: 'webhook_deliveries_recorded_total',
-      help: 'Webhook deliveries recorded with plant changes: one per event and subscription that wants it',
-      registers: [metrics.registry],
-      collect() {
-        const recorded = recordedSoFar();
-        this.inc(recorded - counted);
-        counted = recorded;
-      },
-    });
+  ) {}
+
+  /** Deliveries recorded with committed changes since this instance started (read by WebhookOutboxMetrics). */
+  get deliveriesRecorded(): number {
+    return this.recorded;
   }
 
   /**

@@ -2,8 +2,8 @@ import { Module } from '@nestjs/common';
 import { LifecycleModule } from '../lifecycle/lifecycle.module';
 import { MetricsModule } from '../metrics/metrics.module';
 import { SecretsModule } from '../secrets/secrets.module';
-import { WebhookDeliveryMetrics } from './webhook-delivery-metrics';
 import { WebhookDispatcher } from './webhook-dispatcher';
+import { WebhookDeliveryMetrics } from './webhooks.metrics';
 import { WebhooksRepository } from './webhooks.repository';
 
 /**

@@ -15,6 +15,7 @@ import { PUBLIC_IDS_PER_ROUND } from './previous-release';
 import { newSigningSecret } from './signing-secret';
 import { WebhookDispatcher, outcomeOf, retryDelayMs, webhookId } from './webhook-dispatcher';
 import { RETENTION_MS } from './webhooks.limits';
+import { WebhookDeliveryMetrics } from './webhooks.metrics';
 import {
   AttemptOutcome,
   AttemptRecord,
@@ -203,6 +204,7 @@ describe(WebhookDispatcher.name, () => {
         WebhookDispatcher,
         ShutdownState,
         { provide: WebhooksRepository, useValue: repository },
+        WebhookDeliveryMetrics,
         { provide: MetricsService, useValue: { registry } },
         { provide: ConfigService, useValue: new ConfigService(loadConfig(env)) },
         SecretsService,
@@ -273,6 +275,21 @@ describe(WebhookDispatcher.name, () => {
     await expect(counted()).resolves.toEqual([{ labels: { event: 'plant.deleted', result }, value: 1 }]);
     const disabled = (await registry.getSingleMetric('webhook_subscriptions_disabled_total')!.get()).values;
     expect(disabled).toEqual([{ labels: {}, value: result === 'gone' ? 1 : 0 }]);
+  });
+
+  it('counts an attempt in flight from its start until it has been recorded', async () => {
+    let answer = () => undefined as unknown;
+    const endpoint = await receiver((response) => (answer = () => response.writeHead(204).end()));
+    repository.claimDue.mockResolvedValueOnce([delivery({ url: endpoint.url })]);
+    await start();
+    const inFlight = async () => (await registry.getSingleMetric('webhook_attempts_in_flight')!.get()).values[0].value;
+
+    await endpoint.first;
+    await expect(inFlight()).resolves.toBe(1);
+    answer();
+    await recorded;
+    await dispatcher.stop();
+    await expect(inFlight()).resolves.toBe(0);
   });
 
   it('does not contact a URL resolving to a private address when those are refused', async () => {

@@ -1,17 +1,16 @@
 import { Injectable, Logger, BeforeApplicationShutdown, OnApplicationBootstrap } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
-import { Counter, Histogram } from 'prom-client';
 import { randomUUID } from 'node:crypto';
 import { Webhook } from 'standardwebhooks';
 import { AppConfig, WebhooksConfig } from '../config/configuration';
 import { RETRY_JITTER } from '../config/env/webhooks';
 import { ShutdownState } from '../lifecycle/shutdown-state';
-import { MetricsService } from '../metrics/metrics.service';
 import { SecretsService } from '../secrets/secrets.service';
 import { RefusedUrlError, parseWebhookUrl, resolveWebhookAddress } from './address-policy';
 import { deliveryBody } from './events';
 import { PUBLIC_IDS_PER_ROUND } from './previous-release';
 import { AttemptResult, closeIdleConnections, sendWebhook } from './webhook-sender';
+import { WebhookDeliveryMetrics } from './webhooks.metrics';
 import { AttemptOutcome, ClaimedDelivery, FinishedAttempt, WebhooksRepository } from './webhooks.repository';
 import { PRUNE_EVERY_MS, RETENTION_MS } from './webhooks.limits';
 
@@ -68,15 +67,12 @@ export class WebhookDispatcher implements OnApplicationBootstrap, BeforeApplicat
   private polling?: Promise<void>;
   private stopped = true;
   private lastPrune = 0;
-  private readonly deliveries: Counter<'event' | 'result'>;
-  private readonly duration: Histogram<'event'>;
-  private readonly disabledSubscriptions: Counter;
 
   constructor(
     config: ConfigService<AppConfig, true>,
     private readonly repository: WebhooksRepository,
     private readonly shutdown: ShutdownState,
-    metrics: MetricsService,
+    private readonly metrics: WebhookDeliveryMetrics,
     private readonly secrets: SecretsService,
   ) {
     this.config = config.get('webhooks', { infer: true });
@@ -85,29 +81,6 @@ export class WebhookDispatcher implements OnApplicationBootstrap, BeforeApplicat
     // Resolving the host and the request itself are each bounded by the timeout; the margin covers
     // recording the outcome.
     this.leaseMs = 2 * this.config.timeoutMs + 5000;
-    this.deliveries = new Counter({
-      name: 'webhook_deliveries_total',
-      help: 'Webhook delivery attempts by event type and result (delivered, retry, failed, gone, refused)',
-      labelNames: ['event', 'result'],
-      registers: [metrics.registry],
-    });
-    this.duration = new Histogram({
-      name: 'webhook_delivery_duration_seconds',
-      help: 'Webhook delivery attempts from connect to response, by event type',
-      labelNames: ['event'],
-      buckets: [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
-      registers: [metrics.registry],
-    });
-    this.disabledSubscriptions = new Counter({
-      name: 'webhook_subscriptions_disabled_total',
-      help: 'Webhook subscriptions this instance disabled: the endpoint answered 410, or failed for WEBHOOK_DISABLE_AFTER',
-      registers: [metrics.registry],
-    });
-  }
-
-  /** Attempts this instance is making now. */
-  get attemptsInFlight(): number {
-    return this.inFlight.size;
   }
 
   /** Whether webhooks can be used: a key to seal their secrets is configured. */
@@ -179,7 +152,7 @@ export class WebhookDispatcher implements OnApplicationBootstrap, BeforeApplicat
           batch.map((waiting) => waiting.finished),
           this.config.disableAfterMs,
         );
-        this.disabledSubscriptions.inc(disabled.size);
+        this.metrics.disabledSubscriptions.inc(disabled.size);
         for (const { finished, recorded } of batch) recorded(disabled.has(finished.delivery.subscriptionId));
       } catch (error) {
         for (const { failed } of batch) failed(error);
@@ -219,12 +192,14 @@ export class WebhookDispatcher implements OnApplicationBootstrap, BeforeApplicat
   }
 
   private start(delivery: ClaimedDelivery): void {
+    this.metrics.attemptsInFlight.inc();
     const attempt = this.attempt(delivery)
       .catch((error) =>
         this.logger.error(`Webhook delivery ${webhookId(delivery.id)} failed to record: ${describe(error)}`),
       )
       .finally(() => {
         this.inFlight.delete(delivery.id);
+        this.metrics.attemptsInFlight.dec();
         // A slot is free: look again soon rather than a whole interval later.
         if (!this.stopped && !this.shutdown.isShuttingDown && this.polling === undefined) this.schedule(0);
       });
@@ -240,7 +215,7 @@ export class WebhookDispatcher implements OnApplicationBootstrap, BeforeApplicat
         attempt: { statusCode: null, error: null, durationMs: 0 },
         outcome: { kind: 'failed' },
       });
-      this.deliveries.inc({ event: delivery.type, result: 'failed' });
+      this.metrics.deliveries.inc({ event: delivery.type, result: 'failed' });
       this.logger.warn({
         webhookId: id,
         subscriptionId: String(delivery.subscriptionId),
@@ -292,8 +267,8 @@ export class WebhookDispatcher implements OnApplicationBootstrap, BeforeApplicat
       outcome,
     });
     const label: Result = refused ? 'refused' : outcome.kind === 'disable' ? 'gone' : outcome.kind;
-    this.deliveries.inc({ event: delivery.type, result: label });
-    this.duration.observe({ event: delivery.type }, result.durationMs / 1000);
+    this.metrics.deliveries.inc({ event: delivery.type, result: label });
+    this.metrics.duration.observe({ event: delivery.type }, result.durationMs / 1000);
     const fields = {
       webhookId: id,
       subscriptionId: String(delivery.subscriptionId),

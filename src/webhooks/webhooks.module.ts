@@ -4,6 +4,7 @@ import { SecretsModule } from '../secrets/secrets.module';
 import { EventOutbox } from './event-outbox.service';
 import { WebhookDeliveryModule } from './webhook-delivery.module';
 import { WebhooksController } from './webhooks.controller';
+import { WebhookOutboxMetrics } from './webhooks.metrics';
 import { WebhooksService } from './webhooks.service';
 
 /**
@@ -13,7 +14,7 @@ import { WebhooksService } from './webhooks.service';
 @Module({
   imports: [WebhookDeliveryModule, SecretsModule, MetricsModule],
   controllers: [WebhooksController],
-  providers: [WebhooksService, EventOutbox],
+  providers: [WebhooksService, EventOutbox, WebhookOutboxMetrics],
   exports: [EventOutbox],
 })
 export class WebhooksModule {}

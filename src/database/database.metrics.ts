@@ -1,6 +1,6 @@
 import { Injectable, Module, OnModuleDestroy } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { Counter, Gauge } from 'prom-client';
+import { Counter, Gauge, Registry } from 'prom-client';
 import { DataSource } from 'typeorm';
 import { MetricsModule } from '../metrics/metrics.module';
 import { MetricsService } from '../metrics/metrics.service';
@@ -13,6 +13,14 @@ export const PROBE_TIMEOUT_MS = 1000;
 
 /** MySQL has no `wsrep_on` variable: the server is certainly not a Galera node. */
 const ER_UNKNOWN_SYSTEM_VARIABLE = 1193;
+
+/** The fields of mysql2's pool that tell its state; it has no public accessor for them. */
+interface Mysql2PoolState {
+  _allConnections?: { length: number };
+  _freeConnections?: { length: number };
+  _connectionQueue?: { length: number };
+  config?: { connectionLimit?: number };
+}
 
 /** A Galera node's gauges, each read from its status. */
 const GALERA_GAUGES: { name: string; help: string; read: (status: GaleraStatus) => number }[] = [
@@ -41,10 +49,10 @@ const GALERA_GAUGES: { name: string; help: string; read: (status: GaleraStatus) 
 /**
  * The database as an instance sees it, API instance or worker. What is read when Prometheus scrapes
  * costs a request nothing: one `SELECT 1` through the pool (whether the database answers, and how
- * long a statement takes to come back, a wait for a pooled connection included), and on a Galera
- * node its state, labelled with the cluster's name. Retries are counted as they happen, which is
- * only after a failure. Apart from DatabaseModule, so the command line, which has no metrics
- * listener, runs without it.
+ * long a statement takes to come back, a wait for a pooled connection included), on MySQL the
+ * pool's connections, and on a Galera node its state, labelled with the cluster's name. Retries are
+ * counted as they happen, which is only after a failure. Apart from DatabaseModule, so the command
+ * line, which has no metrics listener, runs without it.
  */
 @Injectable()
 export class DatabaseMetrics implements OnModuleDestroy {
@@ -84,7 +92,9 @@ export class DatabaseMetrics implements OnModuleDestroy {
     this.countRetry = (message) => retries.inc({ reason: (message as { reason: RetryReason }).reason });
     STATEMENT_RETRIES.subscribe(this.countRetry);
 
+    // SQLite has no pool and is no Galera node; a gauge of either would still report a misleading 0.
     if (dataSource.options.type === 'better-sqlite3') return;
+    this.declarePoolGauges(registers);
     const node = perScrape(async () => {
       const cluster = await this.galeraCluster();
       return cluster === null ? undefined : { cluster, status: await readGaleraStatus(dataSource) };
@@ -107,6 +117,37 @@ export class DatabaseMetrics implements OnModuleDestroy {
 
   onModuleDestroy(): void {
     STATEMENT_RETRIES.unsubscribe(this.countRetry);
+  }
+
+  private declarePoolGauges(registers: Registry[]): void {
+    const pool = (): Mysql2PoolState | undefined =>
+      this.dataSource.isInitialized
+        ? (this.dataSource.driver as unknown as { pool?: Mysql2PoolState }).pool
+        : undefined;
+    new Gauge({
+      name: 'db_pool_connections',
+      help: 'MySQL pool connections by state (in_use, idle) and the configured maximum (max)',
+      labelNames: ['state'],
+      registers,
+      collect() {
+        const state = pool();
+        if (!state?._allConnections || !state._freeConnections) return;
+        const open = state._allConnections.length;
+        const idle = state._freeConnections.length;
+        this.set({ state: 'in_use' }, open - idle);
+        this.set({ state: 'idle' }, idle);
+        if (state.config?.connectionLimit) this.set({ state: 'max' }, state.config.connectionLimit);
+      },
+    });
+    new Gauge({
+      name: 'db_pool_waiting_requests',
+      help: 'Queries waiting for a free MySQL pool connection',
+      registers,
+      collect() {
+        const length = pool()?._connectionQueue?.length;
+        if (length !== undefined) this.set(length);
+      },
+    });
   }
 
   /** Seconds a `SELECT 1` took, or undefined when it failed or took longer than PROBE_TIMEOUT_MS. */

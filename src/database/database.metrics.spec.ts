@@ -2,7 +2,7 @@ import { Test } from '@nestjs/testing';
 import { getDataSourceToken } from '@nestjs/typeorm';
 import { Registry } from 'prom-client';
 import { MetricsService } from '../metrics/metrics.service';
-import { DatabaseMetrics, PROBE_TIMEOUT_MS } from './database-metrics';
+import { DatabaseMetrics, PROBE_TIMEOUT_MS } from './database.metrics';
 import { STATEMENT_RETRIES } from './statement-retry';
 
 const GALERA_STATUS = [
@@ -17,13 +17,14 @@ describe(DatabaseMetrics.name, () => {
   let query: jest.Mock;
   let close: () => Promise<void>;
 
-  async function start(type: string): Promise<void> {
+  /** `dataSource`: what else of the data source the gauges read (its driver's pool). */
+  async function start(type: string, dataSource: object = {}): Promise<void> {
     registry = new Registry();
     const moduleRef = await Test.createTestingModule({
       providers: [
         DatabaseMetrics,
         { provide: MetricsService, useValue: { registry } },
-        { provide: getDataSourceToken(), useValue: { options: { type }, query } },
+        { provide: getDataSourceToken(), useValue: { options: { type }, query, ...dataSource } },
       ],
     }).compile();
     await moduleRef.init();
@@ -125,5 +126,60 @@ describe(DatabaseMetrics.name, () => {
     query = server(1);
     await start('better-sqlite3');
     await expect(scrape('db_galera_')).resolves.toEqual([]);
+  });
+
+  describe('pool gauges', () => {
+    beforeEach(() => (query = server(0)));
+
+    /** A mysql2 pool as the gauges read it (mysql2 keeps these in Denque queues with a length). */
+    const mysqlPool = (open: number, idle: number, waiting: number, limit?: number) => ({
+      _allConnections: { length: open },
+      _freeConnections: { length: idle },
+      _connectionQueue: { length: waiting },
+      config: limit === undefined ? {} : { connectionLimit: limit },
+    });
+
+    it('read the connections of a mysql2 pool: in use, idle, the maximum and the waiting queries', async () => {
+      await start('mysql', { isInitialized: true, driver: { pool: mysqlPool(7, 2, 3, 10) } });
+      expect(await scrape('db_pool_')).toEqual([
+        'db_pool_connections{state="in_use"} 5',
+        'db_pool_connections{state="idle"} 2',
+        'db_pool_connections{state="max"} 10',
+        'db_pool_waiting_requests 3',
+      ]);
+    });
+
+    it('follow the pool as it changes', async () => {
+      const pool = mysqlPool(1, 1, 0, 4);
+      await start('mysql', { isInitialized: true, driver: { pool } });
+      expect(await scrape('db_pool_connections{state="in_use"}')).toEqual(['db_pool_connections{state="in_use"} 0']);
+      pool._allConnections = { length: 4 };
+      pool._freeConnections = { length: 0 };
+      pool._connectionQueue = { length: 6 };
+      expect(await scrape('db_pool_')).toEqual([
+        'db_pool_connections{state="in_use"} 4',
+        'db_pool_connections{state="idle"} 0',
+        'db_pool_connections{state="max"} 4',
+        'db_pool_waiting_requests 6',
+      ]);
+    });
+
+    it('leave out the maximum when the pool does not say it', async () => {
+      await start('mysql', { isInitialized: true, driver: { pool: mysqlPool(3, 1, 0) } });
+      expect(await scrape('db_pool_connections')).toEqual([
+        'db_pool_connections{state="in_use"} 2',
+        'db_pool_connections{state="idle"} 1',
+      ]);
+    });
+
+    it('are absent for SQLite, whose driver has no pool', async () => {
+      await start('better-sqlite3', { isInitialized: true, driver: { databaseConnection: {} } });
+      expect(await scrape('db_pool_')).toEqual([]);
+    });
+
+    it('report no connections before the data source is initialized', async () => {
+      await start('mysql', { isInitialized: false, driver: { pool: mysqlPool(1, 1, 0, 10) } });
+      expect(await scrape('db_pool_connections')).toEqual([]);
+    });
   });
 });

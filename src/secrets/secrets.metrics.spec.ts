@@ -4,7 +4,7 @@ import { Registry } from 'prom-client';
 import { loadConfig } from '../config/configuration';
 import { MetricsService } from '../metrics/metrics.service';
 import { SecretBox, keyIdOf } from './secret-box';
-import { SecretsMetrics } from './secrets-metrics.module';
+import { SecretsMetrics } from './secrets.metrics';
 import { SecretsService } from './secrets.service';
 
 const NEW = Buffer.alloc(32, 1);

@@ -1,6 +1,7 @@
 import { NestExpressApplication } from '@nestjs/platform-express';
-import type { NextFunction, Request, Response } from 'express';
+import type { Express } from 'express';
 import helmet, { HelmetOptions } from 'helmet';
+import type { ServerResponse } from 'node:http';
 import { AppConfig } from '../config/configuration';
 
 /** Helmet's options: its defaults, with a content security policy that lets Swagger UI work. */
@@ -45,15 +46,22 @@ export function helmetHeaders(options: HelmetOptions): [string, string][] {
 }
 
 /**
- * Helmet's headers on every response. Helmet runs a dozen middleware functions per request to set
- * headers that never change here; they are worked out once by helmet (helmetHeaders) and set per
- * response from that list, which costs a list request a fraction of what helmet's chain did
- * (docs/performance.md).
+ * Helmet's headers on every response the app answers. Helmet runs a dozen middleware functions per
+ * request to set headers that never change here; they are worked out once by helmet
+ * (helmetHeaders) and set from that list as the response's head is written, not when the request
+ * arrives: set early, they lived through the request's wait for the database and were copied by
+ * every collection of young objects meanwhile (docs/performance.md). A header a route set itself is
+ * left as it is.
  */
 export function setUpSecurityHeaders(app: NestExpressApplication, oidc: AppConfig['oidc']): void {
   const headers = helmetHeaders(helmetOptions(oidc));
-  app.use(function securityHeaders(_req: Request, res: Response, next: NextFunction) {
-    for (let i = 0; i < headers.length; i++) res.setHeader(headers[i][0], headers[i][1]);
-    next();
-  });
+  const response = (app.getHttpAdapter().getInstance() as Express).response as unknown as Pick<
+    ServerResponse,
+    'writeHead'
+  >;
+  const writeHead = response.writeHead;
+  response.writeHead = function (this: ServerResponse, ...args: Parameters<ServerResponse['writeHead']>) {
+    for (let i = 0; i < headers.length; i++) if (!this.hasHeader(headers[i][0])) this.setHeader(...headers[i]);
+    return writeHead.apply(this, args);
+  } as ServerResponse['writeHead'];
 }

@@ -20,11 +20,14 @@ export function IsInt64(options?: ValidationOptions): PropertyDecorator {
 }
 
 /** What is wrong with a text field of `min`..`max` characters, or null when nothing is (IsText's rule). */
+const SURROGATE = /[\uD800-\uDFFF]/;
+
 export function textProblem(value: unknown, min: number, max: number): string | null {
   if (typeof value !== 'string') return 'must be a string';
   if (!value.isWellFormed()) return 'must be valid Unicode text';
-  // Length in characters (code points), as MySQL's utf8mb4 VARCHAR counts them.
-  const length = [...value].length;
+  // Length in characters (code points), as MySQL's utf8mb4 VARCHAR counts them: a string without
+  // surrogates (nearly every name) has as many as its UTF-16 length, without an array to count them.
+  const length = SURROGATE.test(value) ? [...value].length : value.length;
   if (length < min || length > max) return `must be from ${min} to ${max} characters long`;
   if (!/\S/u.test(value)) return 'must not be blank';
   return null;

@@ -10,6 +10,7 @@ import { Webhooks1764100000000 } from './migrations/1764100000000-Webhooks';
 import { IdempotencyKeys1764200000000 } from './migrations/1764200000000-IdempotencyKeys';
 import { EventsRecordedByTheService1764300000000 } from './migrations/1764300000000-EventsRecordedByTheService';
 import { SubscriptionIdsSafeInJavaScript1764400000000 } from './migrations/1764400000000-SubscriptionIdsSafeInJavaScript';
+import { PreviousReleaseColumnsUnwritten1764500000000 } from './migrations/1764500000000-PreviousReleaseColumnsUnwritten';
 import { TimedOutConnectionSubscriber } from './timed-out-connection.subscriber';
 
 export const ENTITIES = [Plant, ApiToken];
@@ -20,6 +21,7 @@ export const MIGRATIONS = [
   IdempotencyKeys1764200000000,
   EventsRecordedByTheService1764300000000,
   SubscriptionIdsSafeInJavaScript1764400000000,
+  PreviousReleaseColumnsUnwritten1764500000000,
 ];
 
 /**

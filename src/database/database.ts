@@ -2,7 +2,7 @@ import { Propagation, TransactionHost } from '@nestjs-cls/transactional';
 import { TransactionalAdapterTypeOrm } from '@nestjs-cls/transactional-adapter-typeorm';
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource, EntityManager, QueryRunner } from 'typeorm';
+import { DataSource, QueryRunner } from 'typeorm';
 import { DatabaseUnavailable } from '../common/filters/server.errors';
 import { isDatabaseUnavailable } from './database-errors';
 import { PooledStatements } from './pooled-statements';
@@ -113,18 +113,6 @@ export class Database {
   /** How many rows a statement changed, as each driver reports it. */
   execute(statement: Statement, parameters: unknown[], retry?: RetryOptions): Promise<number> {
     return this.send(this.sql(statement), parameters, true, retry) as Promise<number>;
-  }
-
-  /**
-   * Statements TypeORM builds from entities (for tables whose statements are few), on the open
-   * transaction's manager when there is one.
-   */
-  async entities<T>(work: (manager: EntityManager) => Promise<T>): Promise<T> {
-    try {
-      return await work(this.transactions.tx);
-    } catch (error) {
-      throw this.named(error);
-    }
   }
 
   /**

@@ -36,7 +36,7 @@ type Send = (sql: string, ...rest: never[]) => Promise<unknown>;
 /**
  * A span for every SQL statement the data source runs within a traced operation (a request), made
  * where a statement is handed to its driver: TypeORM's `QueryRunner.query` (transactions, the
- * entity manager, the health checks, SQLite) and PooledStatements' `run` (autocommit statements on
+ * health checks, SQLite) and PooledStatements' `run` (autocommit statements on
  * MySQL/MariaDB): one mechanism for both databases. Statements outside a sampled request
  * (migrations at start-up, the webhook poller) make no span.
  *

@@ -1,8 +1,7 @@
 import 'reflect-metadata';
 import { existsSync } from 'node:fs';
-import { DataSource } from 'typeorm';
 import { loadConfig } from './src/config/configuration';
-import { buildDataSourceOptions } from './src/database/data-source';
+import { buildDataSourceOptions, createDataSource } from './src/database/data-source';
 import { openAtStartup } from './src/database/startup-retry';
 
 /**
@@ -14,10 +13,8 @@ if (existsSync('.env')) process.loadEnvFile('.env');
 const config = loadConfig(process.env);
 
 /** Connects as the service does: each failed attempt reported, for at most DB_STARTUP_TIMEOUT. */
-class StartingDataSource extends DataSource {
-  override initialize(): Promise<this> {
-    return openAtStartup(() => super.initialize(), config.databaseStartup.timeoutMs);
-  }
-}
+const dataSource = createDataSource(buildDataSourceOptions(config.database));
+const initialize = dataSource.initialize.bind(dataSource);
+dataSource.initialize = () => openAtStartup(initialize, config.databaseStartup.timeoutMs);
 
-export default new StartingDataSource(buildDataSourceOptions(config.database));
+export default dataSource;

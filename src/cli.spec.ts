@@ -197,6 +197,15 @@ describe(parseCommand.name, () => {
     });
   });
 
+  describe('migrate', () => {
+    it('runs the regular migrations, or with --post-deployment every one', () => {
+      expect(parseCommand(['migrate'])).toStrictEqual({ kind: 'migrate', postDeployment: false });
+      expect(parseCommand(['migrate', '--post-deployment'])).toStrictEqual({ kind: 'migrate', postDeployment: true });
+      expect(usageError(() => parseCommand(['migrate', 'now'])).message).toBe('Unexpected argument "now"');
+      expect(() => parseCommand(['migrate', '--contract'])).toThrow(UsageError);
+    });
+  });
+
   it('refuses an unknown command', () => {
     expect(usageError(() => parseCommand(['plants', 'list'])).message).toBe('Unknown command "plants"');
   });

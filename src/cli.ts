@@ -3,6 +3,7 @@ import 'reflect-metadata';
 import { ConsoleLogger, INestApplicationContext, LogLevel, Module } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { ParseArgsConfig, parseArgs } from 'node:util';
+import { DataSource } from 'typeorm';
 import { ApiToken } from './auth/api-token.entity';
 import { TokensModule } from './auth/tokens.module';
 import { SCOPE_NAMES, Scope, isScope } from './auth/scopes';
@@ -11,6 +12,7 @@ import { AppConfigModule } from './config/config.module';
 import { ConfigValidationError } from './config/configuration';
 import { parseDuration } from './config/duration';
 import { DatabaseModule } from './database/database.module';
+import { pendingMigrations, runPendingMigrations } from './database/migrations-runner';
 import { IdempotencyModule } from './idempotency/idempotency.module';
 import { SealedAnswers } from './idempotency/sealed-answers';
 import { ResealReport, SealedStore } from './secrets/sealed-store';
@@ -31,6 +33,7 @@ export const USAGE = `Usage:
   plantstore token revoke <token-or-id>
   plantstore secrets reseal [--batch-size <N>]
   plantstore worker
+  plantstore migrate [--post-deployment]
 
 Scopes: ${SCOPE_NAMES.join(', ')} (all of them when none is given).
 secrets reseal seals again, under the first key of WEBHOOK_SECRET_KEY, what is sealed under its other
@@ -38,6 +41,9 @@ keys (webhook signing secrets, stored idempotent answers), ${RESEAL_BATCH} value
 (at most ${MAX_BATCH}); safe to run while the service runs, and again.
 worker delivers webhook events, and serves nothing but metrics, until SIGTERM; run it beside API
 instances started with WEBHOOK_DELIVERY=false, with the same settings (docs/webhooks.md).
+migrate runs the pending migrations, as every start of the service does; with --post-deployment
+also the post-deployment ones, which remove what only the previous release used: run it once every
+instance runs this release (docs/operations.md, "Upgrades").
 The database is the one the service uses: DATABASE_URL, or the embedded SQLite file.`;
 
 export interface CliIo {
@@ -72,10 +78,11 @@ export type CliCommand =
   | { kind: 'list'; subject?: string }
   | { kind: 'revoke'; reference: string }
   | { kind: 'reseal'; batchSize: number }
-  | { kind: 'worker' };
+  | { kind: 'worker' }
+  | { kind: 'migrate'; postDeployment: boolean };
 
 /** The commands on tokens. */
-export type TokenCommand = Exclude<CliCommand, { kind: 'help' | 'reseal' | 'worker' }>;
+export type TokenCommand = Exclude<CliCommand, { kind: 'help' | 'reseal' | 'worker' | 'migrate' }>;
 
 /** Turns argv into a command, or throws UsageError with a message fit for the terminal. */
 export function parseCommand(argv: string[]): CliCommand {
@@ -85,16 +92,27 @@ export function parseCommand(argv: string[]): CliCommand {
     if (action !== undefined) throw new UsageError(`Unexpected argument "${action}"`);
     return { kind: 'worker' };
   }
-  if (group !== 'token' && group !== 'secrets') throw new UsageError(`Unknown command "${group}"`);
+  if (group !== 'token' && group !== 'secrets' && group !== 'migrate') {
+    throw new UsageError(`Unknown command "${group}"`);
+  }
 
-  const parse = (options: ParseArgsConfig['options']) => {
+  const parse = (options: ParseArgsConfig['options'], args = rest) => {
     try {
-      const { values, positionals } = parseArgs({ args: rest, options, allowPositionals: true, strict: true });
+      const { values, positionals } = parseArgs({ args, options, allowPositionals: true, strict: true });
       return { values: values as Record<string, string | string[] | undefined>, positionals };
     } catch (error) {
       throw new UsageError((error as Error).message);
     }
   };
+
+  if (group === 'migrate') {
+    const { values, positionals } = parse(
+      { 'post-deployment': { type: 'boolean' } },
+      action === undefined ? [] : [action, ...rest],
+    );
+    if (positionals.length > 0) throw new UsageError(`Unexpected argument "${positionals[0]}"`);
+    return { kind: 'migrate', postDeployment: (values['post-deployment'] as unknown) === true };
+  }
 
   if (group === 'secrets') {
     if (action !== 'reseal') {
@@ -248,6 +266,29 @@ export async function execute(command: TokenCommand, tokens: TokensService, io: 
   }
 }
 
+/**
+ * Opening the context ran the regular migrations, as a start of the service does; the
+ * post-deployment ones run now, when asked for. Each line names a migration applied.
+ */
+async function migrate(
+  command: Extract<CliCommand, { kind: 'migrate' }>,
+  dataSource: DataSource,
+  io: CliIo,
+): Promise<number> {
+  if (command.postDeployment) {
+    const pending = await pendingMigrations(dataSource, 'post-deployment');
+    await runPendingMigrations(dataSource, 'post-deployment');
+    for (const name of pending) io.out(`applied ${name}`);
+  }
+  const left = await pendingMigrations(dataSource, 'post-deployment');
+  io.out(
+    left.length === 0
+      ? 'The schema is up to date.'
+      : `Post-deployment migrations pending (run migrate --post-deployment once every instance runs this release): ${left.join(', ')}`,
+  );
+  return EXIT_OK;
+}
+
 /** Builds the context a command runs in; tests pass one configured by a record of their own. */
 export type CliContextFactory = () => Promise<INestApplicationContext>;
 
@@ -307,6 +348,7 @@ export async function runCli(
 
   const app = await openContext();
   try {
+    if (command.kind === 'migrate') return await migrate(command, app.get(DataSource), io);
     if (command.kind === 'reseal') {
       const stores = [app.get(SealedSigningSecrets), app.get(SealedAnswers)] as SealedStore<unknown>[];
       return await reseal(command, app.get(SecretsService), stores, io);

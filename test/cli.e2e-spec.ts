@@ -1,4 +1,5 @@
 import { CliIo, EXIT_FAILURE, EXIT_OK, EXIT_USAGE, runCli } from '../src/cli';
+import { POST_DEPLOYMENT_MIGRATIONS } from '../src/database/data-source';
 import { testDatabases } from './utils/databases';
 import { cliContext } from './utils/service-process';
 import { TestApp, bearer, expectErrorBody, startTestApp } from './utils/test-app';
@@ -91,5 +92,27 @@ describe.each(testDatabases())('plantstore CLI on %s', (database) => {
     expect(res.code).toBe(EXIT_USAGE);
     expect(res.err[0]).toMatch(/^A user id is 1 to 128 characters/);
     expect((await cli('token', 'list')).out).toEqual(['No tokens.']);
+  });
+
+  it('runs the post-deployment migrations when told, which start-up left pending', async () => {
+    const postDeployment = POST_DEPLOYMENT_MIGRATIONS.map((migration) => migration.name);
+    for (let i = 0; i < postDeployment.length; i += 1) await t.dataSource.undoLastMigration();
+    // What a start of the service leaves: on SQLite nothing, since no other release can serve beside it.
+    const started = await cli('migrate');
+    expect(started.code).toBe(EXIT_OK);
+    expect(started.out).toEqual(
+      database === 'sqlite'
+        ? ['The schema is up to date.']
+        : [
+            'Post-deployment migrations pending (run migrate --post-deployment once every instance runs this release): ' +
+              postDeployment.join(', '),
+          ],
+    );
+    if (database === 'mysql') {
+      const contracted = await cli('migrate', '--post-deployment');
+      expect(contracted.code).toBe(EXIT_OK);
+      expect(contracted.out).toEqual([...postDeployment.map((name) => `applied ${name}`), 'The schema is up to date.']);
+    }
+    await expect(t.dataSource.showMigrations()).resolves.toBe(false);
   });
 });

@@ -108,11 +108,11 @@ describe.each(testDatabases())('Webhooks on %s', (database) => {
     await createPlant(2);
     expect((await t.http().delete('/plants/2').set(bearer(token))).status).toBe(204);
     await waitFor(() => receiver.at('/created-only').length >= 1);
-    const rows = (await t.dataSource.query('SELECT event_type, plant_id FROM webhook_deliveries')) as {
+    const rows = (await t.dataSource.query('SELECT event_type, data FROM webhook_deliveries')) as {
       event_type: string;
-      plant_id: unknown;
+      data: string;
     }[];
-    expect(rows.map((row) => [row.event_type, String(row.plant_id)])).toEqual([['plant.created', '2']]);
+    expect(rows.map((row) => [row.event_type, row.data])).toEqual([['plant.created', '{"id":2,"name":"Plant 2"}']]);
   });
 
   it('retries a failing receiver with the same webhook-id until it succeeds', async () => {

@@ -67,12 +67,12 @@ export class TokensRepository {
 
   async findByHash(tokenHash: string): Promise<ApiToken | null> {
     const [row] = await this.database.query(TOKEN_STATEMENTS.byHash, [tokenHash], READ);
-    return row ? this.toToken(row) : null;
+    return row ? toToken(row, this.time) : null;
   }
 
   async findById(id: string): Promise<ApiToken | null> {
     const [row] = await this.database.query(TOKEN_STATEMENTS.byId, [id], READ);
-    return row ? this.toToken(row) : null;
+    return row ? toToken(row, this.time) : null;
   }
 
   /** Oldest first; every token, or those of one user. */
@@ -81,7 +81,7 @@ export class TokensRepository {
       subject === undefined
         ? await this.database.query(TOKEN_STATEMENTS.all, [], READ)
         : await this.database.query(TOKEN_STATEMENTS.ofSubject, [subject], READ);
-    return rows.map((row) => this.toToken(row));
+    return rows.map((row) => toToken(row, this.time));
   }
 
   async setLastUsed(id: string, at: Date): Promise<void> {
@@ -96,19 +96,19 @@ export class TokensRepository {
     const [row] = await this.database.query(TOKEN_STATEMENTS.count, [], READ);
     return Number(row.n);
   }
+}
 
-  private toToken(row: Row): ApiToken {
-    const optional = (value: unknown) => (value === null || value === undefined ? null : this.time.fromStored(value));
-    return Object.assign(new ApiToken(), {
-      id: String(row.id),
-      tokenHash: String(row.token_hash),
-      subject: String(row.subject),
-      scopes: String(row.scopes),
-      name: (row.name as string | null) ?? null,
-      createdAt: this.time.fromStored(row.created_at),
-      expiresAt: optional(row.expires_at),
-      revokedAt: optional(row.revoked_at),
-      lastUsedAt: optional(row.last_used_at),
-    });
-  }
+function toToken(row: Row, time: TimeColumn): ApiToken {
+  const optional = (value: unknown) => (value === null || value === undefined ? null : time.fromStored(value));
+  return Object.assign(new ApiToken(), {
+    id: String(row.id),
+    tokenHash: String(row.token_hash),
+    subject: String(row.subject),
+    scopes: String(row.scopes),
+    name: (row.name as string | null) ?? null,
+    createdAt: time.fromStored(row.created_at),
+    expiresAt: optional(row.expires_at),
+    revokedAt: optional(row.revoked_at),
+    lastUsedAt: optional(row.last_used_at),
+  });
 }

@@ -1,6 +1,6 @@
 import { ApiToken } from '../auth/api-token.entity';
 import { Plant } from '../plants/plant.entity';
-import { ENTITIES, MIGRATIONS, buildDataSourceOptions } from './data-source';
+import { ENTITIES, MIGRATIONS, POST_DEPLOYMENT_MIGRATIONS, buildDataSourceOptions } from './data-source';
 import { ExactIntegerDatabase } from './exact-integer-sqlite';
 
 describe(buildDataSourceOptions.name, () => {
@@ -19,7 +19,7 @@ describe(buildDataSourceOptions.name, () => {
         synchronize: false,
         migrationsRun: false,
         entities: ENTITIES,
-        migrations: MIGRATIONS,
+        migrations: [...MIGRATIONS, ...POST_DEPLOYMENT_MIGRATIONS],
       });
     }
     expect(ENTITIES).toEqual(expect.arrayContaining([Plant, ApiToken]));

@@ -1,7 +1,11 @@
-import { DataSourceOptions } from 'typeorm';
+import { DataSource, DataSourceOptions } from 'typeorm';
 import { ApiToken } from '../auth/api-token.entity';
 import { DatabaseConfig } from '../config/configuration';
+import { IdempotencyKey } from '../idempotency/idempotency-key.entity';
 import { Plant } from '../plants/plant.entity';
+import { WebhookAttempt } from '../webhooks/webhook-attempt.entity';
+import { WebhookDelivery } from '../webhooks/webhook-delivery.entity';
+import { WebhookSubscription } from '../webhooks/webhook-subscription.entity';
 import { DatabaseLogger } from './database-logger';
 import { ExactIntegerDatabase } from './exact-integer-sqlite';
 import { InitialSchema1763780000000 } from './migrations/1763780000000-InitialSchema';
@@ -11,9 +15,16 @@ import { IdempotencyKeys1764200000000 } from './migrations/1764200000000-Idempot
 import { EventsRecordedByTheService1764300000000 } from './migrations/1764300000000-EventsRecordedByTheService';
 import { SubscriptionIdsSafeInJavaScript1764400000000 } from './migrations/1764400000000-SubscriptionIdsSafeInJavaScript';
 import { PreviousReleaseColumnsUnwritten1764500000000 } from './migrations/1764500000000-PreviousReleaseColumnsUnwritten';
+import { PreviousReleaseColumnsDropped1764600000000 } from './migrations/post-deployment/1764600000000-PreviousReleaseColumnsDropped';
 import { TimedOutConnectionSubscriber } from './timed-out-connection.subscriber';
 
-export const ENTITIES = [Plant, ApiToken];
+/**
+ * Every table the migrations make, as it is once they have all run (the migrations' own table and
+ * migrations_lock aside): test/schema.e2e-spec.ts holds the two together on both databases, and
+ * readiness resolves every column (src/health/schema.health.ts).
+ */
+export const ENTITIES = [Plant, ApiToken, WebhookSubscription, WebhookDelivery, WebhookAttempt, IdempotencyKey];
+/** The regular migrations: expand steps, run at start-up (src/database/migrations-runner.ts). */
 export const MIGRATIONS = [
   InitialSchema1763780000000,
   TokenTimesToTheMillisecond1763900000000,
@@ -23,6 +34,11 @@ export const MIGRATIONS = [
   SubscriptionIdsSafeInJavaScript1764400000000,
   PreviousReleaseColumnsUnwritten1764500000000,
 ];
+/**
+ * The post-deployment migrations (src/database/migrations/post-deployment/): contract steps, run by
+ * `plantstore migrate --post-deployment` once no instance of the previous release serves.
+ */
+export const POST_DEPLOYMENT_MIGRATIONS = [PreviousReleaseColumnsDropped1764600000000];
 
 /**
  * The one description of the database, shared by the Nest app, the admin CLI and the TypeORM CLI
@@ -34,8 +50,9 @@ export function buildDataSourceOptions(database: DatabaseConfig): DataSourceOpti
     'entities' | 'migrations' | 'migrationsRun' | 'synchronize' | 'logging' | 'logger'
   > = {
     entities: ENTITIES,
-    migrations: MIGRATIONS,
-    // Run by runPendingMigrations() once the data source is up, under a lock on MySQL.
+    // Every migration, so that any can be shown or reverted; runPendingMigrations() runs the
+    // regular ones once the data source is up (under a lock on MySQL), the others when told to.
+    migrations: [...MIGRATIONS, ...POST_DEPLOYMENT_MIGRATIONS],
     migrationsRun: false,
     synchronize: false,
     logging: ['warn', 'migration'],
@@ -75,4 +92,19 @@ export function buildDataSourceOptions(database: DatabaseConfig): DataSourceOpti
     enableWAL: database.path !== ':memory:',
     driver: ExactIntegerDatabase,
   };
+}
+
+/**
+ * The data source of `options`. SQLite accepts `char(N)` (text, as any type naming characters), and
+ * the IdempotencyKeys migration declares one there as on MySQL; TypeORM's SQLite driver does not list
+ * the type, so it is told of it, as a type with a length, for the entities to describe that column.
+ */
+export function createDataSource(options: DataSourceOptions): DataSource {
+  const dataSource = new DataSource(options);
+  if (options.type === 'better-sqlite3') {
+    const driver = dataSource.driver as DataSource['driver'] & { withLengthColumnTypes: string[] };
+    driver.supportedDataTypes.push('char');
+    driver.withLengthColumnTypes.push('char');
+  }
+  return dataSource;
 }

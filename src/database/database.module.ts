@@ -6,10 +6,9 @@ import { TypeOrmModule, TypeOrmModuleOptions, getDataSourceToken } from '@nestjs
 import { ClsModule } from 'nestjs-cls';
 import { DataSource, DataSourceOptions } from 'typeorm';
 import { AppConfig } from '../config/configuration';
-import { buildDataSourceOptions } from './data-source';
+import { buildDataSourceOptions, createDataSource } from './data-source';
 import { Database } from './database';
 import { prepareGaleraSessions } from './galera';
-import { standAsideEventTriggers } from './event-triggers';
 import { runPendingMigrations } from './migrations-runner';
 import { serializeSqliteTransactions } from './sqlite-transactions';
 import { openAtStartup } from './startup-retry';
@@ -21,14 +20,13 @@ type StartupOptions = TypeOrmModuleOptions & { startupTimeoutMs: number };
 
 /** Opens the data source and prepares it to serve: on a failure it is closed again, so a retry leaves no pool behind. */
 async function openDataSource(options: DataSourceOptions): Promise<DataSource> {
-  const dataSource = await new DataSource(options).initialize();
+  const dataSource = await createDataSource(options).initialize();
   try {
     if (tracingOn()) await traceStatements(dataSource);
     serializeSqliteTransactions(dataSource);
     // Before the migrations: their reads of the migrations table must be causal too.
     await prepareGaleraSessions(dataSource);
     await runPendingMigrations(dataSource);
-    await standAsideEventTriggers(dataSource);
   } catch (error) {
     await dataSource.destroy();
     throw error;

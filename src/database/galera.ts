@@ -22,10 +22,9 @@ const SET_SYNC_WAIT = `SET SESSION wsrep_sync_wait = ${GALERA_SYNC_WAIT}`;
 const ignore = () => undefined;
 
 /**
- * Sets the session's causal wait, and sets it again after any statement that fails: the previous
- * release's webhook triggers, while a database still has them, switch it off for their own
- * statement (see the EventsRecordedByTheService migration), and a statement aborted halfway (a lost
- * certification) leaves it off. mysql2 runs a connection's statements in
+ * Sets the session's causal wait, and sets it again after any statement that fails: a statement
+ * aborted halfway (a lost certification) can leave it off, as a trigger that switched it off for
+ * its own statement did. mysql2 runs a connection's statements in
  * order, and the setting is queued before the failure is reported, so it always precedes the
  * connection's next statement.
  */

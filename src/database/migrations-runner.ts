@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { DataSource, QueryRunner } from 'typeorm';
+import { DataSource, Migration, MigrationExecutor, QueryRunner } from 'typeorm';
+import { POST_DEPLOYMENT_MIGRATIONS } from './data-source';
 import { isUniqueViolation } from './database-errors';
 import { isRetryable } from './statement-retry';
 
@@ -13,6 +14,54 @@ const LOCK_NAME = 'migrations';
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /**
+ * Which migrations a run applies. At `start-up` on MySQL/MariaDB, the regular ones: each is an
+ * expand step the previous release's instances keep serving beside. `post-deployment` runs, in
+ * timestamp order, every pending migration, those of POST_DEPLOYMENT_MIGRATIONS included: the
+ * contract steps, which remove what only the previous release uses, run by an operator once no
+ * instance of it serves (`plantstore migrate --post-deployment`, docs/operations.md "Upgrades").
+ * An SQLite file belongs to one process, beside which no other release can be serving: its start-up
+ * runs both.
+ */
+export type MigrationRun = 'start-up' | 'post-deployment';
+
+/** TypeORM's migration executor over the data source's migrations that `run` applies. */
+class SelectedMigrations extends MigrationExecutor {
+  constructor(
+    dataSource: DataSource,
+    private readonly postDeployment: boolean,
+  ) {
+    super(dataSource);
+  }
+
+  protected override getMigrations(): Migration[] {
+    const postDeployment = new Set<unknown>(POST_DEPLOYMENT_MIGRATIONS);
+    return super
+      .getMigrations()
+      .filter((migration) => this.postDeployment || !postDeployment.has(migration.instance?.constructor));
+  }
+}
+
+/** Whether `run` applies post-deployment migrations on this data source. */
+function appliesPostDeployment(dataSource: DataSource, run: MigrationRun): boolean {
+  return run === 'post-deployment' || !isMysql(dataSource);
+}
+
+const isMysql = (dataSource: DataSource) =>
+  dataSource.options.type === 'mysql' || dataSource.options.type === 'mariadb';
+
+/**
+ * The names of the migrations `run` would apply that the database has not had yet, in order (for a
+ * command to say what it did).
+ */
+export async function pendingMigrations(dataSource: DataSource, run: MigrationRun): Promise<string[]> {
+  const pending = await new SelectedMigrations(
+    dataSource,
+    appliesPostDeployment(dataSource, run),
+  ).getPendingMigrations();
+  return pending.map((migration) => migration.name);
+}
+
+/**
  * Runs pending migrations once, however many instances start at the same moment. On MySQL and
  * MariaDB the instances take turns on a lock row: one INSERT under a primary key, which on a Galera
  * cluster is certified cluster-wide, so exactly one instance wins wherever the others are attached
@@ -21,11 +70,14 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
  * over. MySQL's DDL is not transactional, so without the lock two instances could both start the
  * same CREATE TABLE. SQLite is one file for one process; its migrations run in one transaction.
  */
-export async function runPendingMigrations(dataSource: DataSource): Promise<void> {
-  if (dataSource.options.type !== 'mysql' && dataSource.options.type !== 'mariadb') {
-    await dataSource.runMigrations({ transaction: 'all' });
+export async function runPendingMigrations(dataSource: DataSource, run: MigrationRun = 'start-up'): Promise<void> {
+  const executor = new SelectedMigrations(dataSource, appliesPostDeployment(dataSource, run));
+  if (!isMysql(dataSource)) {
+    executor.transaction = 'all';
+    await executor.executePendingMigrations();
     return;
   }
+  executor.transaction = 'each';
   const runner = dataSource.createQueryRunner();
   try {
     await runner.query(
@@ -42,7 +94,7 @@ export async function runPendingMigrations(dataSource: DataSource): Promise<void
     const queryTimeout = driverOptions.enableQueryTimeout;
     driverOptions.enableQueryTimeout = false;
     try {
-      await dataSource.runMigrations({ transaction: 'each' });
+      await executor.executePendingMigrations();
     } finally {
       driverOptions.enableQueryTimeout = queryTimeout;
       clearInterval(renewal);

@@ -71,7 +71,7 @@ describe(EventOutbox.name, () => {
     const write = writer(false);
     await expect(outbox.change('created', 'alice', { id: 7n, name: 'Fern' }, write)).resolves.toBe(true);
     expect(steps).toEqual([UNWATCHED, 'any subscription?', 'begin', 'record events', 'write', 'commit']);
-    expect(repository.recordEvents).toHaveBeenCalledWith('alice', 'created', { id: 7n, name: 'Fern' }, [
+    expect(repository.recordEvents).toHaveBeenCalledWith('alice', [
       { type: 'plant.created', data: '{"id":7,"name":"Fern"}' },
     ]);
   });

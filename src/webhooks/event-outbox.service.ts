@@ -69,7 +69,7 @@ export class EventOutbox {
     try {
       const changed = await this.database.transaction(
         async () => {
-          recorded = await this.repository.recordEvents(owner, change, plant, events);
+          recorded = await this.repository.recordEvents(owner, events);
           if (recorded > 0) this.watch(owner);
           else this.watched.delete(owner);
           if (await write()) return true;

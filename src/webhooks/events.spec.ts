@@ -10,7 +10,6 @@ import {
   eventTypesOn,
   eventsOf,
 } from './events';
-import { dataFromPlantColumns, eventsFromFlags, previousFlags, previousPlantColumns } from './previous-release';
 
 const OCCURRED_AT = Date.UTC(2026, 10, 24, 9, 30, 0, 5);
 const BEYOND_2_53 = 2n ** 53n + 1n;
@@ -97,24 +96,5 @@ describe('names in the OpenAPI document', () => {
   it('derives the operation id and the schema name from the event type', () => {
     expect(WEBHOOK_EVENTS.map(eventOperationId)).toEqual(['plantCreated', 'plantDeleted']);
     expect(WEBHOOK_EVENTS.map(eventSchemaName)).toEqual(['PlantCreatedEvent', 'PlantDeletedEvent']);
-  });
-});
-
-describe('the previous release’s columns', () => {
-  it('writes and reads a subscription’s events as one flag per event type', () => {
-    expect(previousFlags(['plant.deleted'])).toEqual([0, 1]);
-    expect(eventsFromFlags({ on_created: 1, on_deleted: 0 })).toEqual(['plant.created']);
-    expect(eventsFromFlags({ on_created: '1', on_deleted: '1' })).toEqual(['plant.created', 'plant.deleted']);
-  });
-
-  it('writes the plant columns of a delivery and reads them back as the data this release records', () => {
-    const plant = { id: BEYOND_2_53, name: 'Fern' };
-    expect(previousPlantColumns('created', plant)).toEqual([BEYOND_2_53, 'Fern', null]);
-    expect(previousPlantColumns('deleted', { id: BEYOND_2_53 })).toEqual([BEYOND_2_53, null, null]);
-    const row = { plant_id: String(BEYOND_2_53), plant_name: 'Fern', plant_tag: 'green' };
-    expect(dataFromPlantColumns('plant.created', row)).toBe(eventsOf('created', { ...plant, tag: 'green' })[0].data);
-    expect(dataFromPlantColumns('plant.deleted', { ...row, plant_name: null, plant_tag: null })).toBe(
-      eventsOf('deleted', { id: BEYOND_2_53 })[0].data,
-    );
   });
 });

@@ -11,7 +11,6 @@ import { ShutdownState } from '../lifecycle/shutdown-state';
 import { MetricsService } from '../metrics/metrics.service';
 import { SecretBox } from '../secrets/secret-box';
 import { SecretsService } from '../secrets/secrets.service';
-import { PUBLIC_IDS_PER_ROUND } from './previous-release';
 import { newSigningSecret } from './signing-secret';
 import { WebhookDispatcher, outcomeOf, retryDelayMs, webhookId } from './webhook-dispatcher';
 import { RETENTION_MS } from './webhooks.limits';
@@ -146,7 +145,7 @@ describe(WebhookDispatcher.name, () => {
   let moduleRef: TestingModule | undefined;
   let dispatcher: WebhookDispatcher;
   let registry: Registry;
-  let repository: Record<'claimDue' | 'recordAttempts' | 'prune' | 'givePublicIds', jest.Mock>;
+  let repository: Record<'claimDue' | 'recordAttempts' | 'prune', jest.Mock>;
   /** The first attempt recorded, with the other arguments of its recordAttempts. */
   let recorded: Promise<Recorded>;
 
@@ -163,7 +162,6 @@ describe(WebhookDispatcher.name, () => {
         );
       }),
       prune: jest.fn().mockResolvedValue(undefined),
-      givePublicIds: jest.fn().mockResolvedValue(0),
     };
   });
 
@@ -230,8 +228,6 @@ describe(WebhookDispatcher.name, () => {
 
     expect(repository.claimDue).toHaveBeenCalledWith(128, 2 * TIMEOUT_MS + 5000, claim);
     expect(repository.prune).toHaveBeenCalledWith(RETENTION_MS);
-    // Subscriptions the previous release created during an upgrade get a public id as well.
-    expect(repository.givePublicIds).toHaveBeenCalledWith(PUBLIC_IDS_PER_ROUND);
     expect(repository.recordAttempts).toHaveBeenCalledTimes(1);
     expect(recordedDelivery).toBe(claimed);
     expect(attempt).toEqual({ statusCode: 204, error: null, durationMs: expect.any(Number) });

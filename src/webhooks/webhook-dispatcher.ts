@@ -8,7 +8,6 @@ import { ShutdownState } from '../lifecycle/shutdown-state';
 import { SecretsService } from '../secrets/secrets.service';
 import { RefusedUrlError, parseWebhookUrl, resolveWebhookAddress } from './address-policy';
 import { deliveryBody } from './events';
-import { PUBLIC_IDS_PER_ROUND } from './previous-release';
 import { AttemptResult, closeIdleConnections, sendWebhook } from './webhook-sender';
 import { WebhookDeliveryMetrics } from './webhooks.metrics';
 import { AttemptOutcome, ClaimedDelivery, FinishedAttempt, WebhooksRepository } from './webhooks.repository';
@@ -181,7 +180,6 @@ export class WebhookDispatcher implements OnApplicationBootstrap, BeforeApplicat
       if (Date.now() - this.lastPrune > PRUNE_EVERY_MS) {
         this.lastPrune = Date.now();
         await this.repository.prune(RETENTION_MS);
-        await this.repository.givePublicIds(PUBLIC_IDS_PER_ROUND);
       }
     } catch (error) {
       // Another node's claim of the same rows won certification, or the database is away: the

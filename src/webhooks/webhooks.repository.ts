@@ -1,25 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { int64Transformer } from '../common/int64';
-import {
-  Condition,
-  Database,
-  IsolationLevel,
-  NOW_MS,
-  PerDialect,
-  READ,
-  Row,
-  WRITE,
-  isUniqueViolation,
-} from '../database';
-import { PlantChange, PlantChanges, WebhookEvent, isWebhookEvent } from './events';
-import {
-  PREVIOUS_EVENT_FLAGS,
-  dataFromPlantColumns,
-  eventsFromFlags,
-  previousFlags,
-  previousPlantColumns,
-} from './previous-release';
-import { MAX_SUBSCRIPTION_ID, newSubscriptionId } from './subscription-id';
+import { Condition, Database, IsolationLevel, NOW_MS, PerDialect, READ, Row, WRITE } from '../database';
+import { WebhookEvent, isWebhookEvent } from './events';
 
 const dueDeliveries = (now: string) =>
   `SELECT id FROM webhook_deliveries WHERE state = 'pending' AND next_attempt_at <= ${now} ORDER BY next_attempt_at LIMIT ?`;
@@ -35,13 +17,10 @@ const CLAIM_ISOLATION: PerDialect<IsolationLevel> = { mysql: 'READ COMMITTED', s
 
 /**
  * The subscriptions of the owner (the first parameter) that are enabled and want `type`: `events`
- * is a JSON array of event types, matched as its quoted member. A subscription created by the
- * previous release during an upgrade has no `events` yet, only its flag (see previous-release.ts).
+ * is a JSON array of event types, matched as its quoted member.
  */
 function wants(type: WebhookEvent): string {
-  const flag = PREVIOUS_EVENT_FLAGS[type];
-  const previous = flag ? ` OR (s.events IS NULL AND s.${flag} = 1)` : '';
-  return `(s.events LIKE '%"${type}"%'${previous})`;
+  return `s.events LIKE '%"${type}"%'`;
 }
 const WANTING = 's.owner = ? AND s.disabled_at IS NULL AND ';
 /** noSubscriptionWants' SQL by the array of event types asked about (eventTypesOn gives the same array each time). */
@@ -176,8 +155,8 @@ export class WebhooksRepository {
    */
   async insertSubscription(subscription: NewSubscription, limit: number): Promise<boolean> {
     const sql =
-      `INSERT INTO webhook_subscriptions (id, public_id, owner, url, events, ${Object.values(PREVIOUS_EVENT_FLAGS).join(', ')}, description, secret, created_at) ` +
-      'SELECT ?, ?, ?, ?, ?, ?, ?, ?, ?, ? FROM (SELECT COUNT(*) AS n FROM webhook_subscriptions WHERE owner = ?) existing ' +
+      'INSERT INTO webhook_subscriptions (id, public_id, owner, url, events, description, secret, created_at) ' +
+      'SELECT ?, ?, ?, ?, ?, ?, ?, ? FROM (SELECT COUNT(*) AS n FROM webhook_subscriptions WHERE owner = ?) existing ' +
       'WHERE existing.n < ?';
     const parameters = [
       subscription.id,
@@ -185,7 +164,6 @@ export class WebhooksRepository {
       subscription.owner,
       subscription.url,
       JSON.stringify(subscription.events),
-      ...previousFlags(subscription.events),
       subscription.description,
       subscription.sealedSecret,
       subscription.createdAt,
@@ -197,18 +175,14 @@ export class WebhooksRepository {
 
   async listSubscriptions(owner: string): Promise<SubscriptionRow[]> {
     const rows = (await this.read(
-      // One the previous release created during the upgrade shows its key until it is given a public id.
-      `SELECT COALESCE(public_id, id) AS id, url, events, ${Object.values(PREVIOUS_EVENT_FLAGS).join(', ')}, description, created_at, disabled_at, disabled_reason ` +
-        'FROM webhook_subscriptions WHERE owner = ? ORDER BY COALESCE(public_id, id)',
+      'SELECT public_id, url, events, description, created_at, disabled_at, disabled_reason ' +
+        'FROM webhook_subscriptions WHERE owner = ? ORDER BY public_id',
       [owner],
     )) as Row[];
     return rows.map((row) => ({
-      id: toBigint(row.id),
+      id: toBigint(row.public_id),
       url: String(row.url),
-      events:
-        row.events === null || row.events === undefined
-          ? eventsFromFlags(row)
-          : (JSON.parse(String(row.events)) as string[]).filter(isWebhookEvent),
+      events: (JSON.parse(String(row.events)) as string[]).filter(isWebhookEvent),
       description: (row.description as string | null) ?? null,
       createdAt: toNumber(row.created_at),
       disabledAt: toNullableNumber(row.disabled_at),
@@ -240,20 +214,13 @@ export class WebhooksRepository {
    * One delivery of each event for every enabled subscription of `owner` that wants it, due now;
    * how many. Run in the change's transaction (EventOutbox); the subscriptions are read, not locked.
    */
-  async recordEvents<Change extends PlantChange>(
-    owner: string,
-    change: Change,
-    plant: PlantChanges[Change],
-    events: readonly { type: WebhookEvent; data: string }[],
-  ): Promise<number> {
-    const previous = previousPlantColumns(change, plant);
+  async recordEvents(owner: string, events: readonly { type: WebhookEvent; data: string }[]): Promise<number> {
     let recorded = 0;
     for (const { type, data } of events) {
       recorded += await this.database.execute(
-        'INSERT INTO webhook_deliveries (subscription_id, event_type, data, plant_id, plant_name, plant_tag, ' +
-          `occurred_at, state, attempts, next_attempt_at) SELECT s.id, ?, ?, ?, ?, ?, ${this.now}, 'pending', 0, ${this.now} ` +
-          `FROM webhook_subscriptions s WHERE ${WANTING}${wants(type)}`,
-        [type, data, ...previous, owner],
+        'INSERT INTO webhook_deliveries (subscription_id, event_type, data, occurred_at, state, attempts, next_attempt_at) ' +
+          `SELECT s.id, ?, ?, ${this.now}, 'pending', 0, ${this.now} FROM webhook_subscriptions s WHERE ${WANTING}${wants(type)}`,
+        [type, data, owner],
       );
     }
     return recorded;
@@ -279,35 +246,6 @@ export class WebhooksRepository {
       },
       { retry: WRITE },
     );
-  }
-
-  /**
-   * Gives a public id to up to `limit` subscriptions that have none: those the previous release
-   * created during an upgrade (see previous-release.ts). One whose key is within
-   * MAX_SUBSCRIPTION_ID keeps it; any other gets a new random id. How many were given one.
-   */
-  async givePublicIds(limit: number): Promise<number> {
-    const rows = (await this.read('SELECT id FROM webhook_subscriptions WHERE public_id IS NULL LIMIT ?', [
-      limit,
-    ])) as Row[];
-    let given = 0;
-    for (const key of rows.map((row) => toBigint(row.id))) {
-      for (let publicId = key <= MAX_SUBSCRIPTION_ID ? key : newSubscriptionId(), tries = 1; ; tries++) {
-        try {
-          given += await this.database.execute(
-            'UPDATE webhook_subscriptions SET public_id = ? WHERE id = ? AND public_id IS NULL',
-            [publicId, key],
-            WRITE,
-          );
-          break;
-        } catch (error) {
-          // Another subscription shows that id: draw another.
-          if (!isUniqueViolation(error) || tries >= 5) throw error;
-          publicId = newSubscriptionId();
-        }
-      }
-    }
-    return given;
   }
 
   async recentAttempts(subscriptionId: bigint, limit: number): Promise<AttemptRow[]> {
@@ -349,7 +287,7 @@ export class WebhooksRepository {
     );
     if (ids.length === 0) return [];
     const rows = (await this.read(
-      'SELECT d.id, d.subscription_id, d.event_type, d.data, d.plant_id, d.plant_name, d.plant_tag, d.occurred_at, d.attempts, ' +
+      'SELECT d.id, d.subscription_id, d.event_type, d.data, d.occurred_at, d.attempts, ' +
         's.url, s.secret, s.disabled_at FROM webhook_deliveries d JOIN webhook_subscriptions s ON s.id = d.subscription_id ' +
         `WHERE d.claim = ? AND d.id IN (${ids.map(() => '?').join(', ')}) ORDER BY d.id`,
       [claim, ...ids],
@@ -358,10 +296,7 @@ export class WebhooksRepository {
       id: toBigint(row.id),
       subscriptionId: toBigint(row.subscription_id),
       type: row.event_type as WebhookEvent,
-      data:
-        row.data === null || row.data === undefined
-          ? dataFromPlantColumns(row.event_type as WebhookEvent, row)
-          : String(row.data),
+      data: String(row.data),
       occurredAt: toNumber(row.occurred_at),
       attempts: toNumber(row.attempts),
       url: String(row.url),

@@ -4,6 +4,7 @@ import { Test, TestingModule } from '@nestjs/testing';
 import { DataSource } from 'typeorm';
 import { DatabaseConfig } from '../../src/config/configuration';
 import { DatabaseModule } from '../../src/database/database.module';
+import { runPendingMigrations } from '../../src/database/migrations-runner';
 import { TestDatabase, prepareDatabase } from './databases';
 
 export interface RepositoryDatabase {
@@ -46,6 +47,7 @@ export async function startRepositoryDatabase(
   }).compile();
   await module.init();
   const dataSource = module.get(DataSource);
+  await runPendingMigrations(dataSource, 'post-deployment');
   return {
     module,
     dataSource,

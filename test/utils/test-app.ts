@@ -6,6 +6,7 @@ import { dirname, join } from 'node:path';
 import { Writable } from 'node:stream';
 import request from 'supertest';
 import { DataSource } from 'typeorm';
+import { runPendingMigrations } from '../../src/database/migrations-runner';
 import { AppModule } from '../../src/app.module';
 import { APP_OPTIONS, configureApp, createHttpAdapter } from '../../src/app.setup';
 import { CreateTokenInput, TokensService } from '../../src/auth/tokens.service';
@@ -77,6 +78,8 @@ export async function startTestApp(
   await app.init();
 
   const dataSource = app.get(DataSource);
+  // The schema of a finished upgrade: start-up ran the regular migrations, an operator the rest.
+  await runPendingMigrations(dataSource, 'post-deployment');
   const tokens = app.get(TokensService);
   return {
     app,
@@ -85,17 +88,7 @@ export async function startTestApp(
     http: () => request(app.getHttpServer()),
     token: async (input) => (await tokens.create(input)).secret,
     reset: async () => {
-      // Subscriptions first: deleting plants must not record events for the next test to see.
-      for (const table of [
-        'webhook_subscriptions',
-        'webhook_deliveries',
-        'webhook_attempts',
-        'plants',
-        'api_tokens',
-        'idempotency_keys',
-      ]) {
-        await dataSource.query(`DELETE FROM ${table}`);
-      }
+      for (const { tableName } of dataSource.entityMetadatas) await dataSource.query(`DELETE FROM ${tableName}`);
     },
     close: () => app.close(),
   };

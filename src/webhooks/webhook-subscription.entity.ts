@@ -1,0 +1,48 @@
+import { Column, Entity, Index, PrimaryColumn } from 'typeorm';
+
+/**
+ * A webhook subscription as stored (the Webhooks migration and those after it). WebhooksRepository
+ * writes its statements out; this describes the table for the schema test and readiness. Times are
+ * epoch milliseconds of the database's clock.
+ */
+@Entity({ name: 'webhook_subscriptions' })
+export class WebhookSubscription {
+  /** The row's key, which deliveries and attempts refer to; a path may still name it. */
+  @PrimaryColumn({ type: 'bigint' })
+  id: string;
+
+  /** The id the API shows, within 2^53 - 1 (SubscriptionIdsSafeInJavaScript). */
+  @Index('IDX_webhook_subscriptions_public_id', { unique: true })
+  @Column({ name: 'public_id', type: 'bigint', nullable: true })
+  publicId: string | null;
+
+  @Index('IDX_webhook_subscriptions_owner')
+  @Column({ type: 'varchar', length: 128 })
+  owner: string;
+
+  @Column({ type: 'varchar', length: 2048 })
+  url: string;
+
+  /** A JSON array of event types. */
+  @Column({ type: 'varchar', length: 1024, nullable: true })
+  events: string | null;
+
+  @Column({ type: 'varchar', length: 255, nullable: true })
+  description: string | null;
+
+  /** Sealed under WEBHOOK_SECRET_KEY. */
+  @Column({ type: 'varchar', length: 255 })
+  secret: string;
+
+  @Column({ name: 'created_at', type: 'bigint' })
+  createdAt: string;
+
+  @Column({ name: 'failing_since', type: 'bigint', nullable: true })
+  failingSince: string | null;
+
+  @Column({ name: 'disabled_at', type: 'bigint', nullable: true })
+  disabledAt: string | null;
+
+  @Column({ name: 'disabled_reason', type: 'varchar', length: 255, nullable: true })
+  disabledReason: string | null;
+}

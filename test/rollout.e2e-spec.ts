@@ -1,6 +1,9 @@
 import { parse, parseNumberAndBigInt } from 'lossless-json';
-import { execFileSync } from 'node:child_process';
+import { execFile, execFileSync } from 'node:child_process';
 import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { buildDataSourceOptions, createDataSource } from '../src/database/data-source';
+import { MIGRATION_LOCK_TABLE } from '../src/database/migrations-runner';
 import { ServiceProcess, startServiceProcess } from './utils/service-process';
 import { waitFor } from './utils/wait-for';
 import { WEBHOOK_TEST_ENV, WebhookReceiver } from './utils/webhook-receiver';
@@ -10,7 +13,10 @@ import { WEBHOOK_TEST_ENV, WebhookReceiver } from './utils/webhook-receiver';
  * release serve under a steady create/list/delete load with a webhook subscriber, an instance of
  * this release starts beside them and migrates the shared MariaDB database, and the old instances
  * are replaced one at a time (one of them restarted on the migrated schema first, as a crashed
- * instance would be). No request may fail, and every change must reach the subscriber exactly once.
+ * instance would be); then, still under load, the post-deployment migrations run
+ * (`plantstore migrate --post-deployment`), removing what only the previous release used. No request
+ * may fail, every change must reach the subscriber exactly once, and the database must end exactly
+ * as this release's entities describe it.
  * Afterwards every subscription, one the previous release made after the migration included, is
  * shown with an id JSON.parse reads exactly, and the ids the previous release gave still name them.
  *
@@ -124,7 +130,7 @@ describeRollout('Rolling upgrade from the previous release on one MariaDB databa
     await receiver.close();
   });
 
-  it('answers every request and delivers every event exactly once while instances are replaced', async () => {
+  it('answers every request and delivers every event exactly once while instances are replaced and the contract runs', async () => {
     const old1 = await start('previous #1', PREVIOUS!);
     const old2 = await start('previous #2', PREVIOUS!);
     const token = execFileSync(
@@ -184,6 +190,16 @@ describeRollout('Rolling upgrade from the previous release on one MariaDB databa
     await sleep(2000);
     await drainAndStop(rotation, old3);
     await sleep(2000);
+    // Every instance runs this release: the contract step, under the same load.
+    const contracted = await promisify(execFile)(
+      process.execPath,
+      [join(CURRENT!, 'dist', 'cli.js'), 'migrate', '--post-deployment'],
+      { env: { ...process.env, ...env, NODE_ENV: 'production', LOG_LEVEL: 'silent' }, cwd: CURRENT },
+    );
+    expect(contracted.stdout).toMatch(/^applied PreviousReleaseColumnsDropped\d+\n.*The schema is up to date\.\n$/s);
+    const requestsBefore = load.requests;
+    await sleep(2000);
+    expect(load.requests).toBeGreaterThan(requestsBefore);
     await load.stop();
 
     expect(load.failures).toEqual([]);
@@ -222,5 +238,34 @@ describeRollout('Rolling upgrade from the previous release on one MariaDB databa
     const [current] = await listed();
     expect((await call(new2, 'DELETE', `/webhooks/${current.id}`)).status).toBe(204);
     expect(await listed()).toEqual([]);
+
+    // The previous release's columns and triggers are gone: the schema is the entities', no more.
+    const dataSource = await createDataSource(
+      // MariaDB's own dialect: it reports a nullable column's default as the text NULL.
+      buildDataSourceOptions({
+        type: 'mariadb',
+        url: `${SERVER}/${DB}`,
+        poolSize: 2,
+        connectTimeoutMs: 10_000,
+        queryTimeoutMs: 10_000,
+      }),
+    ).initialize();
+    try {
+      expect((await dataSource.driver.createSchemaBuilder().log()).upQueries.map((q) => q.query)).toEqual([]);
+      const tables = (await dataSource.query(
+        'SELECT TABLE_NAME AS name FROM information_schema.TABLES WHERE TABLE_SCHEMA = DATABASE()',
+      )) as { name: string }[];
+      expect(
+        tables
+          .map((table) => table.name)
+          .filter((name) => name !== 'migrations' && name !== MIGRATION_LOCK_TABLE)
+          .sort(),
+      ).toEqual(dataSource.entityMetadatas.map((entity) => entity.tableName).sort());
+      await expect(
+        dataSource.query('SELECT TRIGGER_NAME FROM information_schema.TRIGGERS WHERE TRIGGER_SCHEMA = DATABASE()'),
+      ).resolves.toEqual([]);
+    } finally {
+      await dataSource.destroy();
+    }
   });
 });

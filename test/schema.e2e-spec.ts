@@ -4,7 +4,7 @@ import { POST_DEPLOYMENT_MIGRATIONS } from '../src/database/data-source';
 import { PreviousReleaseColumnsUnwritten1764500000000 } from '../src/database/migrations/1764500000000-PreviousReleaseColumnsUnwritten';
 import { MIGRATION_LOCK_TABLE, pendingMigrations, runPendingMigrations } from '../src/database/migrations-runner';
 import { SchemaHealthIndicator } from '../src/health/schema.health';
-import { PLANT_NAME_MAX_LENGTH, PLANT_TAG_MAX_LENGTH } from '../src/plants/dto/create-plant.dto';
+import { PLANT_NAME_MAX_LENGTH, PLANT_TAG_MAX_LENGTH } from '../src/plants/plants.limits';
 import { testDatabases } from './utils/databases';
 import { TestApp, bearer, startTestApp } from './utils/test-app';
 

@@ -55,13 +55,15 @@ export function helmetHeaders(options: HelmetOptions): [string, string][] {
  */
 export function setUpSecurityHeaders(app: NestExpressApplication, oidc: AppConfig['oidc']): void {
   const headers = helmetHeaders(helmetOptions(oidc));
+  // Looked up by their lower-case names, which Node then needs no new string for.
+  const lowerCase = headers.map(([name]) => name.toLowerCase());
   const response = (app.getHttpAdapter().getInstance() as Express).response as unknown as Pick<
     ServerResponse,
     'writeHead'
   >;
   const writeHead = response.writeHead;
   response.writeHead = function (this: ServerResponse, ...args: Parameters<ServerResponse['writeHead']>) {
-    for (let i = 0; i < headers.length; i++) if (!this.hasHeader(headers[i][0])) this.setHeader(...headers[i]);
+    for (let i = 0; i < headers.length; i++) if (!this.hasHeader(lowerCase[i])) this.setHeader(...headers[i]);
     return writeHead.apply(this, args);
   } as ServerResponse['writeHead'];
 }

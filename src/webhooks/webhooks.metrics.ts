@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { Counter, Gauge, Histogram } from 'prom-client';
 import { MetricsService } from '../metrics/metrics.service';
+import { totalReadAtScrape } from '../metrics/totals.metrics';
 import { perScrape } from '../metrics/per-scrape';
 import { EventOutbox } from './event-outbox.service';
 import { WebhooksRepository } from './webhooks.repository';
@@ -85,16 +86,11 @@ export class WebhookDeliveryMetrics {
 @Injectable()
 export class WebhookOutboxMetrics {
   constructor(metrics: MetricsService, outbox: EventOutbox) {
-    let counted = 0;
-    new Counter({
-      name: 'webhook_deliveries_recorded_total',
-      help: 'Webhook deliveries recorded with plant changes: one per event and subscription that wants it',
-      registers: [metrics.registry],
-      collect() {
-        const recorded = outbox.deliveriesRecorded;
-        this.inc(recorded - counted);
-        counted = recorded;
-      },
-    });
+    totalReadAtScrape(
+      metrics.registry,
+      'webhook_deliveries_recorded_total',
+      'Webhook deliveries recorded with plant changes: one per event and subscription that wants it',
+      () => outbox.deliveriesRecorded,
+    );
   }
 }

@@ -1,7 +1,7 @@
 /** What the rest of the service may use of the database: the one data-access API and its error classes. */
-export { Database, IsolationMismatch, NOW_MS, READ, READ_COMMITTED, WRITE, withNow } from './database';
+export { Database, NOW_MS, READ, READ_COMMITTED, WRITE, withNow } from './database';
 export type { Condition, Dialect, IsolationLevel, PerDialect, Row, Statement, TransactionOptions } from './database';
-export { isDatabaseUnavailable, isUniqueViolation } from './database-errors';
+export { isUniqueViolation } from './database-errors';
 export { galeraNodeServes, readGaleraStatus } from './galera';
 export type { GaleraStatus } from './galera';
 export { STATEMENT_RETRY_DEFAULTS } from './statement-retry';

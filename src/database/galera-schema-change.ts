@@ -1,0 +1,145 @@
+import { spawn } from 'node:child_process';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { QueryRunner } from 'typeorm';
+import { DriverUtils } from 'typeorm/driver/DriverUtils.js';
+import { LargeTableChange, boundLockWaits, codeOf, online } from './migrations/online-ddl';
+
+/** Percona Toolkit's online schema change (Debian and Ubuntu package `percona-toolkit`), found on PATH. */
+export const PT_ONLINE_SCHEMA_CHANGE = 'pt-online-schema-change';
+
+/** What the server answers an `ALGORITHM=INSTANT` it cannot honour: it changed nothing. */
+const NOT_INSTANT = new Set(['ER_ALTER_OPERATION_NOT_SUPPORTED', 'ER_ALTER_OPERATION_NOT_SUPPORTED_REASON']);
+
+/** Where the tool connects: the server and database the migrations run on. */
+export interface SchemaChangeTarget {
+  host: string;
+  port: number;
+  user: string;
+  database: string;
+}
+
+/**
+ * The tool's command line for one change (docs/scaling.md, "Schema changes"). It copies the table
+ * into an altered copy in small chunks, keeps the copy current with triggers meanwhile, and swaps
+ * the two with one RENAME: each of its statements is short, so the cluster-wide pause of a schema
+ * change becomes many short ones.
+ */
+export function onlineSchemaChangeArguments(
+  target: SchemaChangeTarget,
+  table: string,
+  alteration: string,
+  defaultsFile?: string,
+): string[] {
+  const dsn = [`h=${target.host}`, `P=${target.port}`, `u=${target.user}`, `D=${target.database}`, `t=${table}`];
+  // The password in a client option file, never on a command line that `ps` shows.
+  if (defaultsFile) dsn.push(`F=${defaultsFile}`);
+  return [
+    '--alter',
+    alteration,
+    dsn.join(','),
+    '--execute',
+    // Galera nodes are not replicas to wait for; flow control is what says the others lag.
+    '--recursion-method=none',
+    '--max-flow-ctl=25',
+    // A chunk holds shared locks on the rows it copies, and writes into its range (a new plant after
+    // an owner's last) wait for it: chunks of 0.2 s keep that wait short (the tool's default is 0.5 s).
+    '--chunk-time=0.2',
+    // A chunk that meets the service's writes at such a spot can lose a deadlock to them many times
+    // in a row; the tool's default of 10 tries ran out on a million rows under four writers.
+    '--tries=copy_rows:200:0.05,create_triggers:100:0.2,drop_triggers:100:0.2,swap_tables:100:0.2',
+    // As boundLockWaits: the trigger and swap steps wait at most 2 s for the table's metadata lock,
+    // so the statements queued behind them are held no longer, and try again.
+    '--set-vars=lock_wait_timeout=2',
+    '--charset=utf8mb4',
+    // Else it asks Percona's server over the internet for newer versions on every run.
+    '--no-version-check',
+    '--progress=time,30',
+  ];
+}
+
+/** The server and database of the data source `queryRunner` belongs to, and its password. */
+function targetOf(queryRunner: QueryRunner): { target: SchemaChangeTarget; password?: string } {
+  const options = queryRunner.connection.options as { url?: string };
+  // Read as the connection reads DATABASE_URL (src/config/env/database.ts).
+  const read = DriverUtils.buildDriverOptions({ url: options.url }) as {
+    host?: string;
+    port?: number;
+    username?: string;
+    password?: string;
+    database?: string;
+  };
+  return {
+    target: {
+      host: read.host ?? '127.0.0.1',
+      port: read.port ?? 3306,
+      user: read.username ?? '',
+      database: read.database ?? '',
+    },
+    password: read.password || undefined,
+  };
+}
+
+/** Runs the tool, its output line by line to the migration log; throws with its last lines when it fails. */
+async function runOnlineSchemaChange(queryRunner: QueryRunner, table: string, alteration: string): Promise<void> {
+  const { target, password } = targetOf(queryRunner);
+  const folder = password ? await mkdtemp(join(tmpdir(), 'plantstore-osc-')) : undefined;
+  const defaultsFile = folder ? join(folder, 'client.cnf') : undefined;
+  try {
+    if (defaultsFile) await writeFile(defaultsFile, `[client]\npassword=${password}\n`, { mode: 0o600 });
+    const logger = queryRunner.connection.logger;
+    const last: string[] = [];
+    const child = spawn(PT_ONLINE_SCHEMA_CHANGE, onlineSchemaChangeArguments(target, table, alteration, defaultsFile), {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    for (const stream of [child.stdout, child.stderr]) {
+      createInterface({ input: stream }).on('line', (line) => {
+        if (!line.trim()) return;
+        logger.logMigration(`${PT_ONLINE_SCHEMA_CHANGE}: ${line.trim()}`);
+        last.push(line.trim());
+        if (last.length > 12) last.shift();
+      });
+    }
+    const code = await new Promise<number | null>((resolve, reject) => {
+      child.on('error', reject);
+      child.on('close', resolve);
+    }).catch((error: NodeJS.ErrnoException) => {
+      if (error.code !== 'ENOENT') throw error;
+      throw new Error(
+        `Changing the table ${table} on a Galera cluster needs ${PT_ONLINE_SCHEMA_CHANGE} (the percona-toolkit ` +
+          'package) where the migrations run, and it is not on PATH; the image has it (docs/scaling.md, "Schema changes")',
+      );
+    });
+    if (code !== 0) {
+      throw new Error(
+        `${PT_ONLINE_SCHEMA_CHANGE} could not change the table ${table} (exit code ${code}): ${last.join(' | ')}`,
+      );
+    }
+  } finally {
+    if (folder) await rm(folder, { recursive: true, force: true });
+  }
+}
+
+/**
+ * A large table's change on a Galera node (LARGE_TABLE_CHANGE, given by the migration runner).
+ * Galera applies a schema change on every node at the same point of the replication stream (Total
+ * Order Isolation) and holds every other write of the cluster until it ends: for an index on a
+ * million rows that is seconds without a write anywhere. A change the server makes in the table's
+ * definition alone (ALGORITHM=INSTANT: adding or dropping a column on MariaDB 10.4 and later) ends
+ * within milliseconds, so it is made so; one it cannot make so is refused at once, having changed
+ * nothing, and pt-online-schema-change makes it instead, through the same server. A refused
+ * statement also committed the migration's open transaction, so the tool waits on no lock of ours.
+ */
+export const galeraLargeTableChange: LargeTableChange = async (queryRunner, table, alteration) => {
+  try {
+    await boundLockWaits(queryRunner, () =>
+      online(queryRunner, `ALTER TABLE ${table} ${alteration}, ALGORITHM=INSTANT`),
+    );
+    return;
+  } catch (error) {
+    if (!NOT_INSTANT.has(codeOf(error) ?? '')) throw error;
+  }
+  await runOnlineSchemaChange(queryRunner, table, alteration);
+};

@@ -35,6 +35,7 @@ function fakeQueryRunner(instant: 'done' | 'refused', url = 'mysql://migrator:s3
         driverError: { code: 'ER_ALTER_OPERATION_NOT_SUPPORTED_REASON' },
       });
     }
+    if (sql.startsWith('SHOW VARIABLES')) return [{ Variable_name: 'tx_isolation', Value: 'REPEATABLE-READ' }];
     return [];
   });
   const queryRunner = {
@@ -50,6 +51,7 @@ describe('onlineSchemaChangeArguments', () => {
       { host: 'db', port: 3307, user: 'migrator', database: 'plantstore' },
       'plants',
       'ADD INDEX i (name)',
+      'tx_isolation',
       '/tmp/x/client.cnf',
     );
     expect(args.slice(0, 3)).toEqual([
@@ -59,8 +61,14 @@ describe('onlineSchemaChangeArguments', () => {
     ]);
     expect(args).toContain('--execute');
     expect(args).toContain('--no-version-check');
+    expect(args).toContain("--set-vars=lock_wait_timeout=2,tx_isolation='READ-COMMITTED'");
     expect(
-      onlineSchemaChangeArguments({ host: 'db', port: 3306, user: 'root', database: 'p' }, 't', 'DROP INDEX i')[2],
+      onlineSchemaChangeArguments(
+        { host: 'db', port: 3306, user: 'root', database: 'p' },
+        't',
+        'DROP INDEX i',
+        'transaction_isolation',
+      )[2],
     ).toBe('h=db,P=3306,u=root,D=p,t=t');
   });
 });
@@ -89,6 +97,8 @@ describe('galeraLargeTableChange', () => {
       'ADD INDEX i (owner, name)',
       `h=db.internal,P=3307,u=migrator,D=plantstore,t=plants,F=${file}`,
     ]);
+    // The isolation variable this server has (MariaDB before 11.1: tx_isolation).
+    expect(seen.args).toContain("--set-vars=lock_wait_timeout=2,tx_isolation='READ-COMMITTED'");
     // Decoded as the connection decodes it, readable by this user alone, and gone afterwards.
     expect(seen.defaults).toEqual({ text: '[client]\npassword=s3cr@t\n', mode: 0o600 });
     expect(existsSync(file)).toBe(false);

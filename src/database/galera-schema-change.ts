@@ -31,6 +31,7 @@ export function onlineSchemaChangeArguments(
   target: SchemaChangeTarget,
   table: string,
   alteration: string,
+  isolationVariable: string,
   defaultsFile?: string,
 ): string[] {
   const dsn = [`h=${target.host}`, `P=${target.port}`, `u=${target.user}`, `D=${target.database}`, `t=${table}`];
@@ -51,8 +52,12 @@ export function onlineSchemaChangeArguments(
     // in a row; the tool's default of 10 tries ran out on a million rows under four writers.
     '--tries=copy_rows:200:0.05,create_triggers:100:0.2,drop_triggers:100:0.2,swap_tables:100:0.2',
     // As boundLockWaits: the trigger and swap steps wait at most 2 s for the table's metadata lock,
-    // so the statements queued behind them are held no longer, and try again.
-    '--set-vars=lock_wait_timeout=2',
+    // so the statements queued behind them are held no longer, and try again. READ COMMITTED: a
+    // chunk locks the rows it copies but not the gaps between them, and a new row in its range is
+    // the triggers' to copy. With gap locks, a new plant after an owner's last waits for the chunk
+    // on the same node, and the write of another node (the service writes through a second one
+    // after a failover) aborts the chunk instead, every time while that owner keeps writing.
+    `--set-vars=lock_wait_timeout=2,${isolationVariable}='READ-COMMITTED'`,
     '--charset=utf8mb4',
     // Else it asks Percona's server over the internet for newer versions on every run.
     '--no-version-check',
@@ -82,6 +87,14 @@ function targetOf(queryRunner: QueryRunner): { target: SchemaChangeTarget; passw
   };
 }
 
+/** The session variable of the isolation level: `transaction_isolation` where the server has it, else `tx_isolation` (MariaDB before 11.1). */
+async function isolationVariable(queryRunner: QueryRunner): Promise<string> {
+  const rows = (await queryRunner.query(
+    "SHOW VARIABLES WHERE Variable_name IN ('transaction_isolation', 'tx_isolation')",
+  )) as { Variable_name: string }[];
+  return rows.some((row) => row.Variable_name === 'transaction_isolation') ? 'transaction_isolation' : 'tx_isolation';
+}
+
 /** Runs the tool, its output line by line to the migration log; throws with its last lines when it fails. */
 async function runOnlineSchemaChange(queryRunner: QueryRunner, table: string, alteration: string): Promise<void> {
   const { target, password } = targetOf(queryRunner);
@@ -91,9 +104,14 @@ async function runOnlineSchemaChange(queryRunner: QueryRunner, table: string, al
     if (defaultsFile) await writeFile(defaultsFile, `[client]\npassword=${password}\n`, { mode: 0o600 });
     const logger = queryRunner.connection.logger;
     const last: string[] = [];
-    const child = spawn(PT_ONLINE_SCHEMA_CHANGE, onlineSchemaChangeArguments(target, table, alteration, defaultsFile), {
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    const args = onlineSchemaChangeArguments(
+      target,
+      table,
+      alteration,
+      await isolationVariable(queryRunner),
+      defaultsFile,
+    );
+    const child = spawn(PT_ONLINE_SCHEMA_CHANGE, args, { stdio: ['ignore', 'pipe', 'pipe'] });
     for (const stream of [child.stdout, child.stderr]) {
       createInterface({ input: stream }).on('line', (line) => {
         if (!line.trim()) return;

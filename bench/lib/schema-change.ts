@@ -61,21 +61,26 @@ async function until(what: string, check: () => Promise<boolean>, timeoutMs = 12
 const one = async (connection: Connection, sql: string): Promise<string> =>
   String(Object.values(((await connection.query(sql))[0] as Record<string, unknown>[])[0])[0]);
 
+/** The node a new connection through HAProxy reaches. */
+async function routedTo(cluster: LocalCluster, database: string): Promise<number> {
+  const proxy = await cluster.connectHaproxy(database);
+  try {
+    return Number((await one(proxy, 'SELECT @@wsrep_node_name')).replace('node', ''));
+  } finally {
+    await proxy.end();
+  }
+}
+
 /** Node by node, each out of rotation (desynced) while it alone changes (RSU); node 1, HAProxy's writer, last. */
 async function rollingSchemaUpgrade(cluster: LocalCluster, database: string, statement: string): Promise<void> {
   for (const node of [3, 2, 1]) {
     const connection = await cluster.connect(node, database);
     try {
       await connection.query('SET GLOBAL wsrep_desync = ON');
-      // Its health agent answers 503 now; HAProxy takes it out and closes its clients' connections.
-      await until(
-        `node ${node} without clients`,
-        async () =>
-          (await one(
-            connection,
-            "SELECT COUNT(*) FROM information_schema.PROCESSLIST WHERE ID <> CONNECTION_ID() AND USER = 'root'",
-          )) === '0',
-      );
+      // Its health agent answers 503 now: after two failed checks (within 2 s) HAProxy takes it
+      // out of rotation and closes the connections it had placed there, backup or not.
+      await sleep(2000);
+      await until(`HAProxy routing away from node ${node}`, async () => (await routedTo(cluster, database)) !== node);
       await connection.query("SET SESSION wsrep_OSU_method = 'RSU'");
       await connection.query(statement);
       await connection.query("SET SESSION wsrep_OSU_method = 'TOI'");

@@ -45,11 +45,11 @@ export function onlineSchemaChangeArguments(
     // Galera nodes are not replicas to wait for; flow control is what says the others lag.
     '--recursion-method=none',
     '--max-flow-ctl=25',
-    // A chunk holds shared locks on the rows it copies, and writes into its range (a new plant after
-    // an owner's last) wait for it: chunks of 0.2 s keep that wait short (the tool's default is 0.5 s).
+    // A chunk holds shared locks on the rows it copies, and a delete of one of them waits for it:
+    // chunks of 0.2 s keep that wait short (the tool's default is 0.5 s).
     '--chunk-time=0.2',
-    // A chunk that meets the service's writes at such a spot can lose a deadlock to them many times
-    // in a row; the tool's default of 10 tries ran out on a million rows under four writers.
+    // A chunk that meets the service's writes at a busy spot can lose a deadlock to them several
+    // times in a row: more tries, sooner, than the tool's default of 10 a quarter second apart.
     '--tries=copy_rows:200:0.05,create_triggers:100:0.2,drop_triggers:100:0.2,swap_tables:100:0.2',
     // As boundLockWaits: the trigger and swap steps wait at most 2 s for the table's metadata lock,
     // so the statements queued behind them are held no longer, and try again. READ COMMITTED: a

@@ -16,6 +16,11 @@ RUN npm prune --omit=dev --no-audit --no-fund
 FROM node:26-slim AS runtime
 ENV NODE_ENV=production
 WORKDIR /app
+# pt-online-schema-change, with which the migrations change a large table on a Galera cluster
+# without holding the cluster's writes (docs/scaling.md, "Schema changes").
+RUN apt-get update \
+    && apt-get install -y --no-install-recommends percona-toolkit \
+    && rm -rf /var/lib/apt/lists/*
 # Code stays owned by root, so the service cannot rewrite itself; only data/ is writable.
 COPY --from=build /app/package.json ./
 COPY --from=build /app/node_modules ./node_modules

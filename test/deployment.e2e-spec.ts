@@ -406,6 +406,11 @@ describe('Dockerfile', () => {
     expect(cmd).toContain('--max-old-space-size=512');
   });
 
+  it('has the tool the migrations change a large table with on a Galera cluster', () => {
+    const runs = argsOf(final, 'RUN');
+    expect(runs.some((run) => /\bapt-get install\b[^&;|]*\bpercona-toolkit\b/.test(run))).toBe(true);
+  });
+
   it('exposes the API port and the metrics port', () => {
     const exposed = argsOf(final, 'EXPOSE').flatMap((args) =>
       args.split(/\s+/).map((port) => Number(port.replace(/\/\w+$/, ''))),

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { buildDataSourceOptions, createDataSource } from '../src/database/data-source';
 import { MIGRATION_LOCK_TABLE } from '../src/database/migrations-runner';
+import { mysqlConnection } from './utils/databases';
 import { ServiceProcess, startServiceProcess } from './utils/service-process';
 import { waitFor } from './utils/wait-for';
 import { WEBHOOK_TEST_ENV, WebhookReceiver } from './utils/webhook-receiver';
@@ -21,10 +22,13 @@ import { WEBHOOK_TEST_ENV, WebhookReceiver } from './utils/webhook-receiver';
  * shown with an id JSON.parse reads exactly, and the ids the previous release gave still name them.
  *
  * scripts/ci/rollout.sh builds the previous release (the commit before the newest migration) and
- * this one, and runs this spec with ROLLOUT_PREVIOUS and ROLLOUT_CURRENT pointing at them.
+ * this one, and runs this spec with ROLLOUT_PREVIOUS and ROLLOUT_CURRENT pointing at them: on one
+ * MariaDB server, then on a Galera cluster behind HAProxy (ROLLOUT_MYSQL_URL), where the contract
+ * step's schema change must not hold the cluster's writes either.
  */
 const PREVIOUS = process.env.ROLLOUT_PREVIOUS;
 const CURRENT = process.env.ROLLOUT_CURRENT;
+/** The server (or a Galera cluster's HAProxy) as a URL without a database; ROLLOUT_MYSQL_URL may name another. */
 const SERVER = process.env.ROLLOUT_MYSQL_URL ?? 'mysql://root@127.0.0.1:3306';
 /** Dropped and created afresh: a database of its own, which ROLLOUT_DATABASE may name. */
 const DB = process.env.ROLLOUT_DATABASE ?? 'plantstore_rollout';
@@ -97,7 +101,7 @@ function startLoad(rotation: Instance[], token: string, workers = 4): Load {
   return load;
 }
 
-describeRollout('Rolling upgrade from the previous release on one MariaDB database', () => {
+describeRollout(`Rolling upgrade from the previous release on one MariaDB database (${SERVER})`, () => {
   const receiver = new WebhookReceiver();
   const instances: Instance[] = [];
   const env = {
@@ -106,8 +110,6 @@ describeRollout('Rolling upgrade from the previous release on one MariaDB databa
     LOG_LEVEL: 'warn',
     RATE_LIMIT_PER_MINUTE: '1000000',
   };
-  const mysql = (sql: string) =>
-    execFileSync('mysql', ['--protocol=tcp', '-h127.0.0.1', '-uroot', '-e', sql], { stdio: 'pipe' });
   const start = async (name: string, build: string): Promise<Instance> => {
     const instance = { name, service: await startServiceProcess(env, 120_000, build), inFlight: 0 };
     instances.push(instance);
@@ -121,7 +123,13 @@ describeRollout('Rolling upgrade from the previous release on one MariaDB databa
   };
 
   beforeAll(async () => {
-    mysql(`DROP DATABASE IF EXISTS ${DB}; CREATE DATABASE ${DB} CHARACTER SET utf8mb4`);
+    const admin = await mysqlConnection(SERVER, '');
+    try {
+      await admin.query(`DROP DATABASE IF EXISTS ${DB}`);
+      await admin.query(`CREATE DATABASE ${DB} CHARACTER SET utf8mb4`);
+    } finally {
+      await admin.end();
+    }
     await receiver.start();
   });
 

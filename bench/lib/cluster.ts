@@ -18,6 +18,8 @@ export interface LocalCluster {
   script: (...args: string[]) => Promise<void>;
   /** A connection of the benchmark's own to node N, in `database` when given. */
   connect: (node: number, database?: string) => Promise<Connection>;
+  /** A connection of the benchmark's own through HAProxy, as the service's are. */
+  connectHaproxy: (database?: string) => Promise<Connection>;
   /** The mariadbd pids, so that their CPU counts as the benchmark's, not as other processes'. */
   pids: () => number[];
   startSec: number;
@@ -37,25 +39,27 @@ export async function startCluster(root: string, portBase: number): Promise<Loca
     await stop().catch(() => undefined);
     const e = error as { stdout?: string; stderr?: string };
     throw new Error(
-      `scripts/galera-cluster.sh start failed (the cluster scenario needs mariadb-server, galera-4, haproxy, rsync and socat; scripts/ci/galera.sh installs them):\n${e.stdout ?? ''}${e.stderr ?? ''}`,
+      `scripts/galera-cluster.sh start failed (the cluster scenario needs mariadb-server, galera-4, haproxy, rsync, socat and percona-toolkit; scripts/ci/galera-packages.sh installs them):\n${e.stdout ?? ''}${e.stderr ?? ''}`,
       { cause: error },
     );
   }
   const startSec = (Date.now() - t0) / 1000;
+  const connectTo = (port: number, database?: string) =>
+    mysql.createConnection({
+      host: '127.0.0.1',
+      port,
+      user: 'root',
+      database,
+      charset: 'utf8mb4_unicode_ci',
+      supportBigNumbers: true,
+      bigNumberStrings: true,
+    });
   return {
     nodeUrl: (node, database) => `mariadb://root@127.0.0.1:${portBase + node}/${database}`,
     haproxyUrl: (database) => `mariadb://root@127.0.0.1:${portBase}/${database}`,
     script: command,
-    connect: (node, database) =>
-      mysql.createConnection({
-        host: '127.0.0.1',
-        port: portBase + node,
-        user: 'root',
-        database,
-        charset: 'utf8mb4_unicode_ci',
-        supportBigNumbers: true,
-        bigNumberStrings: true,
-      }),
+    connect: (node, database) => connectTo(portBase + node, database),
+    connectHaproxy: (database) => connectTo(portBase, database),
     pids: () =>
       [1, 2, 3]
         .map((node) => join(dir, `node${node}.pid`))

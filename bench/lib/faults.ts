@@ -20,14 +20,14 @@ export interface FaultRound {
   slowestMs: number;
 }
 
-interface Answer {
+export interface Answer {
   status: number;
   at: number;
   ms: number;
 }
 
 /** `writers` clients creating plants one after another, until stopped. */
-function writeLoad(url: string, token: string, firstId: bigint, writers: number) {
+export function writeLoad(url: string, token: string, firstId: bigint, writers: number) {
   const answers: Answer[] = [];
   let running = true;
   let next = firstId;

@@ -1,6 +1,7 @@
 /** Turns the benchmark's results into bench/RESULTS.md and the bar chart bench/results.svg. */
 import type { Counter } from './db';
 import type { FaultRound } from './faults';
+import type { SchemaChangeRound, SchemaChangeWay } from './schema-change';
 import { BenchResults, ClusterResult, RoundResult, ScenarioResult, TARGETS, TARGET_LABEL, TargetName } from './types';
 
 export interface Spread {
@@ -669,6 +670,7 @@ function clusterSection(c: ClusterResult): string[] {
     '',
   );
   if (c.faults?.length) out.push(...faultSection(c.faults));
+  if (c.schemaChanges?.length) out.push(...schemaChangeSection(c.schemaChanges));
   return out;
 }
 
@@ -787,6 +789,35 @@ export function renderSvg(results: BenchResults): string {
   groups.forEach((g, gi) => parts.push(...groupBars(plot, g.label, stats[gi], left + 20 + gi * groupW, groupMid)));
   parts.push(...legend(left, height - 16), '</svg>');
   return parts.join('\n') + '\n';
+}
+
+const WAYS: Record<SchemaChangeWay, string> = {
+  TOI: 'ALTER TABLE through HAProxy (TOI)',
+  RSU: 'node by node, out of rotation (RSU)',
+  runner: 'the migration runner (instant, else pt-online-schema-change)',
+};
+
+function schemaChangeSection(rounds: SchemaChangeRound[]): string[] {
+  const out = [
+    '### Schema changes of a large table',
+    '',
+    'One instance through HAProxy, 4 clients creating plants one after another, while `plants` gets an index on `(owner, name)` in each way, and then loses a column that was added just before (docs/scaling.md, "Schema changes"). The write gap is the longest time between two successful creates that overlaps the change.',
+    '',
+    '| change | rows | way | change took ms | longest write gap ms | failed / requests | slowest answer ms |',
+    '|---|---:|---|---:|---:|---:|---:|',
+    ...rounds.map(
+      (r) =>
+        `| ${r.change} | ${num(r.rows)} | ${WAYS[r.way]} | ${num(r.changeMs)} | ${num(r.longestGapMs)} | ${num(r.failed)} / ${num(r.requests)}${
+          r.failed
+            ? ` (${Object.entries(r.failedStatuses)
+                .map(([s, n]) => `${s}×${num(n)}`)
+                .join(', ')})`
+            : ''
+        } | ${num(r.slowestMs)} |`,
+    ),
+    '',
+  ];
+  return out;
 }
 
 function faultSection(faults: FaultRound[]): string[] {

@@ -1,6 +1,7 @@
 import type { LoadResult } from '../loadgen';
 import type { CausalProbe } from './cluster';
 import type { FaultRound } from './faults';
+import type { SchemaChangeRound } from './schema-change';
 import type { Counter, Counters, ExplainResult } from './db';
 import type { ProfileSummary } from './profile';
 
@@ -72,6 +73,8 @@ export interface ClusterResult {
   causal: CausalProbe[];
   /** Writes through HAProxy while the writer node crashes or is partitioned away (absent in results from before). */
   faults?: FaultRound[];
+  /** Writes through HAProxy while `plants` changes (absent in results from before). */
+  schemaChanges?: SchemaChangeRound[];
 }
 
 export interface TraceEntry {

@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { recreateDatabase, seedRange } from '../lib/db';
 import { LocalCluster, probeCausalReads, startCluster } from '../lib/cluster';
 import { runFaultDrill } from '../lib/faults';
+import { runSchemaChangeDrill } from '../lib/schema-change';
 import { LIST_PATH, OUT, ROOT, issueToken, log } from '../lib/harness';
 import { runSideBySide } from '../lib/side-by-side';
 import { Spawned, cpuSeconds, startProcess, stopProcess, waitForHttp } from '../lib/sys';
@@ -158,17 +159,37 @@ async function measureCausalReads(ctx: Context, cluster: LocalCluster): Promise<
   return causal;
 }
 
-async function faultDrill(ctx: Context, side: ClusterSide, serviceEnv: NodeJS.ProcessEnv) {
-  log(`cluster: faults of the writer node, ${S.faultRounds} round(s), one instance writing through HAProxy`);
+/** The instance the fault and schema-change drills write through: one behind HAProxy. */
+async function startProxied(ctx: Context, side: ClusterSide, serviceEnv: NodeJS.ProcessEnv): Promise<string> {
   const env = { ...serviceEnv, DATABASE_URL: side.cluster.haproxyUrl(CLUSTER_DATABASE) };
   const port = S.portBase + 23;
-  const url = await startInstance(ctx, side, { name: 'service through HAProxy', logName: 'haproxy', env, port });
-  return runFaultDrill(side.cluster, url, side.tokens.create, {
+  return startInstance(ctx, side, { name: 'service through HAProxy', logName: 'haproxy', env, port });
+}
+
+async function faultDrill(side: ClusterSide, url: string) {
+  log(`cluster: faults of the writer node, ${S.faultRounds} round(s), one instance writing through HAProxy`);
+  const faults = await runFaultDrill(side.cluster, url, side.tokens.create, {
     rounds: S.faultRounds,
     writers: 4,
     firstId: side.nextId,
     log,
   });
+  side.nextId += 100_000_000n;
+  return faults;
+}
+
+async function schemaChangeDrill(side: ClusterSide, url: string) {
+  log(
+    `cluster: schema changes of plants at ${S.schemaRows.join(', ')} rows (${S.schemaWays.join(', ')}), writing through HAProxy`,
+  );
+  const rounds = await runSchemaChangeDrill(side.cluster, CLUSTER_DATABASE, url, side.tokens.create, {
+    sizes: S.schemaRows,
+    ways: S.schemaWays,
+    firstId: side.nextId,
+    log,
+  });
+  side.nextId += 100_000_000n;
+  return rounds;
 }
 
 export async function runClusterScenario(ctx: Context, serviceEnv: NodeJS.ProcessEnv): Promise<ClusterResult> {
@@ -181,7 +202,9 @@ export async function runClusterScenario(ctx: Context, serviceEnv: NodeJS.Proces
     await prepareCluster(ctx, cluster, serviceEnv, side);
     const rounds = await compareSetups(ctx, side);
     const causal = await measureCausalReads(ctx, cluster);
-    const faults = await faultDrill(ctx, side, serviceEnv);
+    const proxied = S.faultRounds > 0 || S.schemaRows.length > 0 ? await startProxied(ctx, side, serviceEnv) : '';
+    const faults = S.faultRounds > 0 ? await faultDrill(side, proxied) : [];
+    const schemaChanges = S.schemaRows.length > 0 ? await schemaChangeDrill(side, proxied) : [];
     return {
       description:
         'Two instances of the service, one attached to Galera node 1 and one to node 2 directly (no HAProxy), the load split evenly between them, against one instance on the single server of BENCH_DATABASE_URL; same connections in all, same requests as the list and create scenarios. All three nodes run on this machine.',
@@ -190,6 +213,7 @@ export async function runClusterScenario(ctx: Context, serviceEnv: NodeJS.Proces
       rounds,
       causal,
       faults,
+      schemaChanges,
     };
   } finally {
     for (const proc of side.instances) {

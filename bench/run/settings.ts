@@ -2,6 +2,12 @@
 import { join } from 'node:path';
 import { integer, seconds } from '../lib/env';
 import { ROOT, startProd } from '../lib/harness';
+import type { SchemaChangeWay } from '../lib/schema-change';
+
+function schemaWay(text: string): SchemaChangeWay {
+  if (text === 'TOI' || text === 'RSU' || text === 'runner') return text;
+  throw new Error(`not a way of changing a schema: "${text}" (TOI, RSU, runner)`);
+}
 
 const env = process.env;
 export const QUICK = env.BENCH_QUICK === '1';
@@ -33,6 +39,12 @@ export const S = {
   clusterPortBase: integer(env.BENCH_CLUSTER_PORT_BASE, 14700),
   causalStatements: integer(env.BENCH_CAUSAL_STATEMENTS, QUICK ? 500 : 3000),
   faultRounds: integer(env.BENCH_FAULT_ROUNDS, QUICK ? 1 : 3),
+  /** Sizes of `plants` for the cluster's schema-change drill, ascending; `0` skips it. */
+  schemaRows: (env.BENCH_SCHEMA_ROWS || (QUICK ? '100000' : '100000,1000000'))
+    .split(',')
+    .map((n) => integer(n.trim(), 0))
+    .filter((n) => n > 0),
+  schemaWays: (env.BENCH_SCHEMA_WAYS || 'TOI,RSU,runner').split(',').map((way) => schemaWay(way.trim())),
   /** A partial run (BENCH_REPORT_DIR) reports beside the full one instead of replacing it. */
   reportDir: env.BENCH_REPORT_DIR ? join(ROOT, env.BENCH_REPORT_DIR) : join(ROOT, 'bench'),
 };

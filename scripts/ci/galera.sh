@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
-# CI: the Galera part (docs/scaling.md). Installs galera-4, haproxy, rsync and socat when missing,
-# runs the cluster tests (test/galera*.e2e-spec.ts, one after another, each on a cluster of its own
-# that it starts and stops), then the whole e2e suite against a cluster behind HAProxy
-# (scripts/galera-cluster.sh), which is stopped at the end whatever happens.
+# CI: the Galera part (docs/scaling.md). Installs what a cluster needs when missing
+# (scripts/ci/galera-packages.sh), runs the cluster tests (test/galera*.e2e-spec.ts, one after
+# another, each on a cluster of its own that it starts and stops), then the whole e2e suite against
+# a cluster behind HAProxy (scripts/galera-cluster.sh), which is stopped at the end whatever happens.
 #
 #   scripts/ci/galera.sh [results folder]      # needs mariadb-server (as .ci/run installs it) and Redis on 6379
 set -euo pipefail
@@ -10,22 +10,13 @@ cd "$(dirname "$0")/../.."
 out="${1:-test-artifacts}"
 mkdir -p "$out"
 
-missing=()
-[ -e /usr/lib/galera/libgalera_smm.so ] || [ -e /usr/lib/libgalera_smm.so ] || missing+=(galera-4)
-command -v haproxy >/dev/null || missing+=(haproxy)
-command -v rsync >/dev/null || missing+=(rsync)
-command -v socat >/dev/null || missing+=(socat)
-command -v mariadbd >/dev/null || [ -x /usr/sbin/mariadbd ] || missing+=(mariadb-server)
-if [ "${#missing[@]}" -gt 0 ]; then
-  apt-get update -qq
-  RUNLEVEL=1 DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null
-fi
+scripts/ci/galera-packages.sh
 export PATH="$PATH:/usr/sbin"
 
 status=0
-# The cluster tests: instances on different nodes directly and through HAProxy, and each way a node
-# can stop serving (ports 14400+). In band: their timings are measured, and two clusters at once
-# would share the machine's cores.
+# The cluster tests: instances on different nodes directly and through HAProxy, each way a node can
+# stop serving, and schema changes of a large table under load (ports 14400+). In band: their
+# timings are measured, and two clusters at once would share the machine's cores.
 TEST_GALERA=1 TEST_REQUIRE_GALERA=1 TEST_REDIS_URL="${TEST_REDIS_URL:-redis://127.0.0.1:6379}" \
   npx jest test/galera --runInBand --coverage=false --json --outputFile="$out/jest-results-galera.json" || status=1
 

@@ -2,8 +2,11 @@
 # A rolling upgrade under load (test/rollout.e2e-spec.ts, docs/operations.md "Upgrades"): the
 # previous release, taken from git as the commit before the newest migration, and this tree, each
 # installed and built in a folder of its own, serve one MariaDB database while instances are
-# replaced one at a time. Needs the git history (run from a clone) and the Node.js found on PATH.
-# Usage: scripts/ci/rollout.sh [<folder for jest-results-rollout.json>]
+# replaced one at a time: on the MariaDB server at 127.0.0.1:3306, then on a three-node Galera
+# cluster behind HAProxy (scripts/galera-cluster.sh on ports 14600+, stopped at the end; what it
+# needs is installed when missing, by scripts/ci/galera-packages.sh). Needs the git history (run
+# from a clone) and the Node.js found on PATH.
+# Usage: scripts/ci/rollout.sh [<folder for jest-results-rollout.json and jest-results-rollout-galera.json>]
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 results="${1:-$PWD/test-artifacts}"
@@ -15,8 +18,9 @@ introduced=$(git log --diff-filter=A --format=%H -1 -- "$newest")
 previous=$(git rev-parse "$introduced^")
 say "previous release: $(git log --format='%h %s' -1 "$previous") (before $newest)"
 
+export GALERA_PORT_BASE=14600 GALERA_DIR="${TMPDIR:-/tmp}/plant-store-galera-rollout"
 work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
+trap 'scripts/galera-cluster.sh stop; rm -rf "$work"' EXIT
 build() { # <commit-ish> <folder>
   mkdir -p "$2"
   git archive "$1" | tar -x -C "$2"
@@ -26,7 +30,15 @@ build "$previous" "$work/previous"
 build HEAD "$work/current"
 
 mkdir -p "$results"
-cd "$work/current"
-ROLLOUT_PREVIOUS="$work/previous" ROLLOUT_CURRENT="$work/current" \
-  npx jest --selectProjects e2e --runTestsByPath test/rollout.e2e-spec.ts --json \
-  --outputFile="$results/jest-results-rollout.json"
+rollout() { # <server URL> <results file>
+  (cd "$work/current" && ROLLOUT_PREVIOUS="$work/previous" ROLLOUT_CURRENT="$work/current" ROLLOUT_MYSQL_URL="$1" \
+    npx jest --selectProjects e2e --runTestsByPath test/rollout.e2e-spec.ts --json --outputFile="$results/$2")
+}
+status=0
+say "on the MariaDB server"
+rollout mysql://root@127.0.0.1:3306 jest-results-rollout.json || status=1
+say "on a Galera cluster behind HAProxy"
+scripts/ci/galera-packages.sh
+PATH="$PATH:/usr/sbin" scripts/galera-cluster.sh start
+rollout "mysql://root@127.0.0.1:$GALERA_PORT_BASE" jest-results-rollout-galera.json || status=1
+exit "$status"

@@ -44,21 +44,26 @@ function keepCausal(connection: QueryableConnection): void {
 }
 
 /**
- * Asks the server once whether it is a Galera node (`@@wsrep_on`; MySQL has no such variable,
- * plain MariaDB answers 0). If it is, every pooled connection, open or opened later, gets
- * GALERA_SYNC_WAIT before its first statement; elsewhere nothing changes, not even the statements
- * sent per connection.
+ * Whether the server is a Galera node: `@@wsrep_on` (MySQL has no such variable, plain MariaDB
+ * answers 0; SQLite is never asked).
  */
-export async function prepareGaleraSessions(dataSource: DataSource): Promise<boolean> {
+export async function isGaleraNode(dataSource: DataSource): Promise<boolean> {
   if (dataSource.options.type !== 'mysql' && dataSource.options.type !== 'mariadb') return false;
-  let on: boolean;
   try {
     const [row] = (await dataSource.query('SELECT @@wsrep_on AS wsrep_on')) as { wsrep_on: unknown }[];
-    on = Number(row?.wsrep_on) === 1;
+    return Number(row?.wsrep_on) === 1;
   } catch {
     return false;
   }
-  if (!on) return false;
+}
+
+/**
+ * Asks the server once whether it is a Galera node (isGaleraNode). If it is, every pooled
+ * connection, open or opened later, gets GALERA_SYNC_WAIT before its first statement; elsewhere
+ * nothing changes, not even the statements sent per connection.
+ */
+export async function prepareGaleraSessions(dataSource: DataSource): Promise<boolean> {
+  if (!(await isGaleraNode(dataSource))) return false;
   const pool = (dataSource.driver as unknown as { pool?: PoolLike }).pool;
   if (!pool) return true;
   // mysql2 emits 'connection' before handing a new connection out, so the setting always precedes

@@ -2,6 +2,9 @@ import { randomUUID } from 'node:crypto';
 import { DataSource, Migration, MigrationExecutor, QueryRunner } from 'typeorm';
 import { POST_DEPLOYMENT_MIGRATIONS } from './data-source';
 import { isUniqueViolation } from './database-errors';
+import { isGaleraNode } from './galera';
+import { galeraLargeTableChange } from './galera-schema-change';
+import { LARGE_TABLE_CHANGE } from './migrations/online-ddl';
 import { isRetryable } from './statement-retry';
 
 /** How long an instance waits for another one to finish migrating before giving up. */
@@ -29,8 +32,9 @@ class SelectedMigrations extends MigrationExecutor {
   constructor(
     dataSource: DataSource,
     private readonly postDeployment: boolean,
+    queryRunner?: QueryRunner,
   ) {
-    super(dataSource);
+    super(dataSource, queryRunner);
   }
 
   protected override getMigrations(): Migration[] {
@@ -68,17 +72,24 @@ export async function pendingMigrations(dataSource: DataSource, run: MigrationRu
  * (GET_LOCK is local to one node there). The winner migrates, renewing its lease meanwhile; the
  * others wait, then find nothing pending. A row whose lease ran out (its holder died) is taken
  * over. MySQL's DDL is not transactional, so without the lock two instances could both start the
- * same CREATE TABLE. SQLite is one file for one process; its migrations run in one transaction.
+ * same CREATE TABLE. On a Galera node the migrations change large tables without stopping the
+ * cluster's writes (galeraLargeTableChange). SQLite is one file for one process; its migrations run
+ * in one transaction.
  */
 export async function runPendingMigrations(dataSource: DataSource, run: MigrationRun = 'start-up'): Promise<void> {
-  const executor = new SelectedMigrations(dataSource, appliesPostDeployment(dataSource, run));
   if (!isMysql(dataSource)) {
+    const executor = new SelectedMigrations(dataSource, appliesPostDeployment(dataSource, run));
     executor.transaction = 'all';
     await executor.executePendingMigrations();
     return;
   }
-  executor.transaction = 'each';
   const runner = dataSource.createQueryRunner();
+  // The migrations' own connection, which tells changeLargeTable (migrations/online-ddl.ts) how to
+  // change a large table on this server.
+  const migrating = dataSource.createQueryRunner();
+  if (await isGaleraNode(dataSource)) migrating.data = { [LARGE_TABLE_CHANGE]: galeraLargeTableChange };
+  const executor = new SelectedMigrations(dataSource, appliesPostDeployment(dataSource, run), migrating);
+  executor.transaction = 'each';
   try {
     await runner.query(
       `CREATE TABLE IF NOT EXISTS ${MIGRATION_LOCK_TABLE} (name VARCHAR(64) NOT NULL PRIMARY KEY, ` +
@@ -101,6 +112,7 @@ export async function runPendingMigrations(dataSource: DataSource, run: Migratio
       await runner.query(`DELETE FROM ${MIGRATION_LOCK_TABLE} WHERE name = ? AND holder = ?`, [LOCK_NAME, holder]);
     }
   } finally {
+    await migrating.release();
     await runner.release();
   }
 }

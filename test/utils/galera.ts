@@ -13,8 +13,8 @@ const SCRIPT = join(__dirname, '..', '..', 'scripts', 'galera-cluster.sh');
 const run = promisify(execFile);
 
 /**
- * The cluster tests run when TEST_GALERA=1 (they need mariadb-server, galera-4, haproxy and rsync:
- * scripts/ci/galera.sh installs them). TEST_REQUIRE_GALERA=1 (CI) turns a skip into a failure.
+ * The cluster tests run when TEST_GALERA=1 (they need mariadb-server, galera-4, haproxy, rsync,
+ * socat and percona-toolkit: scripts/ci/galera.sh installs them). TEST_REQUIRE_GALERA=1 (CI) turns a skip into a failure.
  */
 export function galeraEnabled(): boolean {
   if (process.env.TEST_GALERA !== '1' && process.env.TEST_REQUIRE_GALERA === '1') {
@@ -243,6 +243,22 @@ export function startWriteLoad({
 /** From the fault to the moment the last failing answer arrived (0 when nothing failed). */
 export const errorWindowMs = (failures: LoadAnswer[], faultAt: number): number =>
   failures.length === 0 ? 0 : Math.max(...failures.map((answer) => answer.at + answer.ms)) - faultAt;
+
+/**
+ * The longest time between two successful creates (by when their answers arrived) that overlaps
+ * `from`-`to`: how long no write got through while something happened then.
+ */
+export function longestGapMs(load: WriteLoad, from: number, to: number): number {
+  const done = load.answers
+    .filter((answer) => answer.op === 'create' && answer.status === 200)
+    .map((answer) => answer.at + answer.ms)
+    .sort((a, b) => a - b);
+  let longest = 0;
+  for (let i = 1; i < done.length; i++) {
+    if (done[i] >= from && done[i - 1] <= to) longest = Math.max(longest, done[i] - done[i - 1]);
+  }
+  return longest;
+}
 
 /** The measurements docs/scaling.md's failure table quotes. */
 export function report(what: string, load: WriteLoad, faultAt: number, changes?: ClusterSample[]): void {

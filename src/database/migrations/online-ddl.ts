@@ -38,3 +38,27 @@ export async function online(queryRunner: QueryRunner, statement: string): Promi
     }
   }
 }
+
+/**
+ * How the process that runs the migrations changes a large table on the server it migrates, handed
+ * to migrations as `queryRunner.data[LARGE_TABLE_CHANGE]` (src/database/migrations-runner.ts gives
+ * the Galera way on a Galera node). It lives with the runner, not here: it is how a change is
+ * applied, which may improve after a migration has shipped, not what the migration changes.
+ */
+export type LargeTableChange = (queryRunner: QueryRunner, table: string, alteration: string) => Promise<void>;
+export const LARGE_TABLE_CHANGE = 'largeTableChange';
+
+/**
+ * `ALTER TABLE <table> <alteration>` (MySQL/MariaDB) for a table that may hold millions of rows,
+ * where building an index or rebuilding the table takes seconds to minutes. On one server an
+ * in-place change lets writes go on, and this is `online` inside `boundLockWaits`. On a Galera
+ * cluster every node applies a schema change at the same point of the replication stream and
+ * holds every other write until it ends, so the runner gives another way
+ * (LARGE_TABLE_CHANGE); processes that give none (the TypeORM CLI) change it as on one server.
+ * `alteration` names no ALGORITHM or LOCK: the way chooses them.
+ */
+export async function changeLargeTable(queryRunner: QueryRunner, table: string, alteration: string): Promise<void> {
+  const way = (queryRunner.data as Record<string, unknown> | undefined)?.[LARGE_TABLE_CHANGE];
+  if (typeof way === 'function') return (way as LargeTableChange)(queryRunner, table, alteration);
+  await boundLockWaits(queryRunner, () => online(queryRunner, `ALTER TABLE ${table} ${alteration}`));
+}

@@ -1,6 +1,6 @@
 import { MigrationInterface, QueryRunner } from 'typeorm';
 import { fillWhatThisReleaseReads } from '../1764500000000-PreviousReleaseColumnsUnwritten';
-import { boundLockWaits, online } from '../online-ddl';
+import { changeLargeTable } from '../online-ddl';
 
 /**
  * The contract step of EventsRecordedByTheService and SubscriptionIdsSafeInJavaScript, a
@@ -57,16 +57,15 @@ const DOWN: TableChange[] = [
   },
 ];
 
-/** One ALTER TABLE per table on MySQL/MariaDB (one change of each table in use); SQLite takes one clause at a time. */
+/**
+ * One ALTER TABLE per table on MySQL/MariaDB (one change of each table in use), as a large table's
+ * change: deliveries pile up, and on a Galera cluster a change that held the cluster's writes for
+ * as long as it took would stop the service. SQLite takes one clause at a time.
+ */
 async function change(queryRunner: QueryRunner, changes: TableChange[]): Promise<void> {
   const mysql = ['mysql', 'mariadb'].includes(queryRunner.connection.options.type);
-  if (!mysql) {
-    for (const { table, clauses } of changes) {
-      for (const clause of clauses) await queryRunner.query(`ALTER TABLE ${table} ${clause}`);
-    }
-    return;
+  for (const { table, clauses } of changes) {
+    if (mysql) await changeLargeTable(queryRunner, table, clauses.join(', '));
+    else for (const clause of clauses) await queryRunner.query(`ALTER TABLE ${table} ${clause}`);
   }
-  await boundLockWaits(queryRunner, async () => {
-    for (const { table, clauses } of changes) await online(queryRunner, `ALTER TABLE ${table} ${clauses.join(', ')}`);
-  });
 }

@@ -112,13 +112,35 @@ export function deliveryBody(type: WebhookEvent, occurredAt: number, data: strin
   return `{"type":${JSON.stringify(type)},"timestamp":"${new Date(occurredAt).toISOString()}","data":${data}}`;
 }
 
+@ApiSchema({ name: 'WebhookTestEventData' })
+export class TestEventData {
+  @ApiProperty({
+    type: 'integer',
+    format: 'int64',
+    description: 'The subscription that was tested',
+    example: 3291850417782633,
+  })
+  subscriptionId: bigint;
+}
+
+/**
+ * The event `POST /webhooks/{id}/test` sends: no subscription asks for it (it is not among the
+ * `events` one chooses), no plant change records it, and GET /events never lists it.
+ */
+export const WEBHOOK_TEST_EVENT = 'webhook.test';
+
+/** The body of a test: `{type, timestamp, data: {subscriptionId}}`, as a delivery's. */
+export function testEventBody(subscriptionId: bigint, at: Date): string {
+  return `{"type":"${WEBHOOK_TEST_EVENT}","timestamp":"${at.toISOString()}","data":{"subscriptionId":${subscriptionId}}}`;
+}
+
 /** `plant.created` → `plantCreated`: the event's operation id in the OpenAPI document. */
-export function eventOperationId(type: WebhookEvent): string {
+export function eventOperationId(type: WebhookEvent | typeof WEBHOOK_TEST_EVENT): string {
   return type.replace(/[._-](\w)/g, (_, letter: string) => letter.toUpperCase());
 }
 
 /** `plant.created` → `PlantCreatedEvent`: the schema name of the event's body. */
-export function eventSchemaName(type: WebhookEvent): string {
+export function eventSchemaName(type: WebhookEvent | typeof WEBHOOK_TEST_EVENT): string {
   const id = eventOperationId(type);
   return `${id[0].toUpperCase()}${id.slice(1)}Event`;
 }

@@ -36,6 +36,7 @@ const WEBHOOK: Shape<Webhook> = {
   enabled: 'boolean',
   disabledAt: 'string?',
   disabledReason: 'string?',
+  previousSecretExpiresAt: 'string?',
 };
 const CREATED_WEBHOOK: Shape<CreatedWebhook> = { ...WEBHOOK, secret: 'string' };
 const WEBHOOK_ATTEMPT: Shape<WebhookAttempt> = {

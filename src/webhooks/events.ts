@@ -115,13 +115,14 @@ export function deliveryBody(type: WebhookEvent, occurredAt: number, data: strin
 @ApiSchema({ name: 'WebhookTestEventData' })
 export class TestEventData {
   @ApiProperty({
-    type: 'integer',
-    format: 'int64',
-    description: 'The subscription that was tested',
-    example: 3291850417782633,
+    description: 'What the event is for: nothing changed, and nothing is to be done',
+    example: 'A test of this endpoint, sent through POST /webhooks/{id}/test',
   })
-  subscriptionId: bigint;
+  message: string;
 }
+
+/** The `data` of a test event. */
+export const TEST_EVENT_MESSAGE = 'A test of this endpoint, sent through POST /webhooks/{id}/test';
 
 /**
  * The event `POST /webhooks/{id}/test` sends: no subscription asks for it (it is not among the
@@ -129,9 +130,13 @@ export class TestEventData {
  */
 export const WEBHOOK_TEST_EVENT = 'webhook.test';
 
-/** The body of a test: `{type, timestamp, data: {subscriptionId}}`, as a delivery's. */
-export function testEventBody(subscriptionId: bigint, at: Date): string {
-  return `{"type":"${WEBHOOK_TEST_EVENT}","timestamp":"${at.toISOString()}","data":{"subscriptionId":${subscriptionId}}}`;
+/** The body of a test: `{type, timestamp, data: {message}}`, as a delivery's. */
+export function testEventBody(at: Date): string {
+  return JSON.stringify({
+    type: WEBHOOK_TEST_EVENT,
+    timestamp: at.toISOString(),
+    data: { message: TEST_EVENT_MESSAGE },
+  });
 }
 
 /** `plant.created` → `plantCreated`: the event's operation id in the OpenAPI document. */

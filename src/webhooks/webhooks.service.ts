@@ -205,7 +205,7 @@ export class WebhooksService {
           url: target.url,
           sealedSecrets: target.sealedSecrets,
           webhookId: eventId,
-          body: testEventBody(target.id, attemptedAt),
+          body: testEventBody(attemptedAt),
         },
         this.config,
         this.secrets,

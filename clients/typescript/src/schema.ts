@@ -474,10 +474,9 @@ export interface components {
         WebhookSecretRotation: {
             /**
              * @description How long the secret being replaced keeps signing deliveries beside the new one, in seconds: 0 to 604800 (7 days), 86400 (24 hours) when left out. 0 retires it at once.
-             * @default 86400
              * @example 3600
              */
-            gracePeriodSeconds: number;
+            gracePeriodSeconds?: number;
         };
         RotatedWebhook: {
             /**
@@ -693,11 +692,10 @@ export interface components {
         };
         WebhookTestEventData: {
             /**
-             * Format: int64
-             * @description The subscription that was tested
-             * @example 3291850417782633
+             * @description What the event is for: nothing changed, and nothing is to be done
+             * @example A test of this endpoint, sent through POST /webhooks/{id}/test
              */
-            subscriptionId: bigint;
+            message: string;
         };
         WebhookTestEvent: {
             /**

@@ -16,7 +16,6 @@ export class RotateSecretDto {
     type: 'integer',
     minimum: 0,
     maximum: MAX_SECRET_GRACE_SECONDS,
-    default: DEFAULT_SECRET_GRACE_SECONDS,
     description:
       'How long the secret being replaced keeps signing deliveries beside the new one, in seconds: ' +
       `0 to ${MAX_SECRET_GRACE_SECONDS} (${MAX_SECRET_GRACE_SECONDS / 86_400} days), ` +

@@ -209,8 +209,8 @@ export class WebhooksController {
     description:
       'Sends the delivery of this event to the subscription again, as a new attempt made as soon as a slot is free, ' +
       'with the same `webhook-id` (a receiver that drops duplicates keeps working) and the retry schedule from its ' +
-      'start; whatever it ended as (delivered, failed, held). A delivery being attempted at this moment is left to ' +
-      `that attempt. Deliveries are kept ${RETENTION_MS / 86_400_000} days. An \`Idempotency-Key\` makes a retry not resend twice.`,
+      'start, whatever it ended as (delivered, failed, held); one being attempted at this moment is sent once more ' +
+      `after it. Deliveries are kept ${RETENTION_MS / 86_400_000} days. An \`Idempotency-Key\` makes a retry not resend twice.`,
   })
   @ApiParam(ID_PARAM)
   @ApiParam({

@@ -805,15 +805,23 @@ describe.each(testDatabases())(`${WebhooksRepository.name} on %s`, (name) => {
       },
     );
 
-    it('leaves a delivery being attempted to its attempt, and finds none of another subscription', async () => {
+    it('takes a delivery being attempted from its attempt, and finds none of another subscription', async () => {
       await webhooks.insertSubscription(subscription(1n), 10);
       await webhooks.insertSubscription(subscription(2n, { owner: 'bob' }), 10);
       const eventId = await ended('pending', 0);
       await db.dataSource.query('UPDATE webhook_deliveries SET next_attempt_at = 1');
       const [claimed] = await claimedBy(1, LEASE, 'c1');
-      await expect(webhooks.resend(1n, { eventId })).resolves.toMatchObject({ found: true });
-      await expect(deliveryStates(1n)).resolves.toEqual([{ state: 'pending', attempts: 0, claim: 'c1' }]);
       expect(claimed.eventId).toBe(eventId);
+      await expect(webhooks.resend(1n, { eventId })).resolves.toMatchObject({ found: true });
+      // The attempt under way no longer holds it: its outcome changes nothing, and it is due again.
+      await webhooks.recordAttempt(
+        claimed,
+        'c1',
+        { statusCode: 204, error: null, durationMs: 1 },
+        { kind: 'delivered' },
+        1000,
+      );
+      await expect(claimedBy(1, LEASE, 'c2')).resolves.toMatchObject([{ eventId }]);
       await expect(webhooks.resend(2n, { eventId })).resolves.toEqual({ found: false });
       await expect(webhooks.resend(1n, { eventId: eventId + 1000n })).resolves.toEqual({ found: false });
     });

@@ -735,16 +735,17 @@ export class WebhooksRepository {
 
   /**
    * Puts a delivery of the subscription back in the queue, due now, its retry schedule counted
-   * anew, whatever state it ended in; one being attempted right now is left to that attempt.
+   * anew, whatever state it is in: one being attempted right now is sent again once more (that
+   * attempt's outcome is no longer recorded for it).
    * `found: false` when the subscription has no such delivery (or no longer: it is kept as long
    * as the retention).
    */
   async resend(subscriptionId: bigint, ref: DeliveryRef): Promise<{ found: boolean; type?: WebhookEvent }> {
     const which = deliveryRef(ref);
+    // One being attempted right now is taken from that attempt (its claim ends), so it is sent again after it.
     await this.database.execute(
       `UPDATE webhook_deliveries SET state = 'pending', next_attempt_at = ${this.now}, claim = NULL, retry_from = attempts ` +
-        `WHERE subscription_id = ? AND ${which.sql} ` +
-        `AND NOT (state = 'pending' AND claim IS NOT NULL AND next_attempt_at > ${this.now})`,
+        `WHERE subscription_id = ? AND ${which.sql}`,
       [subscriptionId, ...which.parameters],
       WRITE,
     );

@@ -185,7 +185,7 @@ export interface paths {
         put?: never;
         /**
          * Resend one delivery
-         * @description Sends the delivery of this event to the subscription again, as a new attempt made as soon as a slot is free, with the same `webhook-id` (a receiver that drops duplicates keeps working) and the retry schedule from its start; whatever it ended as (delivered, failed, held). A delivery being attempted at this moment is left to that attempt. Deliveries are kept 7 days. An `Idempotency-Key` makes a retry not resend twice. Needs the scope webhooks:manage.
+         * @description Sends the delivery of this event to the subscription again, as a new attempt made as soon as a slot is free, with the same `webhook-id` (a receiver that drops duplicates keeps working) and the retry schedule from its start, whatever it ended as (delivered, failed, held); one being attempted at this moment is sent once more after it. Deliveries are kept 7 days. An `Idempotency-Key` makes a retry not resend twice. Needs the scope webhooks:manage.
          */
         post: operations["resendWebhookDelivery"];
         delete?: never;

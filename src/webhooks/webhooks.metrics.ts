@@ -88,7 +88,7 @@ export class WebhookOutboxMetrics {
     let counted = 0;
     new Counter({
       name: 'webhook_deliveries_recorded_total',
-      help: 'Webhook deliveries recorded with plant changes: one per event and subscription that wants it',
+      help: 'Webhook deliveries recorded with plant changes: one per event and subscription that wants it, held ones included',
       registers: [metrics.registry],
       collect() {
         const recorded = outbox.deliveriesRecorded;

@@ -34,6 +34,14 @@ export function signatures(secrets: readonly string[], webhookId: string, timest
   return secrets.map((secret) => new Webhook(secret).sign(webhookId, timestamp, body)).join(' ');
 }
 
+function openOrNone(secrets: SecretsService, sealed: string): string[] {
+  try {
+    return [secrets.open(sealed)];
+  } catch {
+    return [];
+  }
+}
+
 /**
  * One attempt: the URL checked again by the address policy, the body signed with every live secret
  * and POSTed to the address that was checked. What the subscriber may read of a failure is in the
@@ -49,7 +57,10 @@ export async function makeAttempt(
     const policy = { allowHttp: settings.allowHttp, allowPrivate: settings.allowPrivate };
     const url = parseWebhookUrl(message.url, policy);
     const checked = await resolveWebhookAddress(url, policy, undefined, settings.timeoutMs);
-    const opened = message.sealedSecrets.map((sealed) => secrets.open(sealed));
+    const [current, ...replaced] = message.sealedSecrets;
+    // The current secret must sign; one a rotation replaced that cannot be opened (its key retired
+    // before it was resealed, which SecretsService logs and counts) only drops its signature.
+    const opened = [secrets.open(current), ...replaced.flatMap((sealed) => openOrNone(secrets, sealed))];
     const timestamp = new Date();
     const result = await sendWebhook({
       url,

@@ -18,6 +18,7 @@ import { WebhookDeliveryMetrics } from './webhooks.metrics';
 import {
   AttemptOutcome,
   AttemptRecord,
+  ClaimRoom,
   ClaimedDelivery,
   FinishedAttempt,
   WebhooksRepository,
@@ -324,6 +325,62 @@ describe(WebhookDispatcher.name, () => {
       error: 'internal error of the sender',
       durationMs: expect.any(Number),
     });
+    expect(outcome).toEqual({ kind: 'retry', delayMs: expect.any(Number) });
+  });
+
+  it('signs with the secret a rotation replaced too, while it signs, and without it when it cannot be opened', async () => {
+    const endpoint = await receiver((response) => response.writeHead(204).end());
+    const previous = newSigningSecret();
+    const lost = new SecretBox([randomBytes(32)]).seal(newSigningSecret());
+    repository.claimDue.mockResolvedValueOnce(
+      batch([
+        delivery({ url: endpoint.url, previousSealedSecret: new SecretBox([KEY]).seal(previous) }),
+        delivery({ id: 2n, eventId: null, url: endpoint.url, previousSealedSecret: lost }),
+      ]),
+    );
+    await start();
+    await waitUntil(() => endpoint.received.length === 2 && repository.recordAttempts.mock.calls.length > 0);
+    await dispatcher.stop();
+    const byId = (id: string) => endpoint.received.find((request) => request.headers['webhook-id'] === id)!;
+    const rotating = byId('evt_41');
+    expect(String(rotating.headers['webhook-signature']).split(' ')).toHaveLength(2);
+    for (const secret of [SECRET, previous]) {
+      expect(() => new Webhook(secret).verify(rotating.body, rotating.headers as Record<string, string>)).not.toThrow();
+    }
+    // Recorded before events were: its own id. Its replaced secret is lost; the current one signs alone.
+    const legacy = byId('msg_2');
+    expect(String(legacy.headers['webhook-signature']).split(' ')).toHaveLength(1);
+    expect(() => new Webhook(SECRET).verify(legacy.body, legacy.headers as Record<string, string>)).not.toThrow();
+  });
+
+  it("claims within each subscription's and owner's share of the slots, counting its attempts in flight", async () => {
+    const held: ServerResponse[] = [];
+    const endpoint = await receiver((response) => held.push(response));
+    repository.claimDue.mockResolvedValueOnce(
+      batch([
+        delivery({ id: 1n, url: endpoint.url }),
+        delivery({ id: 2n, url: endpoint.url }),
+        delivery({ id: 3n, subscriptionId: 11n, url: endpoint.url }),
+      ]),
+    );
+    await start({ ...ENV, WEBHOOK_SUBSCRIPTION_CONCURRENCY: '3', WEBHOOK_OWNER_CONCURRENCY: '5' });
+    await waitUntil(() => endpoint.received.length === 3 && repository.claimDue.mock.calls.length > 1);
+    const room = repository.claimDue.mock.calls.at(-1)![3] as ClaimRoom;
+    expect([room.subscription(10n), room.subscription(11n), room.subscription(12n)]).toEqual([1, 2, 3]);
+    expect([room.owner('alice'), room.owner('bob')]).toEqual([2, 5]);
+    for (const response of held) response.writeHead(204).end();
+    await waitUntil(() => repository.recordAttempts.mock.calls.flatMap(([, finished]) => finished).length === 3);
+    await dispatcher.stop();
+    expect([room.subscription(10n), room.owner('alice')]).toEqual([3, 5]);
+  });
+
+  it("counts a resent delivery's retries from its resend", async () => {
+    const endpoint = await receiver((response) => response.writeHead(500).end());
+    // Its schedule was spent before the resend: 8 attempts made, all before it.
+    repository.claimDue.mockResolvedValueOnce(batch([delivery({ url: endpoint.url, attempts: 8, retryFrom: 8 })]));
+    await start();
+    const [, , , outcome] = await recorded;
+    await dispatcher.stop();
     expect(outcome).toEqual({ kind: 'retry', delayMs: expect.any(Number) });
   });
 

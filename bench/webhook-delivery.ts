@@ -8,17 +8,24 @@
  * on a build that has them, with the API at WEBHOOK_DELIVERY=false beside one and then two delivery
  * workers (`npm run start:worker`). Last, with delivery off everywhere, BENCH_BACKLOG events are
  * recorded through the API by creates, the API is stopped, and one worker, then (on a database
- * recorded anew) two, are timed until nothing is pending.
+ * recorded anew) two, are timed until nothing is pending. The `fairness` part: a subscriber whose
+ * endpoint never answers has BENCH_TARPIT_BACKLOG events due, while another subscriber's events
+ * (one every 100 ms, to an endpoint answering 204 at once) are timed from their commit to their
+ * arrival, with the per-subscription shares at their defaults, then with them as wide as
+ * WEBHOOK_CONCURRENCY (every slot open to one subscription, as before the shares).
  *
  * Each part starts on a database created anew. The instances run as production does (the
  * `start:prod` and `start:worker` command lines, NODE_ENV=production, LOG_LEVEL=info, the
  * delivery settings' defaults).
  *
  *   npm run bench:delivery   # BENCH_DELIVERY_SECONDS (60s), BENCH_BACKLOG (100000), BENCH_DELIVERY_PARTS
+ *   BENCH_DELIVERY_PARTS=fairness npm run bench:delivery   # BENCH_FAIRNESS_SECONDS (30s), BENCH_TARPIT_BACKLOG (2000)
  */
 import autocannon from 'autocannon';
 import type { RowDataPacket } from 'mysql2/promise';
 import { readFileSync } from 'node:fs';
+import { Server, ServerResponse, createServer } from 'node:http';
+import { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { recreateDatabase, seedRange } from './lib/db';
@@ -57,11 +64,12 @@ import { LoadGenerator } from './run/load';
 import { CREATE_BASE, PLANTS_PER_USER, POOL_BASE } from './run/settings';
 import { Cleanups } from './run/setup';
 
-const PARTS = ['inline', 'workers', 'backlog'] as const;
+const PARTS = ['inline', 'workers', 'backlog', 'fairness'] as const;
 type Part = (typeof PARTS)[number];
 
 function parts(text: string | undefined): Part[] {
-  if (!text) return [...PARTS];
+  // The fairness part is asked for by name: it measures a tail latency, not throughput.
+  if (!text) return PARTS.filter((part) => part !== 'fairness');
   const named = text.split(',').map((p) => p.trim());
   const unknown = named.filter((p) => !(PARTS as readonly string[]).includes(p));
   if (unknown.length > 0) throw new Error(`BENCH_DELIVERY_PARTS: unknown ${unknown.join(', ')} (${PARTS.join(', ')})`);
@@ -78,6 +86,8 @@ const S = {
   drainSec: seconds(env.BENCH_DRAIN_SECONDS, 600),
   quietMaxWaitSec: seconds(env.BENCH_QUIET_MAX_WAIT, 120),
   parts: parts(env.BENCH_DELIVERY_PARTS),
+  fairnessSec: seconds(env.BENCH_FAIRNESS_SECONDS, 30),
+  tarpitBacklog: integer(env.BENCH_TARPIT_BACKLOG, 2000),
   skipBuild: env.BENCH_SKIP_BUILD === '1',
 };
 const OWNER = 'bench-delivery';
@@ -476,6 +486,193 @@ async function backlogPart(rig: Rig, workers: number): Promise<BacklogResult> {
   }
 }
 
+interface FairnessResult {
+  name: string;
+  /** WEBHOOK_SUBSCRIPTION_CONCURRENCY and WEBHOOK_OWNER_CONCURRENCY, or null for their defaults. */
+  caps: number | null;
+  /** Commit (the body's timestamp) to arrival at the healthy receiver, ms, one per event. */
+  latenciesMs: number[];
+  sent: number;
+  /** Requests the tarpit was holding at the end, the most at once, and its deliveries still pending. */
+  tarpitHeld: number;
+  tarpitHeldMax: number;
+  tarpitPending: number;
+  pollIntervalMs: number;
+}
+
+/** An endpoint that takes every request and never answers: a receiver gone silent. */
+async function startTarpit(): Promise<{ server: Server; url: string; held: () => number; most: () => number }> {
+  const open = new Set<ServerResponse>();
+  let most = 0;
+  const server = createServer((req, res) => {
+    req.resume();
+    open.add(res);
+    most = Math.max(most, open.size);
+    res.on('close', () => open.delete(res));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/tarpit`;
+  return { server, url, held: () => open.size, most: () => most };
+}
+
+/** An endpoint answering 204 at once that notes, for each delivery, how long after its commit it arrived. */
+async function startTimedReceiver(): Promise<{ server: Server; url: string; latenciesMs: number[] }> {
+  const latenciesMs: number[] = [];
+  const server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', () => {
+      const arrived = Date.now();
+      res.writeHead(204).end();
+      const timestamp = /"timestamp":"([^"]+)"/.exec(Buffer.concat(chunks).toString('utf8'))?.[1];
+      if (timestamp) latenciesMs.push(arrived - Date.parse(timestamp));
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return { server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/healthy`, latenciesMs };
+}
+
+/** `count` creates by the token's owner, through the API instance, as fast as it takes them. */
+async function createMany(token: string, count: number, firstId: bigint): Promise<void> {
+  let next = firstId;
+  const result = await autocannon({
+    url: `${API_URL}/plants`,
+    connections: S.connections,
+    amount: count,
+    timeout: 10,
+    requests: [
+      {
+        method: 'POST',
+        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+        setupRequest: (request) => ({ ...request, body: `{"id":${next++},"name":"tarpit plant"}` }),
+      },
+    ],
+  });
+  if (result.non2xx > 0 || result.errors > 0)
+    throw new Error(`creating: ${result.non2xx} non-2xx, ${result.errors} errors`);
+}
+
+/**
+ * An event every 100 ms for BENCH_FAIRNESS_SECONDS, by the bench owner; then waits for their
+ * deliveries (a few poll intervals at most, or the tarpit's timeout without shares). How many.
+ */
+async function healthyEvents(token: string, arrived: readonly number[]): Promise<number> {
+  const deadline = Date.now() + S.fairnessSec * 1000;
+  let sent = 0;
+  for (let id = CREATE_BASE; Date.now() < deadline; id++) {
+    const started = Date.now();
+    const res = await fetch(`${API_URL}/plants`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      body: `{"id":${id},"name":"healthy plant"}`,
+    });
+    if (res.status !== 200) throw new Error(`a healthy create answered ${res.status}`);
+    sent += 1;
+    await sleep(Math.max(0, 100 - (Date.now() - started)));
+  }
+  const waitUntil = Date.now() + 30_000;
+  while (arrived.length < sent && Date.now() < waitUntil) await sleep(100);
+  return sent;
+}
+
+/**
+ * Part 4: a tarpit subscriber (another owner, its endpoint never answering) with
+ * BENCH_TARPIT_BACKLOG events due, and the bench owner's subscription to an endpoint answering at
+ * once getting an event every 100 ms for BENCH_FAIRNESS_SECONDS: how long after its commit each of
+ * those arrives. `caps` sets both shares (null: their defaults).
+ */
+async function fairnessPart(rig: Rig, caps: number | null): Promise<FairnessResult> {
+  const name = caps === null ? 'fairness' : 'fairness-uncapped';
+  log(
+    `fairness: a tarpit with ${S.tarpitBacklog} events due beside a healthy subscriber, shares ${caps ?? 'at their defaults'}`,
+  );
+  const tarpit = await startTarpit();
+  const healthy = await startTimedReceiver();
+  const cleanup = async () => {
+    for (const server of [tarpit.server, healthy.server]) {
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+    }
+  };
+  rig.cleanups.add(cleanup);
+  const capsEnv =
+    caps === null ? {} : { WEBHOOK_SUBSCRIPTION_CONCURRENCY: String(caps), WEBHOOK_OWNER_CONCURRENCY: String(caps) };
+  const { bench } = rig;
+  await recreateDatabase(bench.conn, bench.db.database);
+  const deployEnv: NodeJS.ProcessEnv = {
+    ...serviceEnvironment(bench.db, bench.version),
+    PORT: String(S.portBase),
+    LOG_LEVEL,
+    ...webhookEnvironment(),
+    ...capsEnv,
+  };
+  const token = await issueToken(ROOT, deployEnv, OWNER);
+  const tarpitToken = await issueToken(ROOT, deployEnv, 'bench-tarpit');
+  const api = startProcess('service', startProdArgv(ROOT), {
+    env: deployEnv,
+    cwd: ROOT,
+    cpus: bench.serviceCpus,
+    logPath: join(OUT, `webhook-delivery-${name}-service.log`),
+  });
+  try {
+    await waitForHttp(`${API_URL}/health/live`, api);
+    await subscribe(S.portBase, tarpitToken, tarpit.url);
+    await subscribe(S.portBase, token, healthy.url);
+    await createMany(tarpitToken, S.tarpitBacklog, CREATE_BASE);
+    // The tarpit's attempts start and hold their slots before the measured events.
+    await sleep(3000);
+    const sent = await healthyEvents(token, healthy.latenciesMs);
+    checkRunning([api]);
+    const [[row]] = await bench.conn.query<RowDataPacket[]>(
+      `SELECT COUNT(*) AS n FROM webhook_deliveries d JOIN webhook_subscriptions s ON s.id = d.subscription_id
+       WHERE s.owner = 'bench-tarpit' AND d.state = 'pending'`,
+    );
+    const result: FairnessResult = {
+      name,
+      caps,
+      latenciesMs: [...healthy.latenciesMs],
+      sent,
+      tarpitHeld: tarpit.held(),
+      tarpitHeldMax: tarpit.most(),
+      tarpitPending: Number(row.n),
+      pollIntervalMs: 1000,
+    };
+    const p = percentiles(result.latenciesMs);
+    log(
+      `${result.latenciesMs.length} of ${sent} healthy events delivered: p50 ${p.p50} ms, p99 ${p.p99} ms, max ${p.max} ms; ` +
+        `the tarpit held ${result.tarpitHeldMax} requests at most`,
+    );
+    return result;
+  } finally {
+    await stopProcess(api);
+    await cleanup();
+  }
+}
+
+/** Nearest-rank percentiles of a sample, in whole ms. */
+function percentiles(values: number[]): { p50: number; p99: number; max: number } {
+  const sorted = [...values].sort((a, b) => a - b);
+  const rank = (q: number) => sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))] ?? NaN;
+  return { p50: Math.round(rank(0.5)), p99: Math.round(rank(0.99)), max: Math.round(sorted[sorted.length - 1] ?? NaN) };
+}
+
+function fairnessTable(results: FairnessResult[]): string[] {
+  const target = (r: FairnessResult) => 2 * r.pollIntervalMs;
+  return [
+    '| shares (subscription / owner) | healthy events delivered | commit → delivery p50 | p99 | max | target: p99 within 2 × the poll interval + response | tarpit: requests held at most | tarpit deliveries still pending |',
+    '|---|---:|---:|---:|---:|---|---:|---:|',
+    ...results.map((r) => {
+      const p = percentiles(r.latenciesMs);
+      const shares = r.caps === null ? 'the defaults (32 / 64)' : `${r.caps} / ${r.caps} (no share: every slot)`;
+      const verdict = p.p99 <= target(r) ? 'PASS' : 'FAIL';
+      return (
+        `| ${shares} | ${r.latenciesMs.length} of ${r.sent} | ${p.p50} ms | ${p.p99} ms | ${p.max} ms | ` +
+        `${verdict} (${target(r)} ms + about 1 ms) | ${r.tarpitHeldMax} | ${int(r.tarpitPending)} |`
+      );
+    }),
+  ];
+}
+
 /** Deliveries per second of a backlog, from the first received to the last. */
 const rateOf = (r: BacklogResult) => r.delivered / (r.lastSec - r.firstSec);
 
@@ -563,8 +760,15 @@ function backlogTable(results: BacklogResult[]): string[] {
   ];
 }
 
-function report(mixes: MixResult[], backlogs: BacklogResult[], notes: string[], facts: Record<string, string>): string {
+function report(
+  mixes: MixResult[],
+  backlogs: BacklogResult[],
+  fairness: FairnessResult[],
+  notes: string[],
+  facts: Record<string, string>,
+): string {
   const lines: string[] = [];
+  if (fairness.length > 0) lines.push(...fairnessTable(fairness), '');
   if (mixes.length > 0) {
     lines.push(...mixSummary(mixes), '');
     for (const r of mixes) lines.push(...intervalTable(r), '');
@@ -593,6 +797,7 @@ async function facts(rig: Rig): Promise<Record<string, string>> {
     environment: `NODE_ENV=production, LOG_LEVEL=${LOG_LEVEL}, WEBHOOK_CONCURRENCY and WEBHOOK_POLL_INTERVAL_MS at their defaults`,
     load: `the mix (per connection 16 lists, 3 creates, 1 delete), ${S.connections} connections, ${S.loadSec} s, one owner with 1,000 plants and one subscription to both events`,
     backlog: `${S.backlog} creates, ${S.connections} connections`,
+    fairness: `${S.tarpitBacklog} events due to an endpoint that never answers (WEBHOOK_TIMEOUT_MS at its default), an event every 100 ms for ${S.fairnessSec} s to one answering 204`,
     pinning: rig.bench.pin
       ? `the API instance and the workers on CPU 0; the database server${rig.dbPid ? '' : ' (not found, not pinned)'}, load generator, receiver and driver on CPU 1`
       : 'none',
@@ -602,7 +807,8 @@ async function facts(rig: Rig): Promise<Record<string, string>> {
 async function main(): Promise<void> {
   const cleanups = new Cleanups();
   const bench = await prepareStandalone(S);
-  const dbPid = await pinDatabase(bench, cleanups);
+  // The fairness part times latencies, not CPU: it leaves the database server's affinity as it is.
+  const dbPid = S.parts.some((part) => part !== 'fairness') ? await pinDatabase(bench, cleanups) : null;
   const receiver = await startReceiver();
   cleanups.add(async () => {
     receiver.server.close();
@@ -613,6 +819,7 @@ async function main(): Promise<void> {
   const rig: Rig = { bench, receiver, loadgen, dbPid, worker: workerArgv(), cleanups };
   const mixes: MixResult[] = [];
   const backlogs: BacklogResult[] = [];
+  const fairness: FairnessResult[] = [];
   const notes: string[] = [];
   let described: Record<string, string>;
   try {
@@ -623,6 +830,11 @@ async function main(): Promise<void> {
       if (S.parts.includes('workers')) for (const n of [1, 2]) mixes.push(await mixPart(rig, n));
       if (S.parts.includes('backlog')) for (const n of [1, 2]) backlogs.push(await backlogPart(rig, n));
     }
+    if (S.parts.includes('fairness')) {
+      fairness.push(await fairnessPart(rig, null));
+      // Shares as wide as every slot: one subscription may take them all, as claims did before shares.
+      fairness.push(await fairnessPart(rig, 128));
+    }
   } catch (error) {
     // What was measured before the failure is still reported, with the failure.
     log(String((error as Error).stack ?? error));
@@ -631,7 +843,7 @@ async function main(): Promise<void> {
     described = await facts(rig);
     await cleanups.runAll();
   }
-  await finishStandalone(bench, join(OUT, 'webhook-delivery.md'), report(mixes, backlogs, notes, described));
+  await finishStandalone(bench, join(OUT, 'webhook-delivery.md'), report(mixes, backlogs, fairness, notes, described));
 }
 
 runMain(main);

@@ -18,7 +18,7 @@ import { SealedAnswers } from './idempotency/sealed-answers';
 import { ResealReport, SealedStore } from './secrets/sealed-store';
 import { RESEAL_BATCH, SecretsService } from './secrets/secrets.service';
 import { SealedSigningSecretsModule } from './webhooks/sealed-secrets.module';
-import { SealedSigningSecrets } from './webhooks/sealed-secrets.service';
+import { SealedPreviousSigningSecrets, SealedSigningSecrets } from './webhooks/sealed-secrets.service';
 import { runWorker } from './worker';
 
 /** The admin command line: same configuration, database, token service and sealing as the API. */
@@ -37,7 +37,7 @@ export const USAGE = `Usage:
 
 Scopes: ${SCOPE_NAMES.join(', ')} (all of them when none is given).
 secrets reseal seals again, under the first key of WEBHOOK_SECRET_KEY, what is sealed under its other
-keys (webhook signing secrets, stored idempotent answers), ${RESEAL_BATCH} values per batch by default
+keys (webhook signing secrets, those being rotated out, stored idempotent answers), ${RESEAL_BATCH} values per batch by default
 (at most ${MAX_BATCH}); safe to run while the service runs, and again.
 worker delivers webhook events, and serves nothing but metrics, until SIGTERM; run it beside API
 instances started with WEBHOOK_DELIVERY=false, with the same settings (docs/webhooks.md).
@@ -350,7 +350,11 @@ export async function runCli(
   try {
     if (command.kind === 'migrate') return await migrate(command, app.get(DataSource), io);
     if (command.kind === 'reseal') {
-      const stores = [app.get(SealedSigningSecrets), app.get(SealedAnswers)] as SealedStore<unknown>[];
+      const stores = [
+        app.get(SealedSigningSecrets),
+        app.get(SealedPreviousSigningSecrets),
+        app.get(SealedAnswers),
+      ] as SealedStore<unknown>[];
       return await reseal(command, app.get(SecretsService), stores, io);
     }
     return await execute(command, app.get(TokensService), io);

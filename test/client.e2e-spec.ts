@@ -123,6 +123,58 @@ describe.each(testDatabases())('The TypeScript client against the service on %s'
     await expect(client.webhooks.deliveries(webhook.id)).rejects.toMatchObject({ status: 404 });
   });
 
+  it('changes, rotates, tests, resends and recovers a subscription, and reads the events back', async () => {
+    const webhook = await client.webhooks.create({ url: receiver.url('/client-years'), events: ['plant.created'] });
+    receiver.expectSecret('/client-years', webhook.secret);
+    await expect(
+      client.webhooks.update(webhook.id, { description: 'Kept for years', events: ['plant.created', 'plant.deleted'] }),
+    ).resolves.toMatchObject({
+      id: webhook.id,
+      description: 'Kept for years',
+      events: ['plant.created', 'plant.deleted'],
+    });
+
+    const tested = await client.webhooks.test(webhook.id);
+    expect(tested).toMatchObject({ delivered: true, statusCode: 204, eventId: expect.stringMatching(/^test_/) });
+
+    const rotated = await client.webhooks.rotateSecret(webhook.id, { gracePeriodSeconds: 60 });
+    expect(rotated.secret).not.toBe(webhook.secret);
+    expect(rotated.previousSecretExpiresAt).toEqual(expect.any(String));
+    receiver.expectSecret('/client-years', rotated.secret);
+
+    // Disabled, a change is held; re-enabled and recovered, it is sent.
+    await expect(client.webhooks.update(webhook.id, { enabled: false })).resolves.toMatchObject({ enabled: false });
+    const since = new Date(Date.now() - 1000);
+    await client.plants.create({ id: MAX, name: 'Held' });
+    await expect(client.webhooks.recover(webhook.id, since)).rejects.toMatchObject({ status: 409 });
+    await client.webhooks.update(webhook.id, { enabled: true });
+    await expect(client.webhooks.recover(webhook.id, since)).resolves.toEqual({ since: since.toISOString() });
+    await waitFor(() => receiver.at('/client-years').length === 2, { what: 'the test and the recovered event' });
+    const recovered = receiver.at('/client-years')[1];
+    expect(recovered.verified).toMatchObject({ ok: true });
+
+    const events = await client.events.list({ order: 'asc' }).toArray({ max: Infinity });
+    expect(events).toEqual([
+      {
+        id: recovered.headers['webhook-id'],
+        type: 'plant.created',
+        timestamp: expect.any(String),
+        data: { id: MAX, name: 'Held' },
+      },
+    ]);
+    await waitFor(async () => (await client.webhooks.deliveries(webhook.id)).length === 1, {
+      what: 'the attempt recorded',
+    });
+    await expect(client.webhooks.resend(webhook.id, events[0].id)).resolves.toEqual({
+      eventId: events[0].id,
+      type: 'plant.created',
+    });
+    await waitFor(() => receiver.at('/client-years').length === 3, { what: 'the resent event' });
+    expect(receiver.at('/client-years')[2].headers['webhook-id']).toBe(events[0].id);
+    const unknown = `evt_${BigInt(events[0].id.slice('evt_'.length)) + 1000n}`;
+    await expect(client.webhooks.resend(webhook.id, unknown)).rejects.toMatchObject({ status: 404 });
+  });
+
   // Every call above passed the client's checks of the answer's shape; these read what else it said.
   it("gives each answer's metadata: status, request id, rate limit, and a create's replay", async () => {
     const first = await client.plants.create({ id: 5n, name: 'Meta' }, { idempotencyKey: 'e2e-meta' }).withResponse();

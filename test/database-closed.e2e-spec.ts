@@ -13,13 +13,17 @@ const key = { owner: 'closed', key: 'k' };
 const unwatched = noSubscriptionWants('closed', ['plant.created']);
 const delivery: ClaimedDelivery = {
   id: 1n,
+  eventId: 1n,
   subscriptionId: 1n,
+  owner: 'closed',
   type: 'plant.created',
   data: '{"id":1,"name":"Fern"}',
   occurredAt: 0,
   attempts: 0,
+  retryFrom: 0,
   url: 'https://example.com/',
   sealedSecret: 'sealed',
+  previousSealedSecret: null,
   disabled: false,
 };
 const token = Object.assign(new ApiToken(), {
@@ -94,12 +98,36 @@ const CALLS: [Type<object>, Record<string, unknown[]>][] = [
         10,
       ],
       listSubscriptions: ['closed'],
+      getSubscription: ['closed', 1n],
+      updateSubscription: [
+        ['closed', 1n, { url: 'https://example.com/', description: null }],
+        ['closed', 1n, { enabled: false }],
+      ],
+      rotateSecret: [
+        ['closed', 1n, 's', 1000],
+        ['closed', 1n, 's', 0],
+      ],
+      sendingTarget: ['closed', 1n],
       findSubscription: ['closed', 1n],
+      findSubscriptionState: ['closed', 1n],
+      listEvents: ['closed', { limit: 10, order: 'asc', after: 1n, types: ['plant.created'], since: 0, until: 1 }],
+      holdPending: [1n],
+      resend: [
+        [1n, { eventId: 1n }],
+        [1n, { deliveryId: 1n }],
+      ],
+      startRecovery: [1n, 0],
+      recoverNext: [10],
+      previousSecretsNotStartingWith: ['v1.new.', 1n, 10],
+      replacePreviousSecret: [1n, 'old', 'new'],
       subscriptionWants: ['closed', ['plant.created']],
       recordEvents: ['closed', [{ type: 'plant.created', data: '{}' }]],
       deleteSubscription: ['closed', 1n],
       recentAttempts: [1n, 10],
-      claimDue: [10, 1000, 'c'],
+      claimDue: [
+        [10, 1000, 'c'],
+        [10, 1000, 'c', { subscription: () => 1, owner: () => 1 }],
+      ],
       recordAttempt: [delivery, 'c', { statusCode: 500, error: null, durationMs: 1 }, { kind: 'failed' }, 1000],
       recordAttempts: [
         'c',

@@ -54,7 +54,13 @@ const ERROR_SCHEMA = '#/components/schemas/Error';
 const BODIES: Record<string, string> = {
   createPlant: '{"id":1,"name":"Fern","tag":"green"}',
   createWebhook: '{"url":"http://127.0.0.1:9/hooks","events":["plant.created"]}',
+  updateWebhook: '{"description":"Changed"}',
+  rotateWebhookSecret: '{"gracePeriodSeconds":60}',
+  recoverWebhook: `{"since":"${new Date().toISOString()}"}`,
 };
+
+/** A valid value for each path parameter that is not an integer id. */
+const PATH_VALUES: Record<string, string> = { eventId: 'evt_1' };
 
 /** Three base64url parts: taken for an identity provider's access token once OIDC_ISSUER is set. */
 const JWT_SHAPED = 'eyJhbGciOiJSUzI1NiJ9.e30.c2ln';
@@ -87,9 +93,9 @@ async function operationsOf(t: TestApp): Promise<Operation[]> {
 function target(operation: Operation, value?: string): string {
   let path = operation.path;
   for (const { name, type } of operation.pathParameters) {
-    if (value === undefined && type !== 'integer')
-      throw new Error(`${operation.label}: give a value for {${name}} here`);
-    path = path.replace(`{${name}}`, value ?? '1');
+    if (value === undefined && type !== 'integer' && PATH_VALUES[name] === undefined)
+      throw new Error(`${operation.label}: give a value for {${name}} in PATH_VALUES`);
+    path = path.replace(`{${name}}`, value ?? PATH_VALUES[name] ?? '1');
   }
   return path;
 }

@@ -20,6 +20,17 @@ interface Call {
   body?: () => string;
 }
 const fresh = { id: 2n ** 53n + 1n };
+
+/** A new subscription of the caller's, to a port nothing listens on: its path. */
+async function subscription(t: TestApp, token: string, events = '["plant.created"]'): Promise<string> {
+  const created = await t
+    .http()
+    .post('/webhooks')
+    .set(bearer(token))
+    .set('Content-Type', 'application/json')
+    .send(`{"url":"http://127.0.0.1:9/target","events":${events}}`);
+  return `/webhooks/${(created.body as { id: number }).id}`;
+}
 const CALLS: Record<string, Call> = {
   createPlant: { path: async () => '/plants', body: () => `{"id":${(fresh.id += 1n)},"name":"Fern","tag":"green"}` },
   deletePlant: {
@@ -38,23 +49,37 @@ const CALLS: Record<string, Call> = {
     path: async () => '/webhooks',
     body: () => '{"url":"http://127.0.0.1:9/hooks","events":["plant.created"]}',
   },
-  deleteWebhook: {
+  deleteWebhook: { path: (t, token) => subscription(t, token, '["plant.deleted"]') },
+  updateWebhook: { path: subscription, body: () => '{"description":"Changed","enabled":false}' },
+  rotateWebhookSecret: {
+    path: async (t, token) => `${await subscription(t, token)}/rotate-secret`,
+    body: () => '{"gracePeriodSeconds":60}',
+  },
+  testWebhook: { path: async (t, token) => `${await subscription(t, token)}/test` },
+  resendWebhookDelivery: {
     path: async (t, token) => {
-      const created = await t
+      const path = await subscription(t, token);
+      const id = (fresh.id += 1n);
+      await t
         .http()
-        .post('/webhooks')
+        .post('/plants')
         .set(bearer(token))
         .set('Content-Type', 'application/json')
-        .send('{"url":"http://127.0.0.1:9/doomed","events":["plant.deleted"]}');
-      return `/webhooks/${(created.body as { id: number }).id}`;
+        .send(`{"id":${id},"name":"Resent"}`);
+      const [event] = (await t.http().get('/events?limit=1').set(bearer(token))).body as { id: string }[];
+      return `${path}/deliveries/${event.id}/resend`;
     },
+  },
+  recoverWebhook: {
+    path: async (t, token) => `${await subscription(t, token)}/recover`,
+    body: () => `{"since":"${new Date(Date.now() - 3_600_000).toISOString()}"}`,
   },
 };
 
 /**
- * The route rule of @Idempotent(): every POST that takes a JSON body and every DELETE documents
- * `Idempotency-Key`, and every operation that documents it does what the document says: a repeat
- * with the same key, path and body gets the first answer again, marked `Idempotent-Replayed: true`.
+ * The route rule of @Idempotent(): every POST, PATCH and DELETE documents `Idempotency-Key`, and
+ * every operation that documents it does what the document says: a repeat with the same key, path
+ * and body gets the first answer again, marked `Idempotent-Replayed: true`.
  */
 describe.each(testDatabases())('Operations that document Idempotency-Key, on %s', (database) => {
   let t: TestApp;
@@ -75,10 +100,8 @@ describe.each(testDatabases())('Operations that document Idempotency-Key, on %s'
   const documentsKey = (operation: Operation) =>
     (operation.parameters ?? []).some((parameter) => parameter.in === 'header' && parameter.name === 'Idempotency-Key');
 
-  it('finds the idempotent operations: each POST with a JSON body and each DELETE documents the key', () => {
-    const unsafe = operations.filter(
-      ([method, , operation]) => (method === 'post' && operation.requestBody) || method === 'delete',
-    );
+  it('finds the idempotent operations: each POST, PATCH and DELETE documents the key', () => {
+    const unsafe = operations.filter(([method]) => ['post', 'put', 'patch', 'delete'].includes(method));
     expect(unsafe.map(([, , operation]) => operation.operationId).sort()).toEqual(Object.keys(CALLS).sort());
     for (const [, path, operation] of unsafe)
       expect({ path, documentsKey: documentsKey(operation) }).toEqual({ path, documentsKey: true });
@@ -95,7 +118,9 @@ describe.each(testDatabases())('Operations that document Idempotency-Key, on %s'
       const body = call.body?.();
       const send = () => {
         const http = t.http();
-        const request = (method === 'delete' ? http.delete(path) : http.post(path))
+        const request = (
+          method === 'delete' ? http.delete(path) : method === 'patch' ? http.patch(path) : http.post(path)
+        )
           .set(bearer(token))
           .set('Idempotency-Key', `replay-${operation.operationId}`);
         return body === undefined ? request : request.set('Content-Type', 'application/json').send(body);

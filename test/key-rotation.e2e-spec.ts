@@ -1,3 +1,4 @@
+import { Webhook } from 'standardwebhooks';
 import { Logger } from '@nestjs/common';
 import { randomBytes } from 'node:crypto';
 import type { Response } from 'supertest';
@@ -110,8 +111,17 @@ describe.each(testDatabases())('Secret key rotation on %s', (database) => {
   it('reseals signing secrets and stored answers with the CLI, so the old key can be removed', async () => {
     const first = await subscribe('before', '/before');
     expect(first.status).toBe(201);
-    const { secret } = exactJson<{ secret: string }>(first);
-    receiver.expectSecret('/before', secret);
+    const { secret, id } = exactJson<{ secret: string; id: bigint }>(first);
+    // A rotation under the old key: the secret it replaced, still signing, is sealed under it too.
+    const rotated = await t
+      .http()
+      .post(`/webhooks/${id}/rotate-secret`)
+      .set(bearer(token))
+      .set('Content-Type', 'application/json')
+      .send('{"gracePeriodSeconds":3600}');
+    expect(rotated.status).toBe(200);
+    const current = exactJson<{ secret: string }>(rotated).secret;
+    receiver.expectSecret('/before', current);
     await restart(NEW, OLD);
 
     await expect(cli(NEW, OLD)).resolves.toEqual({
@@ -119,6 +129,7 @@ describe.each(testDatabases())('Secret key rotation on %s', (database) => {
       out: [
         `Resealing under key ${keyIdOf(NEW)}, the first of WEBHOOK_SECRET_KEY.`,
         'webhook signing secrets: 1 resealed',
+        'webhook signing secrets being rotated out: 1 resealed',
         'stored idempotent answers: 1 resealed',
         `Nothing is left sealed under another key: once every instance seals with ${keyIdOf(NEW)}, ` +
           `${keyIdOf(OLD)} can be removed from WEBHOOK_SECRET_KEY.`,
@@ -140,8 +151,11 @@ describe.each(testDatabases())('Secret key rotation on %s', (database) => {
       .set('Content-Type', 'application/json')
       .send('{"id":1,"name":"Resealed"}');
     expect(created.status).toBe(200);
-    await waitFor(() => receiver.at('/before').length > 0, { what: 'a delivery signed with the resealed secret' });
-    expect(receiver.at('/before')[0].verified).toMatchObject({ ok: true });
+    await waitFor(() => receiver.at('/before').length > 0, { what: 'a delivery signed with the resealed secrets' });
+    const [delivery] = receiver.at('/before');
+    expect(delivery.verified).toMatchObject({ ok: true });
+    // Signed with both, each opened under the new key alone.
+    expect(() => new Webhook(secret).verify(delivery.body, delivery.headers as Record<string, string>)).not.toThrow();
   });
 });
 

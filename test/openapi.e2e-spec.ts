@@ -23,6 +23,7 @@ describe('OpenAPI document', () => {
     const { version } = JSON.parse(readFileSync(join(__dirname, '..', 'package.json'), 'utf8'));
     expect(served.info.version).toBe(version);
     expect(Object.keys(served.paths).sort()).toEqual([
+      '/events',
       '/health/live',
       '/health/ready',
       '/plants',
@@ -30,10 +31,15 @@ describe('OpenAPI document', () => {
       '/webhooks',
       '/webhooks/{id}',
       '/webhooks/{id}/deliveries',
+      '/webhooks/{id}/deliveries/{eventId}/resend',
+      '/webhooks/{id}/recover',
+      '/webhooks/{id}/rotate-secret',
+      '/webhooks/{id}/test',
     ]);
     expect(Object.keys(served.components.schemas).sort()).toEqual([
       'CreatedWebhook',
       'Error',
+      'Event',
       'Health',
       'NewPlant',
       'NewWebhook',
@@ -42,8 +48,17 @@ describe('OpenAPI document', () => {
       'PlantCreatedEventData',
       'PlantDeletedEvent',
       'PlantDeletedEventData',
+      'ResentWebhookDelivery',
+      'RotatedWebhook',
       'Webhook',
       'WebhookAttempt',
+      'WebhookChange',
+      'WebhookRecovery',
+      'WebhookRecoveryStarted',
+      'WebhookSecretRotation',
+      'WebhookTestEvent',
+      'WebhookTestEventData',
+      'WebhookTestResult',
     ]);
     expect(served.components.schemas.Error.required).toEqual(['error', 'message']);
     expect(served.components.schemas.Error.properties.error).toMatchObject({ type: 'integer', format: 'int32' });
@@ -83,7 +98,10 @@ describe('OpenAPI document', () => {
     const events = (served as unknown as { 'x-webhooks': Record<string, { post: { requestBody: unknown } }> })[
       'x-webhooks'
     ];
-    expect(Object.keys(events).sort()).toEqual(['plant.created', 'plant.deleted']);
+    expect(Object.keys(events).sort()).toEqual(['plant.created', 'plant.deleted', 'webhook.test']);
+    expect(events['webhook.test'].post.requestBody).toMatchObject({
+      content: { 'application/json': { schema: { $ref: '#/components/schemas/WebhookTestEvent' } } },
+    });
     expect(events['plant.created'].post.requestBody).toMatchObject({
       content: { 'application/json': { schema: { $ref: '#/components/schemas/PlantCreatedEvent' } } },
     });

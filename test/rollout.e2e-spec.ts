@@ -232,6 +232,26 @@ describeRollout(`Rolling upgrade from the previous release on one MariaDB databa
     expect(new Set(events).size).toBe(events.length);
     expect(events.sort()).toEqual([...load.acknowledged].sort());
 
+    // An event this release recorded is sent as evt_<n>, its id in GET /events, with the same body;
+    // one the previous release recorded (or sent) as msg_<n>, the id it always had.
+    const feed = new Map<string, string>();
+    for (let page: string | undefined = '/events?order=asc&limit=1000'; page !== undefined;) {
+      const res = await fetch(`${new2.service.url}${page}`, { headers: { authorization: `Bearer ${token}` } });
+      expect(res.status).toBe(200);
+      for (const event of parse(await res.text(), null, parseNumberAndBigInt) as { id: string; type: string }[]) {
+        feed.set(event.id, event.type);
+      }
+      const next = /^<([^>]+)>; rel="next"$/.exec(res.headers.get('link') ?? '');
+      page = next ? `/events${next[1]}` : undefined;
+    }
+    const ids = received().map((delivery) => String(delivery.headers['webhook-id']));
+    expect(ids.filter((id) => !/^(evt|msg)_\d+$/.test(id))).toEqual([]);
+    const sentAsEvents = received().filter((delivery) => String(delivery.headers['webhook-id']).startsWith('evt_'));
+    expect(sentAsEvents.length).toBeGreaterThan(0);
+    for (const delivery of sentAsEvents) {
+      expect(feed.get(String(delivery.headers['webhook-id']))).toBe(JSON.parse(delivery.body).type);
+    }
+
     // Every subscription now has an id JSON.parse reads exactly, and the old ids still name them.
     const listed = async () => (await call(new2, 'GET', '/webhooks')).json as { id: number; url: string }[];
     await waitFor(async () => (await listed()).every((listedOne) => Number.isSafeInteger(listedOne.id)), {

@@ -123,7 +123,7 @@ describe.each(testDatabases())('Webhook delivery across processes on %s', (datab
       expect(output).not.toContain(delivery.body);
     }
     expect(lines.find((line) => line.result === 'delivered')).toMatchObject({
-      webhookId: expect.stringMatching(/^msg_\d+$/),
+      webhookId: expect.stringMatching(/^evt_\d+$/),
       subscriptionId: expect.any(String),
       event: 'plant.created',
       attempt: expect.any(Number),

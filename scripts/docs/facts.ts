@@ -16,6 +16,13 @@ import { PRUNE_EVERY_MS, RETENTION_MS } from '../../src/webhooks/webhooks.limits
 import { MAX_RESPONSE_BODY_BYTES } from '../../src/webhooks/webhooks.limits';
 import { MAX_SUBSCRIPTIONS_PER_OWNER } from '../../src/webhooks/webhooks.limits';
 import { RECENT_ATTEMPTS } from '../../src/webhooks/webhooks.limits';
+import {
+  DEFAULT_SECRET_GRACE_SECONDS,
+  EVENTS_DEFAULT_PAGE,
+  EVENTS_MAX_PAGE,
+  MAX_SECRET_GRACE_SECONDS,
+  RECOVER_BATCH,
+} from '../../src/webhooks/webhooks.limits';
 import { Fact, Facts } from './fragments';
 import { alertsTable, panelsTable } from './monitoring';
 import { bytes, code, count, duration, listed, ordinal } from './readable';
@@ -90,6 +97,13 @@ export function facts(root = ROOT): Facts {
     'delivery-retention': text(duration(RETENTION_MS)),
     'delivery-prune-interval': text(duration(PRUNE_EVERY_MS)),
     'response-body-limit': text(bytes(MAX_RESPONSE_BODY_BYTES)),
+    'secret-grace-default': text(duration(DEFAULT_SECRET_GRACE_SECONDS * 1000)),
+    'secret-grace-default-seconds': text(DEFAULT_SECRET_GRACE_SECONDS),
+    'secret-grace-max': text(duration(MAX_SECRET_GRACE_SECONDS * 1000)),
+    'secret-grace-max-seconds': text(MAX_SECRET_GRACE_SECONDS),
+    'events-page-default': text(EVENTS_DEFAULT_PAGE),
+    'events-page-max': text(count(EVENTS_MAX_PAGE)),
+    'recover-batch': text(RECOVER_BATCH),
     ...retryScheduleFacts(),
   };
 }

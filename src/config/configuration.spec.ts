@@ -32,6 +32,8 @@ const DEFAULTS: AppConfig = {
     deliver: byDefault('WEBHOOK_DELIVERY'),
     pollIntervalMs: byDefault('WEBHOOK_POLL_INTERVAL_MS'),
     concurrency: byDefault('WEBHOOK_CONCURRENCY'),
+    subscriptionConcurrency: byDefault('WEBHOOK_SUBSCRIPTION_CONCURRENCY'),
+    ownerConcurrency: byDefault('WEBHOOK_OWNER_CONCURRENCY'),
   },
   idempotency: { ttlMs: byDefault('IDEMPOTENCY_TTL') },
 };

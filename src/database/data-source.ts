@@ -5,6 +5,7 @@ import { IdempotencyKey } from '../idempotency/idempotency-key.entity';
 import { Plant } from '../plants/plant.entity';
 import { WebhookAttempt } from '../webhooks/webhook-attempt.entity';
 import { WebhookDelivery } from '../webhooks/webhook-delivery.entity';
+import { WebhookEventRecord } from '../webhooks/webhook-event.entity';
 import { WebhookSubscription } from '../webhooks/webhook-subscription.entity';
 import { DatabaseLogger } from './database-logger';
 import { ExactIntegerDatabase } from './exact-integer-sqlite';
@@ -15,6 +16,7 @@ import { IdempotencyKeys1764200000000 } from './migrations/1764200000000-Idempot
 import { EventsRecordedByTheService1764300000000 } from './migrations/1764300000000-EventsRecordedByTheService';
 import { SubscriptionIdsSafeInJavaScript1764400000000 } from './migrations/1764400000000-SubscriptionIdsSafeInJavaScript';
 import { PreviousReleaseColumnsUnwritten1764500000000 } from './migrations/1764500000000-PreviousReleaseColumnsUnwritten';
+import { WebhookEventsRotationAndRecovery1764700000000 } from './migrations/1764700000000-WebhookEventsRotationAndRecovery';
 import { PreviousReleaseColumnsDropped1764600000000 } from './migrations/post-deployment/1764600000000-PreviousReleaseColumnsDropped';
 import { TimedOutConnectionSubscriber } from './timed-out-connection.subscriber';
 
@@ -23,7 +25,15 @@ import { TimedOutConnectionSubscriber } from './timed-out-connection.subscriber'
  * migrations_lock aside): test/schema.e2e-spec.ts holds the two together on both databases, and
  * readiness resolves every column (src/health/schema.health.ts).
  */
-export const ENTITIES = [Plant, ApiToken, WebhookSubscription, WebhookDelivery, WebhookAttempt, IdempotencyKey];
+export const ENTITIES = [
+  Plant,
+  ApiToken,
+  WebhookSubscription,
+  WebhookDelivery,
+  WebhookAttempt,
+  WebhookEventRecord,
+  IdempotencyKey,
+];
 /** The regular migrations: expand steps, run at start-up (src/database/migrations-runner.ts). */
 export const MIGRATIONS = [
   InitialSchema1763780000000,
@@ -33,6 +43,7 @@ export const MIGRATIONS = [
   EventsRecordedByTheService1764300000000,
   SubscriptionIdsSafeInJavaScript1764400000000,
   PreviousReleaseColumnsUnwritten1764500000000,
+  WebhookEventsRotationAndRecovery1764700000000,
 ];
 /**
  * The post-deployment migrations (src/database/migrations/post-deployment/): contract steps, run by

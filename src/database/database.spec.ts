@@ -58,6 +58,20 @@ describe(Database.name, () => {
       expect(own.release).toHaveBeenCalledTimes(3);
     });
 
+    it("gives an insert's rows and the key generated for it, as either driver reports it", async () => {
+      const { database, own } = setup();
+      // mysql2's header, and better-sqlite3's lastInsertRowid (a number, or a bigint with exact integers).
+      own.query.mockResolvedValueOnce({ records: [], affected: 1, raw: { insertId: 41 } });
+      await expect(database.insert('INSERT', [], WRITE)).resolves.toEqual({ affected: 1, id: 41n });
+      own.query.mockResolvedValueOnce({ records: [], affected: 1, raw: 9007199254740993n });
+      await expect(database.insert('INSERT', [])).resolves.toEqual({ affected: 1, id: 9007199254740993n });
+      // Nothing inserted (an INSERT ... SELECT whose condition failed): no key, whatever the driver says.
+      own.query.mockResolvedValueOnce({ records: [], affected: 0, raw: { insertId: 0 } });
+      await expect(database.insert('INSERT', [])).resolves.toEqual({ affected: 0, id: undefined });
+      own.query.mockResolvedValueOnce({ records: [], affected: 0, raw: 12 });
+      await expect(database.insert('INSERT', [])).resolves.toEqual({ affected: 0, id: undefined });
+    });
+
     it('sends each database its own text of a pair, the clock included', async () => {
       const pair = withNow((now) => `SELECT ${now}`);
       for (const [type, text] of [

@@ -5,7 +5,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, QueryRunner } from 'typeorm';
 import { DatabaseUnavailable } from '../common/filters/server.errors';
 import { isDatabaseUnavailable } from './database-errors';
-import { PooledStatements } from './pooled-statements';
+import { Inserted, PooledStatements, Want, generatedKey } from './pooled-statements';
 import { RetryOptions, withStatementRetry } from './statement-retry';
 
 export type Dialect = 'mysql' | 'sqlite';
@@ -107,12 +107,20 @@ export class Database {
 
   /** The rows a statement returns. */
   query<R = Row>(statement: Statement, parameters: unknown[], retry?: RetryOptions): Promise<R[]> {
-    return this.send(this.sql(statement), parameters, false, retry) as Promise<R[]>;
+    return this.send(this.sql(statement), parameters, 'rows', retry) as Promise<R[]>;
   }
 
   /** How many rows a statement changed, as each driver reports it. */
   execute(statement: Statement, parameters: unknown[], retry?: RetryOptions): Promise<number> {
-    return this.send(this.sql(statement), parameters, true, retry) as Promise<number>;
+    return this.send(this.sql(statement), parameters, 'affected', retry) as Promise<number>;
+  }
+
+  /**
+   * An INSERT of one row (or none: an INSERT ... SELECT whose condition failed): how many it
+   * inserted, and the key the database generated for it.
+   */
+  insert(statement: Statement, parameters: unknown[], retry?: RetryOptions): Promise<Inserted> {
+    return this.send(this.sql(statement), parameters, 'inserted', retry) as Promise<Inserted>;
   }
 
   /**
@@ -154,14 +162,14 @@ export class Database {
    * A statement of a transaction fails as the driver failed (the transaction decides what follows);
    * one on its own is run again as `retry` allows, and then fails with its error named.
    */
-  private async send(sql: string, parameters: unknown[], affected: boolean, retry?: RetryOptions): Promise<unknown> {
+  private async send(sql: string, parameters: unknown[], want: Want, retry?: RetryOptions): Promise<unknown> {
     if (this.transactions.isTransactionActive()) {
-      return this.run(this.transactions.tx.queryRunner!, sql, parameters, affected);
+      return this.run(this.transactions.tx.queryRunner!, sql, parameters, want);
     }
     try {
       return await (retry
-        ? withStatementRetry(() => this.run(undefined, sql, parameters, affected), retry)
-        : this.run(undefined, sql, parameters, affected));
+        ? withStatementRetry(() => this.run(undefined, sql, parameters, want), retry)
+        : this.run(undefined, sql, parameters, want));
     } catch (error) {
       throw this.named(error);
     }
@@ -172,17 +180,23 @@ export class Database {
     transaction: QueryRunner | undefined,
     sql: string,
     parameters: unknown[],
-    affected: boolean,
+    want: Want,
   ): Promise<unknown> {
     if (transaction === undefined) {
       // Looked up on first use: the pool exists once the data source is initialized.
       this.pooled ??= PooledStatements.of(this.dataSource) ?? null;
-      if (this.pooled) return this.pooled.run(sql, parameters, affected);
+      if (this.pooled) return this.pooled.run(sql, parameters, want);
     }
     const runner = transaction ?? this.dataSource.createQueryRunner();
     try {
       const result = await runner.query(sql, parameters, true);
-      return affected ? Number(result.affected ?? 0) : result.records;
+      if (want === 'rows') return result.records;
+      const affected = Number(result.affected ?? 0);
+      if (want === 'affected') return affected;
+      // mysql2's header carries insertId; better-sqlite3's run() gives lastInsertRowid, which TypeORM passes as raw.
+      const raw = result.raw as { insertId?: unknown } | number | bigint | undefined;
+      const key = typeof raw === 'object' && raw !== null ? raw.insertId : raw;
+      return { affected, id: affected > 0 ? generatedKey(key) : undefined } satisfies Inserted;
     } finally {
       if (!transaction) await runner.release();
     }

@@ -4,5 +4,6 @@ export type { Condition, Dialect, IsolationLevel, PerDialect, Row, Statement, Tr
 export { isUniqueViolation } from './database-errors';
 export { galeraNodeServes, readGaleraStatus } from './galera';
 export type { GaleraStatus } from './galera';
+export type { Inserted } from './pooled-statements';
 export { STATEMENT_RETRY_DEFAULTS } from './statement-retry';
 export type { RetryOptions } from './statement-retry';

@@ -40,16 +40,26 @@ describe(PooledStatements.name, () => {
   it('sends a statement on a pooled connection with the statement timeout, and returns the connection', async () => {
     const fake = pool({ answer: [{ id: '1' }] }, { answer: { affectedRows: 2 } });
     const { run } = statements(fake);
-    await expect(run.run('SELECT 1', ['a'], false)).resolves.toEqual([{ id: '1' }]);
-    await expect(run.run('DELETE', [], true)).resolves.toBe(2);
+    await expect(run.run('SELECT 1', ['a'], 'rows')).resolves.toEqual([{ id: '1' }]);
+    await expect(run.run('DELETE', [], 'affected')).resolves.toBe(2);
     expect(fake.connection.query).toHaveBeenCalledWith({ sql: 'SELECT 1', timeout: 500 }, ['a'], expect.any(Function));
     expect(fake.connection.release).toHaveBeenCalledTimes(2);
     expect(fake.connection.destroy).not.toHaveBeenCalled();
   });
 
+  it("gives an insert's rows and its generated key, exactly, from mysql2's header", async () => {
+    const fake = pool(
+      { answer: { affectedRows: 1, insertId: 7 } },
+      { answer: { affectedRows: 1, insertId: '9007199254740993' } },
+    );
+    const { run } = statements(fake);
+    await expect(run.run('INSERT', [], 'inserted')).resolves.toEqual({ affected: 1, id: 7n });
+    await expect(run.run('INSERT', [], 'inserted')).resolves.toEqual({ affected: 1, id: 9007199254740993n });
+  });
+
   it('sends no timeout when the data source has none', async () => {
     const fake = pool({ answer: [] });
-    await statements(fake, {}).run.run('SELECT 1', [], false);
+    await statements(fake, {}).run.run('SELECT 1', [], 'rows');
     expect(fake.connection.query).toHaveBeenCalledWith(
       { sql: 'SELECT 1', timeout: undefined },
       [],
@@ -61,7 +71,7 @@ describe(PooledStatements.name, () => {
     const duplicate = errorCoded('ER_DUP_ENTRY');
     const fake = pool({ error: duplicate });
     const error = await statements(fake)
-      .run.run('INSERT', [1], true)
+      .run.run('INSERT', [1], 'affected')
       .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(QueryFailedError);
     expect((error as QueryFailedError).driverError).toBe(duplicate);
@@ -70,7 +80,7 @@ describe(PooledStatements.name, () => {
 
   it('destroys a connection whose statement timed out, rather than returning it to the pool', async () => {
     const fake = pool({ error: errorCoded('PROTOCOL_SEQUENCE_TIMEOUT') });
-    await expect(statements(fake).run.run('SELECT SLEEP(1)', [], false)).rejects.toBeInstanceOf(QueryFailedError);
+    await expect(statements(fake).run.run('SELECT SLEEP(1)', [], 'rows')).rejects.toBeInstanceOf(QueryFailedError);
     expect(fake.connection.destroy).toHaveBeenCalledTimes(1);
     expect(fake.connection.release).not.toHaveBeenCalled();
   });
@@ -79,7 +89,7 @@ describe(PooledStatements.name, () => {
     const fake = pool();
     const refused = errorCoded('ECONNREFUSED');
     fake.refuse(refused);
-    await expect(statements(fake).run.run('INSERT', [], true)).rejects.toBe(refused);
+    await expect(statements(fake).run.run('INSERT', [], 'affected')).rejects.toBe(refused);
     expect(fake.connection.query).not.toHaveBeenCalled();
   });
 
@@ -87,7 +97,7 @@ describe(PooledStatements.name, () => {
     const fake = pool({ answer: [] });
     const { run, logger } = statements(fake, { maxQueryExecutionTime: 1, enableQueryTimeout: true });
     const now = jest.spyOn(Date, 'now').mockReturnValueOnce(1000).mockReturnValueOnce(1005);
-    await run.run('SELECT 1', [7], false);
+    await run.run('SELECT 1', [7], 'rows');
     now.mockRestore();
     expect(logger.logQuerySlow).toHaveBeenCalledWith(5, 'SELECT 1', [7]);
   });

@@ -2,7 +2,26 @@ import type { Pool, PoolConnection, QueryError } from 'mysql2';
 import { DataSource, QueryFailedError } from 'typeorm';
 
 /** mysql2's answer to a statement: the rows of a read, a header with the rows changed of a write. */
-type Answer = Record<string, unknown>[] | { affectedRows?: number };
+type Answer = Record<string, unknown>[] | { affectedRows?: number; insertId?: number | string };
+
+/** What a caller wants of a statement's answer: its rows, how many rows it changed, or that and the key it generated. */
+export type Want = 'rows' | 'affected' | 'inserted';
+
+/** An INSERT's answer: the rows it inserted and the key the database generated for it, if any. */
+export interface Inserted {
+  affected: number;
+  id?: bigint;
+}
+
+/** A generated key as a driver reports it (a number, a decimal string, a bigint), or undefined for none. */
+export function generatedKey(value: unknown): bigint | undefined {
+  if (typeof value === 'bigint') return value > 0n ? value : undefined;
+  if (typeof value === 'number' || typeof value === 'string') {
+    const key = BigInt(value);
+    return key > 0n ? key : undefined;
+  }
+  return undefined;
+}
 
 /**
  * Autocommit statements on MySQL/MariaDB, sent straight to the pool TypeORM opened: a statement
@@ -32,17 +51,24 @@ export class PooledStatements {
     return new PooledStatements(dataSource, pool, timeout);
   }
 
-  /** The statement's rows, or with `affected` how many rows it changed. */
-  run(sql: string, parameters: unknown[], affected: boolean): Promise<unknown> {
+  /** The statement's rows, how many rows it changed, or that and its generated key, as `want` says. */
+  run(sql: string, parameters: unknown[], want: Want): Promise<unknown> {
     return new Promise((resolve, reject) => {
       this.pool.getConnection((error, connection) => {
         if (error) return reject(error);
         this.send(connection, sql, parameters, (failure, answer) => {
           if (failure) reject(failure);
-          else resolve(affected ? Number((answer as { affectedRows?: number }).affectedRows ?? 0) : answer);
+          else resolve(PooledStatements.read(answer!, want));
         });
       });
     });
+  }
+
+  private static read(answer: Answer, want: Want): unknown {
+    if (want === 'rows') return answer;
+    const header = answer as { affectedRows?: number; insertId?: number | string };
+    const affected = Number(header.affectedRows ?? 0);
+    return want === 'affected' ? affected : ({ affected, id: generatedKey(header.insertId) } satisfies Inserted);
   }
 
   private send(

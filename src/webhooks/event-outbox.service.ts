@@ -12,8 +12,9 @@ class NothingChanged extends Error {}
 
 /**
  * Records the webhook events of a plant change in the change's own transaction (a transactional
- * outbox): a delivery row for every subscription of the owner that wants the event, committed with
- * the change or not at all, whichever instance made it. The dispatchers deliver the rows.
+ * outbox): the event once and a delivery row for every subscription of the owner that wants it (held
+ * for a disabled one), committed with the change or not at all, whichever instance made it. The
+ * dispatchers deliver the rows.
  *
  * Most owners subscribe to nothing, and their changes must cost what they would without webhooks:
  * for them the change is one statement, made on condition that no subscription wants its events

@@ -112,13 +112,40 @@ export function deliveryBody(type: WebhookEvent, occurredAt: number, data: strin
   return `{"type":${JSON.stringify(type)},"timestamp":"${new Date(occurredAt).toISOString()}","data":${data}}`;
 }
 
+@ApiSchema({ name: 'WebhookTestEventData' })
+export class TestEventData {
+  @ApiProperty({
+    description: 'What the event is for: nothing changed, and nothing is to be done',
+    example: 'A test of this endpoint, sent through POST /webhooks/{id}/test',
+  })
+  message: string;
+}
+
+/** The `data` of a test event. */
+export const TEST_EVENT_MESSAGE = 'A test of this endpoint, sent through POST /webhooks/{id}/test';
+
+/**
+ * The event `POST /webhooks/{id}/test` sends: no subscription asks for it (it is not among the
+ * `events` one chooses), no plant change records it, and GET /events never lists it.
+ */
+export const WEBHOOK_TEST_EVENT = 'webhook.test';
+
+/** The body of a test: `{type, timestamp, data: {message}}`, as a delivery's. */
+export function testEventBody(at: Date): string {
+  return JSON.stringify({
+    type: WEBHOOK_TEST_EVENT,
+    timestamp: at.toISOString(),
+    data: { message: TEST_EVENT_MESSAGE },
+  });
+}
+
 /** `plant.created` → `plantCreated`: the event's operation id in the OpenAPI document. */
-export function eventOperationId(type: WebhookEvent): string {
+export function eventOperationId(type: WebhookEvent | typeof WEBHOOK_TEST_EVENT): string {
   return type.replace(/[._-](\w)/g, (_, letter: string) => letter.toUpperCase());
 }
 
 /** `plant.created` → `PlantCreatedEvent`: the schema name of the event's body. */
-export function eventSchemaName(type: WebhookEvent): string {
+export function eventSchemaName(type: WebhookEvent | typeof WEBHOOK_TEST_EVENT): string {
   const id = eventOperationId(type);
   return `${id[0].toUpperCase()}${id.slice(1)}Event`;
 }

@@ -8,6 +8,7 @@ import { Column, Entity, Index, PrimaryGeneratedColumn } from 'typeorm';
 @Entity({ name: 'webhook_deliveries' })
 @Index('IDX_webhook_deliveries_due', ['state', 'nextAttemptAt'])
 @Index('IDX_webhook_deliveries_subscription', ['subscriptionId', 'id'])
+@Index('IDX_webhook_deliveries_claimable', ['state', 'subscriptionId', 'nextAttemptAt'])
 export class WebhookDelivery {
   @PrimaryGeneratedColumn({ type: 'bigint' })
   id: string;
@@ -25,7 +26,7 @@ export class WebhookDelivery {
   @Column({ name: 'occurred_at', type: 'bigint' })
   occurredAt: string;
 
-  /** pending, delivered or failed. */
+  /** pending, delivered, failed, or held (recorded while its subscription was disabled: sent only if recovered). */
   @Column({ type: 'varchar', length: 16 })
   state: string;
 
@@ -38,4 +39,13 @@ export class WebhookDelivery {
   /** The instance's claim while it holds the delivery. */
   @Column({ type: 'varchar', length: 36, nullable: true })
   claim: string | null;
+
+  /** The event it carries (webhook_events); NULL for a delivery recorded before events were, whose `webhook-id` is its own. */
+  @Index('IDX_webhook_deliveries_event')
+  @Column({ name: 'event_id', type: 'bigint', nullable: true })
+  eventId: string | null;
+
+  /** Attempts made before it was last resent or recovered: its retry schedule counts from there. */
+  @Column({ name: 'retry_from', type: 'int', nullable: true })
+  retryFrom: number | null;
 }

@@ -12,12 +12,13 @@ import { MetricsService } from '../metrics/metrics.service';
 import { SecretBox } from '../secrets/secret-box';
 import { SecretsService } from '../secrets/secrets.service';
 import { newSigningSecret } from './signing-secret';
-import { WebhookDispatcher, outcomeOf, retryDelayMs, webhookId } from './webhook-dispatcher';
+import { WebhookDispatcher, outcomeOf, retryDelayMs } from './webhook-dispatcher';
 import { RETENTION_MS } from './webhooks.limits';
 import { WebhookDeliveryMetrics } from './webhooks.metrics';
 import {
   AttemptOutcome,
   AttemptRecord,
+  ClaimRoom,
   ClaimedDelivery,
   FinishedAttempt,
   WebhooksRepository,
@@ -26,14 +27,6 @@ import { deliveryBody } from './events';
 
 const OCCURRED_AT = Date.UTC(2026, 10, 24, 9, 30, 0, 5);
 const BEYOND_2_53 = 2n ** 53n + 1n;
-const INT64_MAX = 2n ** 63n - 1n;
-
-describe(webhookId.name, () => {
-  it('is msg_ and the delivery id with all its digits', () => {
-    expect(webhookId(7n)).toBe('msg_7');
-    expect(webhookId(INT64_MAX)).toBe('msg_9223372036854775807');
-  });
-});
 
 describe(retryDelayMs.name, () => {
   const schedule = [1000, 60_000];
@@ -114,17 +107,24 @@ const ENV = {
 function delivery(fields: Partial<ClaimedDelivery> = {}): ClaimedDelivery {
   return {
     id: 1n,
+    eventId: 41n,
     subscriptionId: 10n,
+    owner: 'alice',
     type: 'plant.created',
     data: `{"id":${BEYOND_2_53},"name":"Fern"}`,
     occurredAt: OCCURRED_AT,
     attempts: 0,
+    retryFrom: 0,
     url: 'http://127.0.0.1:9/',
     sealedSecret: new SecretBox([KEY]).seal(SECRET),
+    previousSealedSecret: null,
     disabled: false,
     ...fields,
   };
 }
+
+/** What claimDue resolves to: these deliveries, nothing more due. */
+const batch = (deliveries: ClaimedDelivery[]) => ({ deliveries, more: false });
 
 interface Received {
   path?: string;
@@ -145,7 +145,7 @@ describe(WebhookDispatcher.name, () => {
   let moduleRef: TestingModule | undefined;
   let dispatcher: WebhookDispatcher;
   let registry: Registry;
-  let repository: Record<'claimDue' | 'recordAttempts' | 'prune', jest.Mock>;
+  let repository: Record<'claimDue' | 'recordAttempts' | 'prune' | 'recoverNext', jest.Mock>;
   /** The first attempt recorded, with the other arguments of its recordAttempts. */
   let recorded: Promise<Recorded>;
 
@@ -153,7 +153,8 @@ describe(WebhookDispatcher.name, () => {
     let resolveRecorded: (args: Recorded) => void;
     recorded = new Promise((resolve) => (resolveRecorded = resolve));
     repository = {
-      claimDue: jest.fn().mockResolvedValue([]),
+      claimDue: jest.fn().mockResolvedValue(batch([])),
+      recoverNext: jest.fn().mockResolvedValue(0),
       recordAttempts: jest.fn(async (claim: string, finished: FinishedAttempt[], disableAfterMs: number) => {
         for (const { delivery, attempt, outcome } of finished)
           resolveRecorded([delivery, claim, attempt, outcome, disableAfterMs]);
@@ -220,13 +221,13 @@ describe(WebhookDispatcher.name, () => {
   it('sends a signed delivery to the receiver, records it as delivered and counts it', async () => {
     const endpoint = await receiver((response) => response.writeHead(204).end());
     const claimed = delivery({ url: endpoint.url });
-    repository.claimDue.mockResolvedValueOnce([claimed]);
+    repository.claimDue.mockResolvedValueOnce(batch([claimed]));
     await start();
 
     const [recordedDelivery, claim, attempt, outcome, disableAfterMs] = await recorded;
     await dispatcher.stop();
 
-    expect(repository.claimDue).toHaveBeenCalledWith(128, 2 * TIMEOUT_MS + 5000, claim);
+    expect(repository.claimDue).toHaveBeenCalledWith(128, 2 * TIMEOUT_MS + 5000, claim, expect.anything());
     expect(repository.prune).toHaveBeenCalledWith(RETENTION_MS);
     expect(repository.recordAttempts).toHaveBeenCalledTimes(1);
     expect(recordedDelivery).toBe(claimed);
@@ -238,7 +239,8 @@ describe(WebhookDispatcher.name, () => {
     const [request] = endpoint.received;
     expect(request.path).toBe('/hooks/plants?v=1');
     expect(request.body).toBe(deliveryBody(claimed.type, claimed.occurredAt, claimed.data));
-    expect(request.headers['webhook-id']).toBe('msg_1');
+    // The event's id, shared by every subscription's delivery of it.
+    expect(request.headers['webhook-id']).toBe('evt_41');
     expect(() => new Webhook(SECRET).verify(request.body, request.headers as Record<string, string>)).not.toThrow();
     expect(() =>
       new Webhook(newSigningSecret()).verify(request.body, request.headers as Record<string, string>),
@@ -253,7 +255,9 @@ describe(WebhookDispatcher.name, () => {
     ['a 410', 410, 0, { kind: 'disable', reason: 'the endpoint answered 410 Gone' }, 'gone'],
   ])('records %s as its outcome', async (_label, status, attempts, expected, result) => {
     const endpoint = await receiver((response) => response.writeHead(status).end());
-    repository.claimDue.mockResolvedValueOnce([delivery({ url: endpoint.url, attempts, type: 'plant.deleted' })]);
+    repository.claimDue.mockResolvedValueOnce(
+      batch([delivery({ url: endpoint.url, attempts, type: 'plant.deleted' })]),
+    );
     await start();
 
     const [, , attempt, outcome] = await recorded;
@@ -276,7 +280,7 @@ describe(WebhookDispatcher.name, () => {
   it('counts an attempt in flight from its start until it has been recorded', async () => {
     let answer = () => undefined as unknown;
     const endpoint = await receiver((response) => (answer = () => response.writeHead(204).end()));
-    repository.claimDue.mockResolvedValueOnce([delivery({ url: endpoint.url })]);
+    repository.claimDue.mockResolvedValueOnce(batch([delivery({ url: endpoint.url })]));
     await start();
     const inFlight = async () => (await registry.getSingleMetric('webhook_attempts_in_flight')!.get()).values[0].value;
 
@@ -290,7 +294,7 @@ describe(WebhookDispatcher.name, () => {
 
   it('does not contact a URL resolving to a private address when those are refused', async () => {
     const endpoint = await receiver((response) => response.writeHead(204).end());
-    repository.claimDue.mockResolvedValueOnce([delivery({ url: endpoint.url })]);
+    repository.claimDue.mockResolvedValueOnce(batch([delivery({ url: endpoint.url })]));
     await start({ ...ENV, WEBHOOK_ALLOW_PRIVATE: 'false' });
 
     const [, , attempt, outcome] = await recorded;
@@ -309,7 +313,7 @@ describe(WebhookDispatcher.name, () => {
   it('does not send a secret it cannot open, and tells the subscriber no more than that the sender failed', async () => {
     const endpoint = await receiver((response) => response.writeHead(204).end());
     const sealedSecret = new SecretBox([randomBytes(32)]).seal(SECRET);
-    repository.claimDue.mockResolvedValueOnce([delivery({ url: endpoint.url, sealedSecret })]);
+    repository.claimDue.mockResolvedValueOnce(batch([delivery({ url: endpoint.url, sealedSecret })]));
     await start();
 
     const [, , attempt, outcome] = await recorded;
@@ -324,10 +328,66 @@ describe(WebhookDispatcher.name, () => {
     expect(outcome).toEqual({ kind: 'retry', delayMs: expect.any(Number) });
   });
 
-  it('marks a delivery of a disabled subscription failed without sending it', async () => {
+  it('signs with the secret a rotation replaced too, while it signs, and without it when it cannot be opened', async () => {
+    const endpoint = await receiver((response) => response.writeHead(204).end());
+    const previous = newSigningSecret();
+    const lost = new SecretBox([randomBytes(32)]).seal(newSigningSecret());
+    repository.claimDue.mockResolvedValueOnce(
+      batch([
+        delivery({ url: endpoint.url, previousSealedSecret: new SecretBox([KEY]).seal(previous) }),
+        delivery({ id: 2n, eventId: null, url: endpoint.url, previousSealedSecret: lost }),
+      ]),
+    );
+    await start();
+    await waitUntil(() => endpoint.received.length === 2 && repository.recordAttempts.mock.calls.length > 0);
+    await dispatcher.stop();
+    const byId = (id: string) => endpoint.received.find((request) => request.headers['webhook-id'] === id)!;
+    const rotating = byId('evt_41');
+    expect(String(rotating.headers['webhook-signature']).split(' ')).toHaveLength(2);
+    for (const secret of [SECRET, previous]) {
+      expect(() => new Webhook(secret).verify(rotating.body, rotating.headers as Record<string, string>)).not.toThrow();
+    }
+    // Recorded before events were: its own id. Its replaced secret is lost; the current one signs alone.
+    const legacy = byId('msg_2');
+    expect(String(legacy.headers['webhook-signature']).split(' ')).toHaveLength(1);
+    expect(() => new Webhook(SECRET).verify(legacy.body, legacy.headers as Record<string, string>)).not.toThrow();
+  });
+
+  it("claims within each subscription's and owner's share of the slots, counting its attempts in flight", async () => {
+    const held: ServerResponse[] = [];
+    const endpoint = await receiver((response) => held.push(response));
+    repository.claimDue.mockResolvedValueOnce(
+      batch([
+        delivery({ id: 1n, url: endpoint.url }),
+        delivery({ id: 2n, url: endpoint.url }),
+        delivery({ id: 3n, subscriptionId: 11n, url: endpoint.url }),
+      ]),
+    );
+    await start({ ...ENV, WEBHOOK_SUBSCRIPTION_CONCURRENCY: '3', WEBHOOK_OWNER_CONCURRENCY: '5' });
+    await waitUntil(() => endpoint.received.length === 3 && repository.claimDue.mock.calls.length > 1);
+    const room = repository.claimDue.mock.calls.at(-1)![3] as ClaimRoom;
+    expect([room.subscription(10n), room.subscription(11n), room.subscription(12n)]).toEqual([1, 2, 3]);
+    expect([room.owner('alice'), room.owner('bob')]).toEqual([2, 5]);
+    for (const response of held) response.writeHead(204).end();
+    await waitUntil(() => repository.recordAttempts.mock.calls.flatMap(([, finished]) => finished).length === 3);
+    await dispatcher.stop();
+    expect([room.subscription(10n), room.owner('alice')]).toEqual([3, 5]);
+  });
+
+  it("counts a resent delivery's retries from its resend", async () => {
+    const endpoint = await receiver((response) => response.writeHead(500).end());
+    // Its schedule was spent before the resend: 8 attempts made, all before it.
+    repository.claimDue.mockResolvedValueOnce(batch([delivery({ url: endpoint.url, attempts: 8, retryFrom: 8 })]));
+    await start();
+    const [, , , outcome] = await recorded;
+    await dispatcher.stop();
+    expect(outcome).toEqual({ kind: 'retry', delayMs: expect.any(Number) });
+  });
+
+  it('holds a delivery of a disabled subscription without sending it', async () => {
     const endpoint = await receiver((response) => response.writeHead(204).end());
     const claimed = delivery({ url: endpoint.url, disabled: true });
-    repository.claimDue.mockResolvedValueOnce([claimed]);
+    repository.claimDue.mockResolvedValueOnce(batch([claimed]));
     await start();
 
     const [recordedDelivery, claim, attempt, outcome] = await recorded;
@@ -337,7 +397,8 @@ describe(WebhookDispatcher.name, () => {
     expect(recordedDelivery).toBe(claimed);
     expect(claim).toBe(repository.claimDue.mock.calls[0][2]);
     expect(attempt).toEqual({ statusCode: null, error: null, durationMs: 0 });
-    expect(outcome).toEqual({ kind: 'failed' });
+    expect(outcome).toEqual({ kind: 'hold' });
+    await expect(counted()).resolves.toEqual([]);
   });
 
   it('does not start without WEBHOOK_SECRET_KEY', async () => {
@@ -353,7 +414,7 @@ describe(WebhookDispatcher.name, () => {
   it('records attempts that finish while a batch is being recorded together, in the next batch', async () => {
     const endpoint = await receiver((response) => response.writeHead(204).end());
     const claimed = [1n, 2n, 3n].map((id) => delivery({ id, url: endpoint.url }));
-    repository.claimDue.mockResolvedValueOnce(claimed);
+    repository.claimDue.mockResolvedValueOnce(batch(claimed));
     // The first batch takes a while to record: the other two attempts finish meanwhile.
     let releaseFirst!: () => void;
     const firstHeld = new Promise<void>((resolve) => (releaseFirst = resolve));
@@ -384,7 +445,7 @@ describe(WebhookDispatcher.name, () => {
   it('stop() waits for the attempt in flight, and nothing is claimed after', async () => {
     jest.useFakeTimers({ doNotFake: ['nextTick', 'queueMicrotask', 'setImmediate'] });
     const endpoint = await receiver((response) => setTimeout(() => response.writeHead(200).end(), 300));
-    repository.claimDue.mockResolvedValueOnce([delivery({ url: endpoint.url })]);
+    repository.claimDue.mockResolvedValueOnce(batch([delivery({ url: endpoint.url })]));
     await start();
     await jest.advanceTimersByTimeAsync(0);
     await endpoint.first;

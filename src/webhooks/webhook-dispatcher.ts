@@ -1,22 +1,17 @@
 import { Injectable, Logger, BeforeApplicationShutdown, OnApplicationBootstrap } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import { randomUUID } from 'node:crypto';
-import { Webhook } from 'standardwebhooks';
 import { AppConfig, WebhooksConfig } from '../config/configuration';
 import { RETRY_JITTER } from '../config/env/webhooks';
 import { ShutdownState } from '../lifecycle/shutdown-state';
 import { SecretsService } from '../secrets/secrets.service';
-import { RefusedUrlError, parseWebhookUrl, resolveWebhookAddress } from './address-policy';
 import { deliveryBody } from './events';
-import { AttemptResult, closeIdleConnections, sendWebhook } from './webhook-sender';
+import { makeAttempt } from './webhook-attempt';
+import { webhookId } from './webhook-id';
+import { AttemptResult, closeIdleConnections } from './webhook-sender';
 import { WebhookDeliveryMetrics } from './webhooks.metrics';
-import { AttemptOutcome, ClaimedDelivery, FinishedAttempt, WebhooksRepository } from './webhooks.repository';
-import { PRUNE_EVERY_MS, RETENTION_MS } from './webhooks.limits';
-
-/** What the receiver sees as `webhook-id`: the same on every attempt of one delivery. */
-export function webhookId(deliveryId: bigint): string {
-  return `msg_${deliveryId}`;
-}
+import { AttemptOutcome, ClaimRoom, ClaimedDelivery, FinishedAttempt, WebhooksRepository } from './webhooks.repository';
+import { PRUNE_EVERY_MS, RECOVERIES_PER_POLL, RETENTION_MS } from './webhooks.limits';
 
 /** The wait before the next attempt: the schedule's step, give or take RETRY_JITTER of it. */
 export function retryDelayMs(
@@ -29,7 +24,11 @@ export function retryDelayMs(
 }
 
 /** What an attempt's result means for the delivery. */
-export function outcomeOf(result: AttemptResult, attemptsMade: number, schedule: readonly number[]): AttemptOutcome {
+export function outcomeOf(
+  result: AttemptResult,
+  attemptsMade: number,
+  schedule: readonly number[],
+): Exclude<AttemptOutcome, { kind: 'hold' }> {
   if (result.status !== undefined && result.status >= 200 && result.status < 300) return { kind: 'delivered' };
   if (result.status === 410) return { kind: 'disable', reason: 'the endpoint answered 410 Gone' };
   const delayMs = retryDelayMs(schedule, attemptsMade);
@@ -55,6 +54,10 @@ export class WebhookDispatcher implements OnApplicationBootstrap, BeforeApplicat
   /** This instance's claims; a fresh one per start, so a restarted instance never finishes an old lease. */
   private readonly claim = randomUUID();
   private readonly inFlight = new Map<bigint, Promise<void>>();
+  /** Attempts in flight on this instance per subscription and per owner, which the claim keeps within their caps. */
+  private readonly perSubscription = new Map<bigint, number>();
+  private readonly perOwner = new Map<string, number>();
+  private readonly room: ClaimRoom;
   /** Finished attempts waiting to be recorded, with who waits for each. */
   private unrecorded: {
     finished: FinishedAttempt;
@@ -66,6 +69,7 @@ export class WebhookDispatcher implements OnApplicationBootstrap, BeforeApplicat
   private polling?: Promise<void>;
   private stopped = true;
   private lastPrune = 0;
+  private lastRecovery = 0;
 
   constructor(
     config: ConfigService<AppConfig, true>,
@@ -80,6 +84,12 @@ export class WebhookDispatcher implements OnApplicationBootstrap, BeforeApplicat
     // Resolving the host and the request itself are each bounded by the timeout; the margin covers
     // recording the outcome.
     this.leaseMs = 2 * this.config.timeoutMs + 5000;
+    const subscriptionCap = Math.min(this.config.subscriptionConcurrency, this.config.concurrency);
+    const ownerCap = Math.min(this.config.ownerConcurrency, this.config.concurrency);
+    this.room = {
+      subscription: (id) => subscriptionCap - (this.perSubscription.get(id) ?? 0),
+      owner: (owner) => ownerCap - (this.perOwner.get(owner) ?? 0),
+    };
   }
 
   /** Whether webhooks can be used: a key to seal their secrets is configured. */
@@ -169,13 +179,18 @@ export class WebhookDispatcher implements OnApplicationBootstrap, BeforeApplicat
   }
 
   private async poll(): Promise<void> {
-    let claimedAll = false;
+    let more = false;
     try {
       const free = this.config.concurrency - this.inFlight.size;
       if (free > 0 && !this.shutdown.isShuttingDown) {
-        const claimed = await this.repository.claimDue(free, this.leaseMs, this.claim);
-        claimedAll = claimed.length === free;
-        for (const delivery of claimed) this.start(delivery);
+        const claimed = await this.repository.claimDue(free, this.leaseMs, this.claim, this.room);
+        more = claimed.more || claimed.deliveries.length === free;
+        for (const delivery of claimed.deliveries) this.start(delivery);
+      }
+      // Recoveries advance once a poll interval, a batch each, paced by what their subscriptions still have pending.
+      if (Date.now() - this.lastRecovery >= this.config.pollIntervalMs && !this.shutdown.isShuttingDown) {
+        this.lastRecovery = Date.now();
+        if ((await this.repository.recoverNext(RECOVERIES_PER_POLL)) > 0) more = true;
       }
       if (Date.now() - this.lastPrune > PRUNE_EVERY_MS) {
         this.lastPrune = Date.now();
@@ -186,17 +201,21 @@ export class WebhookDispatcher implements OnApplicationBootstrap, BeforeApplicat
       // next poll tries again; nothing was claimed by this one.
       this.logger.warn(`Looking for due webhook deliveries failed: ${describe(error)}`);
     }
-    if (!this.shutdown.isShuttingDown) this.schedule(claimedAll ? 0 : this.config.pollIntervalMs);
+    if (!this.shutdown.isShuttingDown) this.schedule(more ? 0 : this.config.pollIntervalMs);
   }
 
   private start(delivery: ClaimedDelivery): void {
     this.metrics.attemptsInFlight.inc();
+    count(this.perSubscription, delivery.subscriptionId, 1);
+    count(this.perOwner, delivery.owner, 1);
     const attempt = this.attempt(delivery)
       .catch((error) =>
-        this.logger.error(`Webhook delivery ${webhookId(delivery.id)} failed to record: ${describe(error)}`),
+        this.logger.error(`Webhook delivery ${webhookId(delivery)} failed to record: ${describe(error)}`),
       )
       .finally(() => {
         this.inFlight.delete(delivery.id);
+        count(this.perSubscription, delivery.subscriptionId, -1);
+        count(this.perOwner, delivery.owner, -1);
         this.metrics.attemptsInFlight.dec();
         // A slot is free: look again soon rather than a whole interval later.
         if (!this.stopped && !this.shutdown.isShuttingDown && this.polling === undefined) this.schedule(0);
@@ -205,56 +224,40 @@ export class WebhookDispatcher implements OnApplicationBootstrap, BeforeApplicat
   }
 
   private async attempt(delivery: ClaimedDelivery): Promise<void> {
-    const id = webhookId(delivery.id);
+    const id = webhookId(delivery);
     if (delivery.disabled) {
-      // Recorded before the subscription was disabled: dropped without an attempt.
+      // Its subscription was disabled after it was recorded: held without an attempt, for a recovery.
       await this.record({
         delivery,
         attempt: { statusCode: null, error: null, durationMs: 0 },
-        outcome: { kind: 'failed' },
+        outcome: { kind: 'hold' },
       });
-      this.metrics.deliveries.inc({ event: delivery.type, result: 'failed' });
       this.logger.warn({
         webhookId: id,
         subscriptionId: String(delivery.subscriptionId),
         event: delivery.type,
-        result: 'failed',
-        msg: `Webhook ${id} dropped: its subscription is disabled`,
+        result: 'held',
+        msg: `Webhook ${id} held: its subscription is disabled`,
       });
       return;
     }
-    const started = performance.now();
-    let result: AttemptResult;
-    let refused = false;
-    try {
-      const policy = { allowHttp: this.config.allowHttp, allowPrivate: this.config.allowPrivate };
-      const url = parseWebhookUrl(delivery.url, policy);
-      const checked = await resolveWebhookAddress(url, policy, undefined, this.config.timeoutMs);
-      const body = deliveryBody(delivery.type, delivery.occurredAt, delivery.data);
-      const timestamp = new Date();
-      const signature = new Webhook(this.secrets.open(delivery.sealedSecret)).sign(id, timestamp, body);
-      result = await sendWebhook({
-        url,
-        checked,
-        body,
-        timeoutMs: this.config.timeoutMs,
-        headers: {
-          'webhook-id': id,
-          'webhook-timestamp': String(Math.floor(timestamp.getTime() / 1000)),
-          'webhook-signature': signature,
-        },
-      });
-    } catch (error) {
-      refused = error instanceof RefusedUrlError;
-      if (!refused) this.logger.error(`Webhook ${id} could not be sent: ${describe(error)}`);
-      // Subscribers read this text (GET /webhooks/{id}/deliveries): what is wrong on this side stays in the log.
-      result = {
-        error: refused ? (error as Error).message : 'internal error of the sender',
-        durationMs: performance.now() - started,
-      };
-    }
+    const { result, refused, failure } = await makeAttempt(
+      {
+        url: delivery.url,
+        sealedSecrets: [
+          delivery.sealedSecret,
+          ...(delivery.previousSealedSecret === null ? [] : [delivery.previousSealedSecret]),
+        ],
+        webhookId: id,
+        body: deliveryBody(delivery.type, delivery.occurredAt, delivery.data),
+      },
+      this.config,
+      this.secrets,
+    );
+    if (failure !== undefined) this.logger.error(`Webhook ${id} could not be sent: ${describe(failure)}`);
     const attemptsMade = delivery.attempts + 1;
-    const outcome = outcomeOf(result, attemptsMade, this.config.retryScheduleMs);
+    // A resent or recovered delivery's schedule starts again: the waits count its attempts since then.
+    const outcome = outcomeOf(result, attemptsMade - delivery.retryFrom, this.config.retryScheduleMs);
     const disabled = await this.record({
       delivery,
       attempt: {
@@ -283,6 +286,12 @@ export class WebhookDispatcher implements OnApplicationBootstrap, BeforeApplicat
     if (label === 'delivered') this.logger.log({ ...fields, msg: message });
     else this.logger.warn({ ...fields, msg: message });
   }
+}
+
+function count<K>(counts: Map<K, number>, key: K, by: number): void {
+  const value = (counts.get(key) ?? 0) + by;
+  if (value === 0) counts.delete(key);
+  else counts.set(key, value);
 }
 
 function describe(error: unknown): string {

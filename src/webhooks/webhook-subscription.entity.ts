@@ -45,4 +45,22 @@ export class WebhookSubscription {
 
   @Column({ name: 'disabled_reason', type: 'varchar', length: 255, nullable: true })
   disabledReason: string | null;
+
+  /** The secret a rotation replaced, sealed as `secret` is; it still signs until `previous_secret_expires_at`. */
+  @Column({ name: 'previous_secret', type: 'varchar', length: 255, nullable: true })
+  previousSecret: string | null;
+
+  @Column({ name: 'previous_secret_expires_at', type: 'bigint', nullable: true })
+  previousSecretExpiresAt: string | null;
+
+  /** A recovery under way: deliveries that occurred from `recover_since`, with ids after `recover_after` up to `recover_through`. */
+  @Column({ name: 'recover_since', type: 'bigint', nullable: true })
+  recoverSince: string | null;
+
+  @Column({ name: 'recover_after', type: 'bigint', nullable: true })
+  recoverAfter: string | null;
+
+  @Index('IDX_webhook_subscriptions_recovering')
+  @Column({ name: 'recover_through', type: 'bigint', nullable: true })
+  recoverThrough: string | null;
 }

@@ -89,7 +89,7 @@ export class WebhookOutboxMetrics {
     totalReadAtScrape(
       metrics.registry,
       'webhook_deliveries_recorded_total',
-      'Webhook deliveries recorded with plant changes: one per event and subscription that wants it',
+      'Webhook deliveries recorded with plant changes: one per event and subscription that wants it, held ones included',
       () => outbox.deliveriesRecorded,
     );
   }

@@ -3,6 +3,7 @@ import { MetricsModule } from '../metrics/metrics.module';
 import { SecretsModule } from '../secrets/secrets.module';
 import { EventOutbox } from './event-outbox.service';
 import { WebhookDeliveryModule } from './webhook-delivery.module';
+import { EventsController } from './events.controller';
 import { WebhooksController } from './webhooks.controller';
 import { WebhookOutboxMetrics } from './webhooks.metrics';
 import { WebhooksService } from './webhooks.service';
@@ -13,7 +14,7 @@ import { WebhooksService } from './webhooks.service';
  */
 @Module({
   imports: [WebhookDeliveryModule, SecretsModule, MetricsModule],
-  controllers: [WebhooksController],
+  controllers: [WebhooksController, EventsController],
   providers: [WebhooksService, EventOutbox, WebhookOutboxMetrics],
   exports: [EventOutbox],
 })

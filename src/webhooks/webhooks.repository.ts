@@ -2,16 +2,37 @@ import { Injectable } from '@nestjs/common';
 import { int64Transformer } from '../common/int64';
 import { Condition, Database, IsolationLevel, NOW_MS, PerDialect, READ, Row, WRITE } from '../database';
 import { WebhookEvent, isWebhookEvent } from './events';
+import { MAX_SUBSCRIPTIONS_PER_CLAIM, RECOVER_BATCH, RECOVER_ID_WINDOW } from './webhooks.limits';
 
-const dueDeliveries = (now: string) =>
-  `SELECT id FROM webhook_deliveries WHERE state = 'pending' AND next_attempt_at <= ${now} ORDER BY next_attempt_at LIMIT ?`;
 /**
- * On MySQL/MariaDB, rows another instance is claiming at the same moment are skipped rather than
- * waited for; SQLite has one writer at a time.
+ * The subscriptions with a delivery due, each with the time its oldest became due and its owner,
+ * those waiting longest first. `state` is compared as a range rather than for equality so that
+ * MySQL/MariaDB read one entry of IDX_webhook_deliveries_claimable per subscription (a loose index
+ * scan, "Using index for group-by") instead of every pending row: a subscription with a deep
+ * backlog costs a claim what one with a single due delivery costs. A subscription is due when the
+ * earliest of its pending deliveries is.
+ */
+const dueSubscriptions = (now: string) =>
+  'SELECT d.subscription_id, MIN(d.next_attempt_at) AS due, ' +
+  '(SELECT s.owner FROM webhook_subscriptions s WHERE s.id = d.subscription_id) AS owner ' +
+  "FROM webhook_deliveries d WHERE d.state BETWEEN 'pending' AND 'pending' GROUP BY d.state, d.subscription_id " +
+  `HAVING MIN(d.next_attempt_at) <= ${now} ORDER BY due LIMIT ?`;
+export const DUE_SUBSCRIPTIONS: PerDialect<string> = {
+  mysql: dueSubscriptions(NOW_MS.mysql),
+  sqlite: dueSubscriptions(NOW_MS.sqlite),
+};
+
+const dueOfSubscription = (now: string) =>
+  "SELECT id FROM webhook_deliveries WHERE state = 'pending' AND subscription_id = ? " +
+  `AND next_attempt_at <= ${now} ORDER BY next_attempt_at LIMIT ?`;
+/**
+ * Up to `limit` due deliveries of one subscription, those due longest first. On MySQL/MariaDB,
+ * rows another instance is claiming at the same moment are skipped rather than waited for; SQLite
+ * has one writer at a time.
  */
 const CLAIM_DUE: PerDialect<string> = {
-  mysql: `${dueDeliveries(NOW_MS.mysql)} FOR UPDATE SKIP LOCKED`,
-  sqlite: dueDeliveries(NOW_MS.sqlite),
+  mysql: `${dueOfSubscription(NOW_MS.mysql)} FOR UPDATE SKIP LOCKED`,
+  sqlite: dueOfSubscription(NOW_MS.sqlite),
 };
 const CLAIM_ISOLATION: PerDialect<IsolationLevel> = { mysql: 'READ COMMITTED', sqlite: 'SERIALIZABLE' };
 
@@ -22,7 +43,8 @@ const CLAIM_ISOLATION: PerDialect<IsolationLevel> = { mysql: 'READ COMMITTED', s
 function wants(type: WebhookEvent): string {
   return `s.events LIKE '%"${type}"%'`;
 }
-const WANTING = 's.owner = ? AND s.disabled_at IS NULL AND ';
+/** Enabled or not: a disabled subscription's deliveries are recorded too, held until recovered. */
+const WANTING = 's.owner = ? AND ';
 /** noSubscriptionWants' SQL by the array of event types asked about (eventTypesOn gives the same array each time). */
 const unwanted = new WeakMap<readonly WebhookEvent[], string>();
 
@@ -49,6 +71,17 @@ export function noSubscriptionWants(owner: string, types: readonly WebhookEvent[
  */
 const BY_PATH_ID = 'owner = ? AND (public_id = ? OR id = ?)';
 
+/** A delivery of a subscription, named in a path by its event's id or (recorded before events were) its own. */
+export type DeliveryRef = { eventId: bigint } | { deliveryId: bigint };
+
+const deliveryRef = (ref: DeliveryRef): Condition =>
+  'eventId' in ref
+    ? { sql: 'event_id = ?', parameters: [ref.eventId] }
+    : { sql: 'id = ? AND event_id IS NULL', parameters: [ref.deliveryId] };
+
+/** What a delivery may be recovered from: it failed, or was held while its subscription was disabled. */
+const RECOVERABLE = "state IN ('failed', 'held')";
+
 export interface SubscriptionRow {
   /** The id the API shows. */
   id: bigint;
@@ -58,6 +91,61 @@ export interface SubscriptionRow {
   createdAt: number;
   disabledAt: number | null;
   disabledReason: string | null;
+  /** Until when the secret a rotation replaced still signs, while it does. */
+  previousSecretExpiresAt: number | null;
+}
+
+/** A change of a subscription (PATCH): what is given changes, `description: null` clears it. */
+export interface SubscriptionChange {
+  url?: string;
+  events?: readonly WebhookEvent[];
+  description?: string | null;
+  enabled?: boolean;
+}
+
+/** The reason a subscription disabled through the API shows. */
+export const DISABLED_BY_ITS_USER = 'disabled through the API';
+
+/** A subscription as sending to it needs it: the live secrets, sealed, the current one first. */
+export interface SendingTarget {
+  key: bigint;
+  id: bigint;
+  url: string;
+  sealedSecrets: string[];
+}
+
+/** A user's event as GET /events shows it. */
+export interface EventRow {
+  id: bigint;
+  type: WebhookEvent;
+  data: string;
+  occurredAt: number;
+}
+
+export interface EventQuery {
+  limit: number;
+  /** Ids after this one in the order asked for. */
+  after?: bigint;
+  order: 'asc' | 'desc';
+  types?: readonly WebhookEvent[];
+  /** Occurred at or after. */
+  since?: number;
+  /** Occurred before. */
+  until?: number;
+}
+
+/** How many more attempts one subscription, and one owner, may have in flight on the claiming instance. */
+export interface ClaimRoom {
+  subscription(id: bigint): number;
+  owner(owner: string): number;
+}
+
+const NO_CAPS: ClaimRoom = { subscription: () => Infinity, owner: () => Infinity };
+
+/** What a claim took, and whether more is due for which it had room (so the next claim should follow at once). */
+export interface Claimed {
+  deliveries: ClaimedDelivery[];
+  more: boolean;
 }
 
 export interface NewSubscription {
@@ -73,6 +161,8 @@ export interface NewSubscription {
 
 export interface AttemptRow {
   deliveryId: bigint;
+  /** The event the delivery carried, if it was recorded with one. */
+  eventId: bigint | null;
   type: WebhookEvent;
   attempt: number;
   statusCode: number | null;
@@ -84,15 +174,22 @@ export interface AttemptRow {
 /** A delivery claimed by one instance, with what it needs to send it. */
 export interface ClaimedDelivery {
   id: bigint;
+  /** Its event (webhook_events); null when recorded before events were: its `webhook-id` is then its own. */
+  eventId: bigint | null;
   subscriptionId: bigint;
+  owner: string;
   type: WebhookEvent;
   /** The body's `data`, as recorded with the change (exact JSON). */
   data: string;
   occurredAt: number;
   /** Attempts made before this one. */
   attempts: number;
+  /** Attempts made before it was last resent or recovered: the retry schedule counts from there. */
+  retryFrom: number;
   url: string;
   sealedSecret: string;
+  /** The secret a rotation replaced, while it still signs. */
+  previousSealedSecret: string | null;
   disabled: boolean;
 }
 
@@ -103,8 +200,10 @@ export type AttemptOutcome =
   | { kind: 'retry'; delayMs: number }
   /** No attempts left. */
   | { kind: 'failed' }
-  /** 410 Gone, or the subscription was already disabled: disable it and drop what is pending. */
-  | { kind: 'disable'; reason: string };
+  /** 410 Gone: disable the subscription and hold what is pending. */
+  | { kind: 'disable'; reason: string }
+  /** Not sent: the subscription was disabled meanwhile. Held, to be recovered. */
+  | { kind: 'hold' };
 
 export interface AttemptRecord {
   statusCode: number | null;
@@ -127,6 +226,7 @@ const DELIVERY_STATE: Record<AttemptOutcome['kind'], string> = {
   retry: 'pending',
   failed: 'failed',
   disable: 'failed',
+  hold: 'held',
 };
 
 const toBigint = (value: unknown): bigint => int64Transformer.from(value as string | bigint) as bigint;
@@ -174,30 +274,130 @@ export class WebhooksRepository {
   }
 
   async listSubscriptions(owner: string): Promise<SubscriptionRow[]> {
-    const rows = (await this.read(
-      'SELECT public_id, url, events, description, created_at, disabled_at, disabled_reason ' +
-        'FROM webhook_subscriptions WHERE owner = ? ORDER BY public_id',
+    const rows = await this.read(
+      `${subscriptionColumns(this.now)} FROM webhook_subscriptions WHERE owner = ? ORDER BY public_id`,
       [owner],
-    )) as Row[];
-    return rows.map((row) => ({
+    );
+    return rows.map(toSubscriptionRow);
+  }
+
+  /** The owner's subscription a path's id names (see BY_PATH_ID), as listSubscriptions shows it. */
+  async getSubscription(owner: string, id: bigint): Promise<SubscriptionRow | undefined> {
+    const rows = await this.read(`${subscriptionColumns(this.now)} FROM webhook_subscriptions WHERE ${BY_PATH_ID}`, [
+      owner,
+      id,
+      id,
+    ]);
+    return rows.length > 0 ? toSubscriptionRow(rows[0]) : undefined;
+  }
+
+  /**
+   * Changes what `change` gives of the owner's subscription, in one transaction: re-enabling it
+   * stops its failure clock; disabling it holds what is pending (sent only if recovered). Undefined
+   * when the owner has no such subscription.
+   */
+  async updateSubscription(
+    owner: string,
+    id: bigint,
+    change: SubscriptionChange,
+  ): Promise<SubscriptionRow | undefined> {
+    return this.database.transaction(
+      async () => {
+        const [found] = await this.database.query(
+          `SELECT id, disabled_at FROM webhook_subscriptions WHERE ${BY_PATH_ID}`,
+          [owner, id, id],
+        );
+        if (found === undefined) return undefined;
+        const key = toBigint(found.id);
+        const set: string[] = [];
+        const parameters: unknown[] = [];
+        const assign = (column: string, value: unknown) => {
+          set.push(`${column} = ?`);
+          parameters.push(value);
+        };
+        if (change.url !== undefined) assign('url', change.url);
+        if (change.events !== undefined) assign('events', JSON.stringify(change.events));
+        if (change.description !== undefined) assign('description', change.description);
+        if (change.enabled === true) set.push('disabled_at = NULL, disabled_reason = NULL, failing_since = NULL');
+        if (change.enabled === false) {
+          // The reason first: MySQL assigns left to right, reading what it has already set.
+          set.push(
+            `disabled_reason = CASE WHEN disabled_at IS NULL THEN ? ELSE disabled_reason END, disabled_at = COALESCE(disabled_at, ${this.now})`,
+          );
+          parameters.push(DISABLED_BY_ITS_USER);
+        }
+        if (set.length > 0) {
+          await this.database.execute(`UPDATE webhook_subscriptions SET ${set.join(', ')} WHERE id = ?`, [
+            ...parameters,
+            key,
+          ]);
+        }
+        if (change.enabled === false && found.disabled_at === null) await this.holdPending(key);
+        return this.getSubscription(owner, id);
+      },
+      { retry: WRITE },
+    );
+  }
+
+  /**
+   * A new signing secret for the owner's subscription; the one it replaces keeps signing for
+   * `graceMs` (from now on the database's clock), and none before it does. Undefined when the owner
+   * has no such subscription.
+   */
+  async rotateSecret(
+    owner: string,
+    id: bigint,
+    sealedSecret: string,
+    graceMs: number,
+  ): Promise<SubscriptionRow | undefined> {
+    return this.database.transaction(
+      async () => {
+        // MySQL assigns left to right: the previous secret is read before `secret` is replaced.
+        const keep =
+          graceMs > 0
+            ? `previous_secret = secret, previous_secret_expires_at = ${this.now} + ?`
+            : 'previous_secret = NULL, previous_secret_expires_at = NULL';
+        const changed = await this.database.execute(
+          `UPDATE webhook_subscriptions SET ${keep}, secret = ? WHERE ${BY_PATH_ID}`,
+          [...(graceMs > 0 ? [graceMs] : []), sealedSecret, owner, id, id],
+        );
+        return changed > 0 ? this.getSubscription(owner, id) : undefined;
+      },
+      { retry: WRITE },
+    );
+  }
+
+  /** The owner's subscription a path's id names, with what sending to it needs. */
+  async sendingTarget(owner: string, id: bigint): Promise<SendingTarget | undefined> {
+    const rows = await this.read(
+      'SELECT id, public_id, url, secret, ' +
+        `CASE WHEN previous_secret_expires_at > ${this.now} THEN previous_secret END AS previous_secret ` +
+        `FROM webhook_subscriptions WHERE ${BY_PATH_ID}`,
+      [owner, id, id],
+    );
+    if (rows.length === 0) return undefined;
+    const [row] = rows;
+    return {
+      key: toBigint(row.id),
       id: toBigint(row.public_id),
       url: String(row.url),
-      events: (JSON.parse(String(row.events)) as string[]).filter(isWebhookEvent),
-      description: (row.description as string | null) ?? null,
-      createdAt: toNumber(row.created_at),
-      disabledAt: toNullableNumber(row.disabled_at),
-      disabledReason: (row.disabled_reason as string | null) ?? null,
-    }));
+      sealedSecrets: [String(row.secret), ...(row.previous_secret == null ? [] : [String(row.previous_secret)])],
+    };
   }
 
   /** The key of the owner's subscription that a path's id names (see BY_PATH_ID), if there is one. */
   async findSubscription(owner: string, id: bigint): Promise<bigint | undefined> {
-    const rows = (await this.read(`SELECT id FROM webhook_subscriptions WHERE ${BY_PATH_ID}`, [
+    return (await this.findSubscriptionState(owner, id))?.key;
+  }
+
+  /** The key of the owner's subscription that a path's id names, and whether it is disabled. */
+  async findSubscriptionState(owner: string, id: bigint): Promise<{ key: bigint; disabled: boolean } | undefined> {
+    const rows = await this.read(`SELECT id, disabled_at FROM webhook_subscriptions WHERE ${BY_PATH_ID}`, [
       owner,
       id,
       id,
-    ])) as Row[];
-    return rows.length > 0 ? toBigint(rows[0].id) : undefined;
+    ]);
+    return rows.length > 0 ? { key: toBigint(rows[0].id), disabled: rows[0].disabled_at != null } : undefined;
   }
 
   /** Whether an enabled subscription of `owner` wants any of `types`. */
@@ -211,19 +411,65 @@ export class WebhooksRepository {
   }
 
   /**
-   * One delivery of each event for every enabled subscription of `owner` that wants it, due now;
-   * how many. Run in the change's transaction (EventOutbox); the subscriptions are read, not locked.
+   * Each event once (webhook_events), when a subscription of `owner` wants it, and a delivery of it
+   * for every such subscription: due now, or held for one that is disabled (sent only if
+   * recovered). How many deliveries. Run in the change's transaction (EventOutbox); the
+   * subscriptions are read, not locked.
    */
   async recordEvents(owner: string, events: readonly { type: WebhookEvent; data: string }[]): Promise<number> {
     let recorded = 0;
     for (const { type, data } of events) {
+      const event = await this.database.insert(
+        `INSERT INTO webhook_events (owner, event_type, data, occurred_at) SELECT ?, ?, ?, ${this.now} ` +
+          `FROM (SELECT 1 AS one) one WHERE EXISTS (SELECT 1 FROM webhook_subscriptions s WHERE ${WANTING}${wants(type)})`,
+        [owner, type, data, owner],
+      );
+      if (event.id === undefined) continue;
       recorded += await this.database.execute(
-        'INSERT INTO webhook_deliveries (subscription_id, event_type, data, occurred_at, state, attempts, next_attempt_at) ' +
-          `SELECT s.id, ?, ?, ${this.now}, 'pending', 0, ${this.now} FROM webhook_subscriptions s WHERE ${WANTING}${wants(type)}`,
-        [type, data, owner],
+        'INSERT INTO webhook_deliveries (subscription_id, event_id, event_type, data, occurred_at, state, attempts, next_attempt_at) ' +
+          "SELECT s.id, e.id, e.event_type, e.data, e.occurred_at, CASE WHEN s.disabled_at IS NULL THEN 'pending' ELSE 'held' END, " +
+          `0, ${this.now} FROM webhook_events e JOIN webhook_subscriptions s ON s.owner = e.owner ` +
+          `WHERE e.id = ? AND ${wants(type)}`,
+        [event.id],
       );
     }
     return recorded;
+  }
+
+  /**
+   * Up to `query.limit` events of `owner` (one more, to tell whether another page follows), in id
+   * order: the order they were recorded in.
+   */
+  async listEvents(owner: string, query: EventQuery): Promise<EventRow[]> {
+    const where = ['owner = ?'];
+    const parameters: unknown[] = [owner];
+    if (query.after !== undefined) {
+      where.push(query.order === 'asc' ? 'id > ?' : 'id < ?');
+      parameters.push(query.after);
+    }
+    if (query.types !== undefined) {
+      where.push(`event_type IN (${query.types.map(() => '?').join(', ')})`);
+      parameters.push(...query.types);
+    }
+    if (query.since !== undefined) {
+      where.push('occurred_at >= ?');
+      parameters.push(query.since);
+    }
+    if (query.until !== undefined) {
+      where.push('occurred_at < ?');
+      parameters.push(query.until);
+    }
+    const rows = await this.read(
+      `SELECT id, event_type, data, occurred_at FROM webhook_events WHERE ${where.join(' AND ')} ` +
+        `ORDER BY id ${query.order === 'asc' ? 'ASC' : 'DESC'} LIMIT ?`,
+      [...parameters, query.limit + 1],
+    );
+    return rows.map((row) => ({
+      id: toBigint(row.id),
+      type: row.event_type as WebhookEvent,
+      data: String(row.data),
+      occurredAt: toNumber(row.occurred_at),
+    }));
   }
 
   /**
@@ -249,13 +495,15 @@ export class WebhooksRepository {
   }
 
   async recentAttempts(subscriptionId: bigint, limit: number): Promise<AttemptRow[]> {
-    const rows = (await this.read(
-      'SELECT delivery_id, event_type, attempt, status_code, error, attempted_at, duration_ms ' +
-        'FROM webhook_attempts WHERE subscription_id = ? ORDER BY id DESC LIMIT ?',
+    const rows = await this.read(
+      'SELECT a.delivery_id, d.event_id, a.event_type, a.attempt, a.status_code, a.error, a.attempted_at, a.duration_ms ' +
+        'FROM webhook_attempts a LEFT JOIN webhook_deliveries d ON d.id = a.delivery_id ' +
+        'WHERE a.subscription_id = ? ORDER BY a.id DESC LIMIT ?',
       [subscriptionId, limit],
-    )) as Row[];
+    );
     return rows.map((row) => ({
       deliveryId: toBigint(row.delivery_id),
+      eventId: row.event_id == null ? null : toBigint(row.event_id),
       type: row.event_type as WebhookEvent,
       attempt: toNumber(row.attempt),
       statusCode: toNullableNumber(row.status_code),
@@ -266,43 +514,71 @@ export class WebhooksRepository {
   }
 
   /**
-   * Claims up to `limit` due deliveries for `leaseMs`: they are not due again until the lease ends,
-   * so an instance that dies holding them gives them back by itself (see CLAIM_DUE); on Galera two
-   * nodes may still pick the same row, and one of the two commits fails certification and claims
-   * nothing this time.
+   * Claims up to `limit` due deliveries for `leaseMs`, shared among the subscriptions with
+   * something due, those waiting longest first: each is given a slot in turn while it has room
+   * (`room`: what it, and its owner, may still have in flight), so one subscription's backlog never
+   * takes the slots others are due. They are not due again until the lease ends, so an instance
+   * that dies holding them gives them back by itself (see CLAIM_DUE); on Galera two nodes may still
+   * pick the same row, and one of the two commits fails certification and claims nothing this time.
    */
-  async claimDue(limit: number, leaseMs: number, claim: string): Promise<ClaimedDelivery[]> {
-    const ids = await this.database.transaction(
+  async claimDue(limit: number, leaseMs: number, claim: string, room: ClaimRoom = NO_CAPS): Promise<Claimed> {
+    const due = await this.database.query(DUE_SUBSCRIPTIONS, [MAX_SUBSCRIPTIONS_PER_CLAIM + 1], READ);
+    const truncated = due.length > MAX_SUBSCRIPTIONS_PER_CLAIM;
+    const shares = shareSlots(
+      due
+        .slice(0, MAX_SUBSCRIPTIONS_PER_CLAIM)
+        .filter((row) => row.owner != null)
+        .map((row) => ({ id: toBigint(row.subscription_id), owner: String(row.owner) })),
+      limit,
+      room,
+    );
+    if (shares.length === 0) return { deliveries: [], more: truncated };
+    const taken = await this.database.transaction(
       async () => {
-        const due = await this.database.query(CLAIM_DUE, [limit]);
-        if (due.length === 0) return [];
-        const ids = due.map((row) => toBigint(row.id));
-        await this.database.execute(
-          `UPDATE webhook_deliveries SET claim = ?, next_attempt_at = ${this.now} + ? WHERE id IN (${ids.map(() => '?').join(', ')})`,
-          [claim, leaseMs, ...ids],
-        );
-        return ids;
+        const taken: { share: (typeof shares)[number]; ids: bigint[] }[] = [];
+        for (const share of shares) {
+          const rows = await this.database.query(CLAIM_DUE, [share.id, share.slots]);
+          taken.push({ share, ids: rows.map((row) => toBigint(row.id)) });
+        }
+        const ids = taken.flatMap(({ ids }) => ids);
+        if (ids.length > 0) {
+          await this.database.execute(
+            `UPDATE webhook_deliveries SET claim = ?, next_attempt_at = ${this.now} + ? WHERE id IN (${ids.map(() => '?').join(', ')})`,
+            [claim, leaseMs, ...ids],
+          );
+        }
+        return taken;
       },
       { isolation: CLAIM_ISOLATION },
     );
-    if (ids.length === 0) return [];
-    const rows = (await this.read(
-      'SELECT d.id, d.subscription_id, d.event_type, d.data, d.occurred_at, d.attempts, ' +
-        's.url, s.secret, s.disabled_at FROM webhook_deliveries d JOIN webhook_subscriptions s ON s.id = d.subscription_id ' +
+    // A subscription that filled its share while it, and its owner, had room for more may have more due.
+    const more = truncated || taken.some(({ share, ids }) => ids.length === share.slots && share.roomLeft);
+    const ids = taken.flatMap(({ ids }) => ids);
+    if (ids.length === 0) return { deliveries: [], more };
+    const rows = await this.read(
+      'SELECT d.id, d.event_id, d.subscription_id, d.event_type, d.data, d.occurred_at, d.attempts, d.retry_from, ' +
+        's.owner, s.url, s.secret, s.disabled_at, ' +
+        `CASE WHEN s.previous_secret_expires_at > ${this.now} THEN s.previous_secret END AS previous_secret ` +
+        'FROM webhook_deliveries d JOIN webhook_subscriptions s ON s.id = d.subscription_id ' +
         `WHERE d.claim = ? AND d.id IN (${ids.map(() => '?').join(', ')}) ORDER BY d.id`,
       [claim, ...ids],
-    )) as Row[];
-    return rows.map((row) => ({
+    );
+    const deliveries = rows.map((row) => ({
       id: toBigint(row.id),
+      eventId: row.event_id == null ? null : toBigint(row.event_id),
       subscriptionId: toBigint(row.subscription_id),
+      owner: String(row.owner),
       type: row.event_type as WebhookEvent,
       data: String(row.data),
       occurredAt: toNumber(row.occurred_at),
       attempts: toNumber(row.attempts),
+      retryFrom: row.retry_from == null ? 0 : toNumber(row.retry_from),
       url: String(row.url),
       sealedSecret: String(row.secret),
-      disabled: row.disabled_at !== null && row.disabled_at !== undefined,
+      previousSealedSecret: row.previous_secret == null ? null : String(row.previous_secret),
+      disabled: row.disabled_at != null,
     }));
+    return { deliveries, more };
   }
 
   /** Records one attempt and its consequence (recordAttempts, for one). */
@@ -350,12 +626,7 @@ export class WebhooksRepository {
         }
         if (attempted.length > 0) await this.insertAttempts(attempted);
         await this.updateDeliveries(claim, finished);
-        for (const id of disabled) {
-          await this.database.execute(
-            "UPDATE webhook_deliveries SET state = 'failed', claim = NULL WHERE subscription_id = ? AND state = 'pending'",
-            [id],
-          );
-        }
+        for (const id of disabled) await this.holdPending(id);
         return disabled;
       },
       { retry: WRITE },
@@ -454,7 +725,108 @@ export class WebhooksRepository {
     return (await this.disable(id, reason, expired)) > 0;
   }
 
-  /** Deliveries waiting for an attempt whose time has come. */
+  /** What is pending for a subscription just disabled: held, to be sent only if recovered. */
+  private async holdPending(subscriptionId: bigint): Promise<void> {
+    await this.database.execute(
+      "UPDATE webhook_deliveries SET state = 'held', claim = NULL WHERE subscription_id = ? AND state = 'pending'",
+      [subscriptionId],
+    );
+  }
+
+  /**
+   * Puts a delivery of the subscription back in the queue, due now, its retry schedule counted
+   * anew, whatever state it is in: one being attempted right now is sent again once more (that
+   * attempt's outcome is no longer recorded for it).
+   * `found: false` when the subscription has no such delivery (or no longer: it is kept as long
+   * as the retention).
+   */
+  async resend(subscriptionId: bigint, ref: DeliveryRef): Promise<{ found: boolean; type?: WebhookEvent }> {
+    const which = deliveryRef(ref);
+    // One being attempted right now is taken from that attempt (its claim ends), so it is sent again after it.
+    await this.database.execute(
+      `UPDATE webhook_deliveries SET state = 'pending', next_attempt_at = ${this.now}, claim = NULL, retry_from = attempts ` +
+        `WHERE subscription_id = ? AND ${which.sql}`,
+      [subscriptionId, ...which.parameters],
+      WRITE,
+    );
+    const rows = await this.read(
+      `SELECT event_type FROM webhook_deliveries WHERE subscription_id = ? AND ${which.sql}`,
+      [subscriptionId, ...which.parameters],
+    );
+    return rows.length > 0 ? { found: true, type: rows[0].event_type as WebhookEvent } : { found: false };
+  }
+
+  /**
+   * Starts recovering what the subscription failed or held since `since` (epoch ms): the
+   * dispatchers put it back in the queue a batch at a time (recoverNext), up to the last delivery
+   * recorded now. A recovery under way is replaced.
+   */
+  async startRecovery(subscriptionId: bigint, since: number): Promise<void> {
+    await this.database.execute(
+      'UPDATE webhook_subscriptions SET recover_since = ?, recover_after = 0, ' +
+        'recover_through = (SELECT MAX(d.id) FROM webhook_deliveries d WHERE d.subscription_id = ?) WHERE id = ?',
+      [since, subscriptionId, subscriptionId],
+      WRITE,
+    );
+  }
+
+  /**
+   * One step of each recovery under way (of enabled subscriptions, up to `recoveries` of them): the
+   * next RECOVER_BATCH of its failed or held deliveries back in the queue, due now, when its
+   * subscription has fewer than that pending, so a backlog is sent at the pace the subscription is
+   * delivered. A recovery whose cursor passed its last delivery ends. How many deliveries were put back.
+   */
+  async recoverNext(recoveries: number): Promise<number> {
+    const running = await this.read(
+      'SELECT id, recover_since, recover_after, recover_through FROM webhook_subscriptions ' +
+        'WHERE recover_through IS NOT NULL AND disabled_at IS NULL ORDER BY recover_through LIMIT ?',
+      [recoveries],
+    );
+    let requeued = 0;
+    for (const row of running) {
+      const key = toBigint(row.id);
+      const [through, after, since] = [
+        toBigint(row.recover_through),
+        toBigint(row.recover_after),
+        toNumber(row.recover_since),
+      ];
+      const [pending] = await this.read(
+        "SELECT COUNT(*) AS n FROM (SELECT 1 FROM webhook_deliveries WHERE state = 'pending' AND subscription_id = ? LIMIT ?) p",
+        [key, RECOVER_BATCH],
+      );
+      if (toNumber(pending.n) >= RECOVER_BATCH) continue;
+      const upTo = after + BigInt(RECOVER_ID_WINDOW) < through ? after + BigInt(RECOVER_ID_WINDOW) : through;
+      requeued += await this.database.transaction(
+        async () => {
+          const ids = (
+            await this.database.query(
+              'SELECT id FROM webhook_deliveries WHERE subscription_id = ? AND id > ? AND id <= ? ' +
+                `AND ${RECOVERABLE} AND occurred_at >= ? ORDER BY id LIMIT ?`,
+              [key, after, upTo, since, RECOVER_BATCH],
+            )
+          ).map((found) => toBigint(found.id));
+          const cursor = ids.length === RECOVER_BATCH ? ids[ids.length - 1] : upTo;
+          // Only if no other recovery replaced this one, nor another instance moved its cursor meanwhile.
+          const moved = await this.database.execute(
+            cursor >= through
+              ? 'UPDATE webhook_subscriptions SET recover_since = NULL, recover_after = NULL, recover_through = NULL ' +
+                  'WHERE id = ? AND recover_after = ? AND recover_through = ?'
+              : 'UPDATE webhook_subscriptions SET recover_after = ? WHERE id = ? AND recover_after = ? AND recover_through = ?',
+            cursor >= through ? [key, after, through] : [cursor, key, after, through],
+          );
+          if (moved === 0 || ids.length === 0) return 0;
+          return this.database.execute(
+            `UPDATE webhook_deliveries SET state = 'pending', next_attempt_at = ${this.now}, claim = NULL, retry_from = attempts ` +
+              `WHERE id IN (${ids.map(() => '?').join(', ')}) AND ${RECOVERABLE}`,
+            ids,
+          );
+        },
+        { retry: WRITE },
+      );
+    }
+    return requeued;
+  }
+
   /** Up to `limit` signing secrets in id order after `after`, that do not start with `prefix`. */
   async secretsNotStartingWith(
     prefix: string,
@@ -466,6 +838,26 @@ export class WebhooksRepository {
       [after ?? -(2n ** 63n), `${prefix}%`, limit],
     );
     return rows.map((row) => ({ id: toBigint(row.id), secret: String(row.secret) }));
+  }
+
+  /** As secretsNotStartingWith, for the secrets a rotation replaced that still sign (those that no longer do are never opened again). */
+  async previousSecretsNotStartingWith(
+    prefix: string,
+    after: bigint | undefined,
+    limit: number,
+  ): Promise<{ id: bigint; secret: string }[]> {
+    const rows = await this.read(
+      `SELECT id, previous_secret FROM webhook_subscriptions WHERE id > ? AND previous_secret_expires_at > ${this.now} ` +
+        'AND previous_secret NOT LIKE ? ORDER BY id LIMIT ?',
+      [after ?? -(2n ** 63n), `${prefix}%`, limit],
+    );
+    return rows.map((row) => ({ id: toBigint(row.id), secret: String(row.previous_secret) }));
+  }
+
+  /** As replaceSecret, for the secret a rotation replaced. */
+  async replacePreviousSecret(id: bigint, previous: string, secret: string): Promise<boolean> {
+    const sql = 'UPDATE webhook_subscriptions SET previous_secret = ? WHERE id = ? AND previous_secret = ?';
+    return (await this.database.execute(sql, [secret, id, previous], WRITE)) > 0;
   }
 
   /** Writes `secret` in place of `previous`, only if the subscription still holds `previous`; whether it did. */
@@ -496,8 +888,12 @@ export class WebhooksRepository {
     return { enabled: toNumber(row.n) - toNumber(row.disabled), disabled: toNumber(row.disabled) };
   }
 
-  /** Forgets finished deliveries and attempts older than `retentionMs`. */
+  /**
+   * Forgets finished (and held) deliveries and attempts older than `retentionMs`, and events that
+   * occurred longer ago.
+   */
   async prune(retentionMs: number): Promise<void> {
+    await this.database.execute(`DELETE FROM webhook_events WHERE occurred_at < ${this.now} - ?`, [retentionMs]);
     await this.database.execute(`DELETE FROM webhook_attempts WHERE attempted_at < ${this.now} - ?`, [retentionMs]);
     await this.database.execute(
       `DELETE FROM webhook_deliveries WHERE state <> 'pending' AND next_attempt_at < ${this.now} - ?`,
@@ -515,6 +911,61 @@ export class WebhooksRepository {
   private read(sql: string, parameters: unknown[]): Promise<Row[]> {
     return this.database.query(sql, parameters, READ);
   }
+}
+
+/** The columns of a subscription as the API shows it; the previous secret's expiry only while it signs. */
+function subscriptionColumns(now: string): string {
+  return (
+    'SELECT public_id, url, events, description, created_at, disabled_at, disabled_reason, ' +
+    `CASE WHEN previous_secret_expires_at > ${now} THEN previous_secret_expires_at END AS previous_expires_at`
+  );
+}
+
+function toSubscriptionRow(row: Row): SubscriptionRow {
+  return {
+    id: toBigint(row.public_id),
+    url: String(row.url),
+    events: (JSON.parse(String(row.events)) as string[]).filter(isWebhookEvent),
+    description: (row.description as string | null) ?? null,
+    createdAt: toNumber(row.created_at),
+    disabledAt: toNullableNumber(row.disabled_at),
+    disabledReason: (row.disabled_reason as string | null) ?? null,
+    previousSecretExpiresAt: toNullableNumber(row.previous_expires_at),
+  };
+}
+
+/**
+ * Up to `slots` claim slots dealt among `due` (waiting longest first), one at a time in turn to
+ * each that still has room, its owner's room shared by its subscriptions: the subscriptions that
+ * get some, with how many, and whether it (and its owner) would have had room for more.
+ */
+export function shareSlots(
+  due: readonly { id: bigint; owner: string }[],
+  slots: number,
+  room: ClaimRoom,
+): { id: bigint; owner: string; slots: number; roomLeft: boolean }[] {
+  const shares = due.map((subscription) => ({ ...subscription, slots: 0, room: room.subscription(subscription.id) }));
+  const ownerRoom = new Map(due.map(({ owner }) => [owner, room.owner(owner)]));
+  let left = slots;
+  for (let dealt = true; dealt && left > 0;) {
+    dealt = false;
+    for (const share of shares) {
+      if (left === 0) break;
+      if (share.slots >= share.room || ownerRoom.get(share.owner)! <= 0) continue;
+      share.slots += 1;
+      ownerRoom.set(share.owner, ownerRoom.get(share.owner)! - 1);
+      left -= 1;
+      dealt = true;
+    }
+  }
+  return shares
+    .filter((share) => share.slots > 0)
+    .map(({ id, owner, slots: dealt, room: own }) => ({
+      id,
+      owner,
+      slots: dealt,
+      roomLeft: dealt < own && ownerRoom.get(owner)! > 0,
+    }));
 }
 
 export function formatDuration(ms: number): string {

@@ -198,6 +198,7 @@ describe(WebhooksService.name, () => {
           createdAt: Date.UTC(2026, 0, 1),
           disabledAt: null,
           disabledReason: null,
+          previousSecretExpiresAt: null,
         },
         {
           id: 2n ** 63n - 1n,
@@ -207,6 +208,7 @@ describe(WebhooksService.name, () => {
           createdAt: Date.UTC(2026, 0, 2),
           disabledAt: Date.UTC(2026, 0, 3),
           disabledReason: 'the endpoint answered 410 Gone',
+          previousSecretExpiresAt: Date.UTC(2026, 0, 4),
         },
       ];
       repository.listSubscriptions.mockResolvedValue(rows);
@@ -228,6 +230,7 @@ describe(WebhooksService.name, () => {
           enabled: false,
           disabledAt: '2026-01-03T00:00:00.000Z',
           disabledReason: 'the endpoint answered 410 Gone',
+          previousSecretExpiresAt: '2026-01-04T00:00:00.000Z',
         },
       ]);
       expect(repository.listSubscriptions).toHaveBeenCalledWith('alice');
@@ -261,11 +264,12 @@ describe(WebhooksService.name, () => {
       expect(repository.recentAttempts).not.toHaveBeenCalled();
     });
 
-    it('shows the recent attempts with the event id receivers see, and only the fields that have a value', async () => {
+    it('shows the recent attempts with the webhook-id receivers see (a delivery recorded before events were: its own), and only the fields that have a value', async () => {
       const service = await build(WITH_KEY);
       const attempts: AttemptRow[] = [
         {
           deliveryId: 2n ** 60n + 1n,
+          eventId: null,
           type: 'plant.deleted',
           attempt: 2,
           statusCode: null,
@@ -275,6 +279,7 @@ describe(WebhooksService.name, () => {
         },
         {
           deliveryId: 7n,
+          eventId: 1842n,
           type: 'plant.created',
           attempt: 1,
           statusCode: 500,
@@ -297,7 +302,7 @@ describe(WebhooksService.name, () => {
           durationMs: 10_000,
         },
         {
-          eventId: 'msg_7',
+          eventId: 'evt_1842',
           type: 'plant.created',
           attempt: 1,
           statusCode: 500,

@@ -1,18 +1,59 @@
 import { BadRequestException, Injectable } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
+import { isInteger, parse } from 'lossless-json';
+import { randomBytes } from 'node:crypto';
 import { isUniqueViolation } from '../database';
 import { AppConfig, WebhooksConfig } from '../config/configuration';
 import { SecretsService } from '../secrets/secrets.service';
 import { RefusedUrlError, UnresolvedHostError, parseWebhookUrl, resolveWebhookAddress } from './address-policy';
 import { CreateWebhookDto } from './dto/create-webhook.dto';
-import { CreatedWebhookDto, WebhookAttemptDto, WebhookDto } from './dto/webhook.dto';
+import { parseDateTime } from './dto/date-time';
+import { EventDto, ListEventsQueryDto } from './dto/event.dto';
+import { UpdateWebhookDto } from './dto/update-webhook.dto';
+import {
+  CreatedWebhookDto,
+  RecoveryStartedDto,
+  ResentDeliveryDto,
+  RotatedWebhookDto,
+  WebhookAttemptDto,
+  WebhookDto,
+  WebhookTestResultDto,
+} from './dto/webhook.dto';
+import { testEventBody } from './events';
 import { newSigningSecret } from './signing-secret';
 import { newSubscriptionId } from './subscription-id';
-import { webhookId } from './webhook-dispatcher';
-import { TooManySubscriptions, WebhookHostUnresolved, WebhookNotFound, WebhooksNotConfigured } from './webhooks.errors';
-import { MAX_SUBSCRIPTIONS_PER_OWNER } from './webhooks.limits';
+import { makeAttempt } from './webhook-attempt';
+import { eventWebhookId, parseWebhookId, webhookId } from './webhook-id';
+import {
+  InvalidWebhookId,
+  RecoverSinceOutOfRange,
+  TooManySubscriptions,
+  WebhookDeliveryNotFound,
+  WebhookDisabled,
+  WebhookHostUnresolved,
+  WebhookNotFound,
+  WebhookTestInProgress,
+  WebhooksNotConfigured,
+} from './webhooks.errors';
+import {
+  DEFAULT_SECRET_GRACE_SECONDS,
+  EVENTS_DEFAULT_PAGE,
+  EVENTS_MAX_PAGE,
+  MAX_SUBSCRIPTIONS_PER_OWNER,
+  RECENT_ATTEMPTS,
+  RETENTION_MS,
+} from './webhooks.limits';
 import { SubscriptionRow, WebhooksRepository } from './webhooks.repository';
-import { RECENT_ATTEMPTS } from './webhooks.limits';
+
+/** A page of GET /events, and the cursor of the next one when more follow. */
+export interface EventPage {
+  events: EventDto[];
+  limit: number;
+  next?: string;
+}
+
+/** Integers as bigint, so a plant id above 2^53 is written back exactly. */
+const exactNumber = (literal: string) => (isInteger(literal) ? BigInt(literal) : Number(literal));
 
 function toDto(row: SubscriptionRow): WebhookDto {
   return {
@@ -25,12 +66,17 @@ function toDto(row: SubscriptionRow): WebhookDto {
     ...(row.disabledAt === null
       ? {}
       : { disabledAt: new Date(row.disabledAt).toISOString(), disabledReason: row.disabledReason ?? undefined }),
+    ...(row.previousSecretExpiresAt === null
+      ? {}
+      : { previousSecretExpiresAt: new Date(row.previousSecretExpiresAt).toISOString() }),
   };
 }
 
 @Injectable()
 export class WebhooksService {
   private readonly config: WebhooksConfig;
+  /** Subscriptions being tested by this instance: one test at a time each. */
+  private readonly testing = new Set<bigint>();
 
   constructor(
     private readonly repository: WebhooksRepository,
@@ -90,7 +136,7 @@ export class WebhooksService {
     if (!inserted) {
       throw new TooManySubscriptions();
     }
-    return { ...toDto({ ...row, disabledAt: null, disabledReason: null }), secret };
+    return { ...toDto({ ...row, disabledAt: null, disabledReason: null, previousSecretExpiresAt: null }), secret };
   }
 
   async list(owner: string): Promise<WebhookDto[]> {
@@ -107,12 +153,133 @@ export class WebhooksService {
     if (!(await this.repository.deleteSubscription(owner, id))) throw new WebhookNotFound(id);
   }
 
+  /**
+   * Changes what the patch gives (its URL checked by checkUrl beforehand). `enabled: true`
+   * re-enables a disabled subscription; `false` disables it, holding what it would receive.
+   */
+  async update(owner: string, id: bigint, dto: UpdateWebhookDto): Promise<WebhookDto> {
+    this.requireKey();
+    const row = await this.repository.updateSubscription(owner, id, {
+      url: dto.url,
+      events: dto.events === undefined ? undefined : [...new Set(dto.events)],
+      description: dto.description,
+      enabled: dto.enabled,
+    });
+    if (row === undefined) throw new WebhookNotFound(id);
+    return toDto(row);
+  }
+
+  /**
+   * A new signing secret; the one it replaces keeps signing for `graceSeconds` beside it, so
+   * receivers can take the new one up without rejecting a delivery.
+   */
+  async rotateSecret(
+    owner: string,
+    id: bigint,
+    graceSeconds = DEFAULT_SECRET_GRACE_SECONDS,
+  ): Promise<RotatedWebhookDto> {
+    this.requireKey();
+    const secret = newSigningSecret();
+    const row = await this.repository.rotateSecret(owner, id, this.secrets.seal(secret), graceSeconds * 1000);
+    if (row === undefined) throw new WebhookNotFound(id);
+    return { ...toDto(row), secret };
+  }
+
+  /**
+   * Sends a `webhook.test` event to the subscription now, signed with its live secrets, through the
+   * address policy and the sender a delivery goes through, and says how the endpoint took it.
+   * Nothing is recorded: no event, no attempt, no change of the failure clock, and a disabled
+   * subscription can be tested before it is re-enabled.
+   */
+  async test(owner: string, id: bigint): Promise<WebhookTestResultDto> {
+    this.requireKey();
+    const target = await this.repository.sendingTarget(owner, id);
+    if (target === undefined) throw new WebhookNotFound(id);
+    if (this.testing.has(target.key)) throw new WebhookTestInProgress(id);
+    this.testing.add(target.key);
+    try {
+      const eventId = `test_${randomBytes(16).toString('hex')}`;
+      const attemptedAt = new Date();
+      const { result } = await makeAttempt(
+        {
+          url: target.url,
+          sealedSecrets: target.sealedSecrets,
+          webhookId: eventId,
+          body: testEventBody(attemptedAt),
+        },
+        this.config,
+        this.secrets,
+      );
+      return {
+        eventId,
+        delivered: result.status !== undefined && result.status >= 200 && result.status < 300,
+        ...(result.status === undefined ? {} : { statusCode: result.status }),
+        ...(result.error === undefined ? {} : { error: result.error.slice(0, 255) }),
+        attemptedAt: attemptedAt.toISOString(),
+        durationMs: Math.round(result.durationMs),
+      };
+    } finally {
+      this.testing.delete(target.key);
+    }
+  }
+
+  /** The delivery of one event to the subscription, due again now with the same `webhook-id`. */
+  async resend(owner: string, id: bigint, eventId: string): Promise<ResentDeliveryDto> {
+    this.requireKey();
+    const ref = parseWebhookId(eventId);
+    if (ref === undefined) throw new InvalidWebhookId();
+    const subscription = await this.repository.findSubscriptionState(owner, id);
+    if (subscription === undefined) throw new WebhookNotFound(id);
+    if (subscription.disabled) throw new WebhookDisabled(id);
+    const resent = await this.repository.resend(subscription.key, ref);
+    if (!resent.found) throw new WebhookDeliveryNotFound(id, eventId);
+    return { eventId, type: resent.type! };
+  }
+
+  /**
+   * Sends again, at the pace the subscription is delivered, every delivery of an event since
+   * `since` that failed or was held while it was disabled (the dispatchers work through it).
+   */
+  async recover(owner: string, id: bigint, since: string): Promise<RecoveryStartedDto> {
+    this.requireKey();
+    const from = parseDateTime(since);
+    if (from === undefined || from > Date.now() || from < Date.now() - RETENTION_MS) throw new RecoverSinceOutOfRange();
+    const subscription = await this.repository.findSubscriptionState(owner, id);
+    if (subscription === undefined) throw new WebhookNotFound(id);
+    if (subscription.disabled) throw new WebhookDisabled(id);
+    await this.repository.startRecovery(subscription.key, from);
+    return { since: new Date(from).toISOString() };
+  }
+
+  /** One page of the owner's events, with the cursor of the next when more follow. */
+  async events(owner: string, query: ListEventsQueryDto): Promise<EventPage> {
+    this.requireKey();
+    const limit = Math.min(query.limit ?? EVENTS_DEFAULT_PAGE, EVENTS_MAX_PAGE);
+    const order = query.order ?? 'desc';
+    const rows = await this.repository.listEvents(owner, {
+      limit,
+      order,
+      after: query.after === undefined ? undefined : BigInt(query.after.slice('evt_'.length)),
+      types: query.type === undefined ? undefined : [query.type],
+      since: parseDateTime(query.since),
+      until: parseDateTime(query.until),
+    });
+    const page = rows.slice(0, limit);
+    const events = page.map((row) => ({
+      id: eventWebhookId(row.id),
+      type: row.type,
+      timestamp: new Date(row.occurredAt).toISOString(),
+      data: parse(row.data, null, exactNumber) as object,
+    }));
+    return { events, limit, next: rows.length > limit ? events[events.length - 1].id : undefined };
+  }
+
   async deliveries(owner: string, id: bigint): Promise<WebhookAttemptDto[]> {
     this.requireKey();
     const key = await this.repository.findSubscription(owner, id);
     if (key === undefined) throw new WebhookNotFound(id);
     return (await this.repository.recentAttempts(key, RECENT_ATTEMPTS)).map((attempt) => ({
-      eventId: webhookId(attempt.deliveryId),
+      eventId: webhookId({ id: attempt.deliveryId, eventId: attempt.eventId }),
       type: attempt.type,
       attempt: attempt.attempt,
       ...(attempt.statusCode === null ? {} : { statusCode: attempt.statusCode }),

@@ -146,6 +146,86 @@ describe('createClient', () => {
       expect(sent[0].body).toBe('{"url":"https://h.test/","events":["plant.created"]}');
     });
 
+    it('changes, rotates, tests, resends and recovers a subscription, each with an Idempotency-Key', async () => {
+      const webhook =
+        '{"id":42,"url":"https://h.test/2","events":["plant.deleted"],"createdAt":"2026-11-24T09:30:00.000Z","enabled":true}';
+      const { fetch, sent } = fakeFetch(
+        json(200, webhook),
+        json(200, webhook.replace('}', ',"previousSecretExpiresAt":"2026-11-25T09:30:00.000Z","secret":"whsec_new"}')),
+        json(
+          200,
+          '{"eventId":"test_ab","delivered":false,"error":"connection refused","attemptedAt":"2026-11-24T09:30:00.000Z","durationMs":3}',
+        ),
+        json(202, '{"eventId":"evt_1842","type":"plant.created"}'),
+        json(202, '{"since":"2026-11-24T09:00:00.000Z"}'),
+      );
+      const { api } = client(fetch);
+      await expect(api.webhooks.update(42n, { url: 'https://h.test/2', description: null })).resolves.toMatchObject({
+        id: 42n,
+        url: 'https://h.test/2',
+      });
+      await expect(api.webhooks.rotateSecret(42n, { gracePeriodSeconds: 3600 })).resolves.toMatchObject({
+        secret: 'whsec_new',
+        previousSecretExpiresAt: '2026-11-25T09:30:00.000Z',
+      });
+      await expect(api.webhooks.test(42n)).resolves.toMatchObject({ delivered: false, error: 'connection refused' });
+      await expect(api.webhooks.resend(42n, 'evt_1842')).resolves.toEqual({
+        eventId: 'evt_1842',
+        type: 'plant.created',
+      });
+      await expect(api.webhooks.recover(42n, new Date('2026-11-24T09:00:00Z'))).resolves.toEqual({
+        since: '2026-11-24T09:00:00.000Z',
+      });
+      expect(sent.map((s) => [s.method, s.url, s.headers['content-type'], s.body])).toEqual([
+        [
+          'PATCH',
+          'http://plants.test/webhooks/42',
+          'application/merge-patch+json',
+          '{"url":"https://h.test/2","description":null}',
+        ],
+        ['POST', 'http://plants.test/webhooks/42/rotate-secret', 'application/json', '{"gracePeriodSeconds":3600}'],
+        ['POST', 'http://plants.test/webhooks/42/test', undefined, undefined],
+        ['POST', 'http://plants.test/webhooks/42/deliveries/evt_1842/resend', undefined, undefined],
+        ['POST', 'http://plants.test/webhooks/42/recover', 'application/json', '{"since":"2026-11-24T09:00:00.000Z"}'],
+      ]);
+      expect(sent.every((s) => /^[0-9a-f-]{36}$/.test(s.headers['idempotency-key']))).toBe(true);
+    });
+
+    it('retries a change with its key, and refuses an eventId or a date that cannot be sent', async () => {
+      const { fetch, sent } = fakeFetch(
+        error(503, 'down'),
+        json(200, '{"id":42,"url":"u","events":[],"createdAt":"x","enabled":false}'),
+      );
+      const { api } = client(fetch);
+      await api.webhooks.update(42n, { enabled: false });
+      expect(sent).toHaveLength(2);
+      expect(sent[0].headers['idempotency-key']).toBe(sent[1].headers['idempotency-key']);
+      await expect(api.webhooks.resend(42n, '../plants')).rejects.toThrow(TypeError);
+      await expect(api.webhooks.recover(42n, new Date('nope'))).rejects.toThrow(TypeError);
+      expect(sent).toHaveLength(2);
+    });
+
+    it('lists events page by page with its filters, data ids exact', async () => {
+      const event = (id: number) =>
+        `{"id":"evt_${id}","type":"plant.deleted","timestamp":"2026-11-24T09:30:00.000Z","data":{"id":9223372036854775807}}`;
+      const { fetch, sent } = fakeFetch(
+        json(200, `[${event(3)},${event(2)}]`, {
+          Link: '<?limit=2&order=desc&type=plant.deleted&after=evt_2>; rel="next"',
+        }),
+        json(200, `[${event(1)}]`),
+      );
+      const { api } = client(fetch);
+      const events = await collect(
+        api.events.list({ limit: 2, type: 'plant.deleted', since: new Date('2026-11-24T00:00:00Z') }),
+      );
+      expect(events.map((e) => e.id)).toEqual(['evt_3', 'evt_2', 'evt_1']);
+      expect(events[0].data).toEqual({ id: 9223372036854775807n });
+      expect(sent.map((s) => s.url)).toEqual([
+        'http://plants.test/events?limit=2&type=plant.deleted&since=2026-11-24T00%3A00%3A00.000Z',
+        'http://plants.test/events?limit=2&order=desc&type=plant.deleted&after=evt_2',
+      ]);
+    });
+
     it('refuses ids that are not int64 bigints, a bad limit and a bad key, before sending anything', async () => {
       const { fetch, sent } = fakeFetch();
       const { api } = client(fetch);

@@ -13,7 +13,22 @@ import { assertInt64, writeJson } from './json';
 import { isUnder, nextLink } from './link';
 import { apiResponse, type WithResponse } from './response';
 import { ANSWERS, type Expected, readChecked } from './shapes';
-import type { CreatedWebhook, NewPlant, NewWebhook, Plant, Webhook, WebhookAttempt } from './types';
+import type {
+  CreatedWebhook,
+  Event,
+  NewPlant,
+  NewWebhook,
+  Plant,
+  ResentWebhookDelivery,
+  RotatedWebhook,
+  Webhook,
+  WebhookAttempt,
+  WebhookChange,
+  WebhookEvent,
+  WebhookRecoveryStarted,
+  WebhookSecretRotation,
+  WebhookTestResult,
+} from './types';
 import { VERSION } from './version';
 
 export interface ClientOptions {
@@ -79,16 +94,46 @@ export interface ListOptions extends CallOptions {
 export type Page<T> = WithResponse<T[]>;
 
 /**
+ * The options of a call that changes something and may be retried: its `Idempotency-Key` (made
+ * by the client when none is given) makes a retry get the first answer rather than act twice.
+ */
+export type ChangeOptions = CreateOptions;
+
+export interface EventListOptions extends CallOptions {
+  /** Events per page (1 to 2147483647); the service caps it (1,000; 100 when left out). */
+  limit?: number;
+  /** `desc` (the default): newest first; `asc`: oldest first, the order to reconcile in. */
+  order?: 'asc' | 'desc';
+  /** Only events of this type. */
+  type?: WebhookEvent;
+  /** Only events that occurred at or after this time. */
+  since?: Date;
+  /** Only events that occurred before this time. */
+  until?: Date;
+  /** Start after this event id (`evt_<n>`), in the order asked for. */
+  after?: string;
+}
+
+/** A list read a page at a time as the loop asks for more (see PlantList). */
+export interface PagedList<T> extends AsyncIterableIterator<T> {
+  pages(): AsyncIterableIterator<Page<T>>;
+  toArray(options: { max: number }): Promise<T[]>;
+}
+
+/**
  * Every plant of the token's user, in id order, fetched a page at a time as the loop asks for
  * more. Iterated directly it yields plants, once; `pages()` and `toArray()` each read the list
  * anew from its start.
  */
-export interface PlantList extends AsyncIterableIterator<Plant> {
+export interface PlantList extends PagedList<Plant> {
   /** The pages, each with its answer's metadata. */
   pages(): AsyncIterableIterator<Page<Plant>>;
   /** The first `max` plants (`Infinity` for all of them); no page is fetched beyond them. */
   toArray(options: { max: number }): Promise<Plant[]>;
 }
+
+/** The token's user's webhook events, newest first unless asked otherwise, a page at a time. */
+export type EventList = PagedList<Event>;
 
 export interface PlantStoreClient {
   plants: {
@@ -102,6 +147,20 @@ export interface PlantStoreClient {
     delete(id: bigint, options?: DeleteOptions): ApiPromise<void>;
     /** The subscription's last delivery attempts (up to 100, of the last 7 days). */
     deliveries(id: bigint, options?: CallOptions): ApiPromise<WebhookAttempt[]>;
+    /** Changes what `change` gives (a JSON Merge Patch): `enabled: true` re-enables it. */
+    update(id: bigint, change: WebhookChange, options?: ChangeOptions): ApiPromise<Webhook>;
+    /** A new signing secret; the replaced one keeps signing for the grace period (24 hours unless said). */
+    rotateSecret(id: bigint, rotation?: WebhookSecretRotation, options?: ChangeOptions): ApiPromise<RotatedWebhook>;
+    /** Sends a `webhook.test` event now and says how the endpoint took it. */
+    test(id: bigint, options?: ChangeOptions): ApiPromise<WebhookTestResult>;
+    /** Sends the delivery of one event (its `eventId`, the `webhook-id`) again. */
+    resend(id: bigint, eventId: string, options?: ChangeOptions): ApiPromise<ResentWebhookDelivery>;
+    /** Sends again what failed or was held since `since`, at the pace the subscription is delivered. */
+    recover(id: bigint, since: Date, options?: ChangeOptions): ApiPromise<WebhookRecoveryStarted>;
+  };
+  events: {
+    /** The token's user's webhook events, as their deliveries carried them, a page at a time. */
+    list(options?: EventListOptions): EventList;
   };
 }
 
@@ -166,6 +225,21 @@ export function createClient(options: ClientOptions): PlantStoreClient {
     idempotencyKey: newIdempotencyKey(options.idempotencyKey),
     ...perCall(options),
   });
+  const patch = (target: URL, body: unknown, options: ChangeOptions = {}): Call => ({
+    method: 'PATCH',
+    url: target,
+    body: writeJson(body),
+    contentType: 'application/merge-patch+json',
+    idempotencyKey: newIdempotencyKey(options.idempotencyKey),
+    ...perCall(options),
+  });
+  /** A POST without a body, its Idempotency-Key all the same. */
+  const act = (target: URL, options: ChangeOptions = {}): Call => ({
+    method: 'POST',
+    url: target,
+    idempotencyKey: newIdempotencyKey(options.idempotencyKey),
+    ...perCall(options),
+  });
   const remove = (target: URL, options: DeleteOptions = {}): Call => ({
     method: 'DELETE',
     url: target,
@@ -188,38 +262,57 @@ export function createClient(options: ClientOptions): PlantStoreClient {
     );
   }
 
-  async function* pages(options: ListOptions): AsyncGenerator<Page<Plant>> {
-    const query: Record<string, string> = {};
-    if (options.limit !== undefined) {
-      if (!Number.isInteger(options.limit) || options.limit < 1 || options.limit > INT32_MAX) {
-        throw new RangeError(`limit must be an integer from 1 to ${INT32_MAX}`);
-      }
-      query.limit = String(options.limit);
-    }
-    if (options.after !== undefined) {
-      assertInt64('after', options.after);
-      query.after = String(options.after);
-    }
-    let page: URL | undefined = url('plants', query);
+  /** The pages of a list from `first`, each answer checked against `expected`, following `Link: rel=next`. */
+  async function* pagesFrom<T>(first: URL, expected: Expected<T[]>, options: CallOptions): AsyncGenerator<Page<T>> {
+    let page: URL | undefined = first;
     while (page !== undefined) {
       const answer: Answer = await transport.send({ method: 'GET', url: page, ...perCall(options) });
-      yield { data: readChecked(answer, ANSWERS.listPlants), response: apiResponse(answer) };
+      yield { data: readChecked(answer, expected), response: apiResponse(answer) };
       page = followable(nextLink(answer.headers.get('link'), answer.url), answer, base);
     }
   }
 
-  function listPlants(options: ListOptions = {}): PlantList {
-    async function* plants(): AsyncGenerator<Plant> {
-      for await (const page of pages(options)) yield* page.data;
+  function limitQuery(limit: number | undefined): Record<string, string> {
+    if (limit === undefined) return {};
+    if (!Number.isInteger(limit) || limit < 1 || limit > INT32_MAX) {
+      throw new RangeError(`limit must be an integer from 1 to ${INT32_MAX}`);
     }
-    return Object.assign(plants(), {
-      pages: () => pages(options),
-      async toArray({ max }: { max: number }): Promise<Plant[]> {
+    return { limit: String(limit) };
+  }
+
+  // Generators, so that an option they refuse rejects the first step, as every failure of a list does.
+  async function* plantPages(options: ListOptions): AsyncGenerator<Page<Plant>> {
+    const query = limitQuery(options.limit);
+    if (options.after !== undefined) {
+      assertInt64('after', options.after);
+      query.after = String(options.after);
+    }
+    yield* pagesFrom(url('plants', query), ANSWERS.listPlants, options);
+  }
+
+  async function* eventPages(options: EventListOptions): AsyncGenerator<Page<Event>> {
+    const query = limitQuery(options.limit);
+    if (options.order !== undefined) query.order = options.order;
+    if (options.type !== undefined) query.type = options.type;
+    if (options.since !== undefined) query.since = dateTime('since', options.since);
+    if (options.until !== undefined) query.until = dateTime('until', options.until);
+    if (options.after !== undefined) query.after = options.after;
+    yield* pagesFrom(url('events', query), ANSWERS.listEvents, options);
+  }
+
+  /** Iterated directly it yields items, once; `pages()` and `toArray()` each read the list anew. */
+  function pagedList<T>(pages: () => AsyncGenerator<Page<T>>): PagedList<T> {
+    async function* items(): AsyncGenerator<T> {
+      for await (const page of pages()) yield* page.data;
+    }
+    return Object.assign(items(), {
+      pages,
+      async toArray({ max }: { max: number }): Promise<T[]> {
         if (max !== Infinity && (!Number.isInteger(max) || max < 1)) {
           throw new RangeError('max must be a positive integer, or Infinity');
         }
-        const found: Plant[] = [];
-        for await (const page of pages(options)) {
+        const found: T[] = [];
+        for await (const page of pages()) {
           found.push(...page.data.slice(0, max - found.length));
           // Leaving the loop fetches no further page.
           if (found.length >= max) break;
@@ -236,7 +329,8 @@ export function createClient(options: ClientOptions): PlantStoreClient {
           assertInt64('plant.id', plant?.id);
           return post(url('plants'), plant, options);
         }, ANSWERS.createPlant),
-      list: listPlants,
+      // Each iteration reads the list anew, with the options checked when it starts.
+      list: (options = {}) => pagedList(() => plantPages(options)),
       delete: (id, options) => exchange<void>(() => remove(idPath('plants', id), options)),
     },
     webhooks: {
@@ -249,8 +343,37 @@ export function createClient(options: ClientOptions): PlantStoreClient {
           () => ({ method: 'GET', url: idPath('webhooks', id, '/deliveries'), ...perCall(options) }),
           ANSWERS.listWebhookDeliveries,
         ),
+      update: (id, change, options) =>
+        exchange(() => patch(idPath('webhooks', id), change, options), ANSWERS.updateWebhook),
+      rotateSecret: (id, rotation, options) =>
+        exchange(
+          () => post(idPath('webhooks', id, '/rotate-secret'), rotation ?? {}, options),
+          ANSWERS.rotateWebhookSecret,
+        ),
+      test: (id, options) => exchange(() => act(idPath('webhooks', id, '/test'), options), ANSWERS.testWebhook),
+      resend: (id, eventId, options) =>
+        exchange(() => {
+          if (typeof eventId !== 'string' || !/^(evt|msg)_[1-9][0-9]{0,18}$/.test(eventId)) {
+            throw new TypeError('eventId must be a webhook-id: evt_ or msg_ and its number');
+          }
+          return act(idPath('webhooks', id, `/deliveries/${eventId}/resend`), options);
+        }, ANSWERS.resendWebhookDelivery),
+      recover: (id, since, options) =>
+        exchange(
+          () => post(idPath('webhooks', id, '/recover'), { since: dateTime('since', since) }, options),
+          ANSWERS.recoverWebhook,
+        ),
+    },
+    events: {
+      list: (options = {}) => pagedList(() => eventPages(options)),
     },
   };
+}
+
+/** A Date as the API's date-time (UTC, milliseconds). */
+function dateTime(name: string, value: Date): string {
+  if (!(value instanceof Date) || Number.isNaN(value.getTime())) throw new TypeError(`${name} must be a valid Date`);
+  return value.toISOString();
 }
 
 /**

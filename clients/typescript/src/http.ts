@@ -60,11 +60,13 @@ export interface TransportOptions {
 }
 
 export interface Call {
-  method: 'GET' | 'POST' | 'DELETE';
+  method: 'GET' | 'POST' | 'PATCH' | 'DELETE';
   url: URL;
   /** Already written as JSON text (ids exact). */
   body?: string;
-  /** Sent as `Idempotency-Key` on every attempt of a POST or DELETE; without one a POST is never retried. */
+  /** The body's type, `application/json` unless said (a JSON Merge Patch is `application/merge-patch+json`). */
+  contentType?: string;
+  /** Sent as `Idempotency-Key` on every attempt of a POST, PATCH or DELETE; without one a POST or PATCH is never retried. */
   idempotencyKey?: string;
   signal?: AbortSignal;
   /** This call's own `retries`, instead of the client's. */
@@ -137,7 +139,7 @@ export class Transport {
   constructor(private readonly options: TransportOptions) {}
 
   async send(call: Call): Promise<Answer> {
-    const retryable = call.method !== 'POST' || call.idempotencyKey !== undefined;
+    const retryable = (call.method !== 'POST' && call.method !== 'PATCH') || call.idempotencyKey !== undefined;
     const headers = { ...this.options.headers, ...call.headers };
     // Whether an earlier attempt may have reached the service and done its work (its answer lost).
     let mayHaveApplied = false;
@@ -190,7 +192,7 @@ export class Transport {
       Authorization: `Bearer ${token}`,
       'User-Agent': this.options.userAgent,
     };
-    if (call.body !== undefined) headers['Content-Type'] = 'application/json';
+    if (call.body !== undefined) headers['Content-Type'] = call.contentType ?? 'application/json';
     if (call.idempotencyKey !== undefined) headers['Idempotency-Key'] = call.idempotencyKey;
     return headers;
   }

@@ -25,8 +25,10 @@ function problem(text: string, expected: Expected<unknown>): PlantStoreError | u
 }
 
 /** The client's name for the JSON type of an OpenAPI property schema. */
-function kindOf(schema: { type?: string; format?: string; items?: { type?: string } }): string {
+function kindOf(schema: { type?: string; format?: string; items?: { type?: string }; anyOf?: unknown[] }): string {
   if (schema.type === 'integer' && schema.format === 'int64') return 'int64';
+  // A choice among object schemas (an event's data): the client checks it is an object.
+  if (schema.anyOf !== undefined) return 'object';
   if (schema.type === 'array' && schema.items?.type === 'string') return 'string[]';
   return String(schema.type);
 }

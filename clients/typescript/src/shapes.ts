@@ -1,6 +1,16 @@
 import { type Answer, invalidResponse, readJson } from './http';
 import type { components, operations } from './schema';
-import type { CreatedWebhook, Plant, Webhook, WebhookAttempt } from './types';
+import type {
+  CreatedWebhook,
+  Event,
+  Plant,
+  ResentWebhookDelivery,
+  RotatedWebhook,
+  Webhook,
+  WebhookAttempt,
+  WebhookRecoveryStarted,
+  WebhookTestResult,
+} from './types';
 
 type SchemaName = keyof components['schemas'];
 
@@ -15,7 +25,9 @@ type Kind<V> = V extends bigint
         ? 'boolean'
         : V extends readonly string[]
           ? 'string[]'
-          : never;
+          : V extends object
+            ? 'object'
+            : never;
 
 /**
  * Every documented property of `T` with its JSON type, `?` when it may be absent. The compiler
@@ -36,6 +48,7 @@ const WEBHOOK: Shape<Webhook> = {
   enabled: 'boolean',
   disabledAt: 'string?',
   disabledReason: 'string?',
+  previousSecretExpiresAt: 'string?',
 };
 const CREATED_WEBHOOK: Shape<CreatedWebhook> = { ...WEBHOOK, secret: 'string' };
 const WEBHOOK_ATTEMPT: Shape<WebhookAttempt> = {
@@ -47,6 +60,19 @@ const WEBHOOK_ATTEMPT: Shape<WebhookAttempt> = {
   attemptedAt: 'string',
   durationMs: 'number',
 };
+
+const ROTATED_WEBHOOK: Shape<RotatedWebhook> = { ...WEBHOOK, secret: 'string' };
+const WEBHOOK_TEST_RESULT: Shape<WebhookTestResult> = {
+  eventId: 'string',
+  delivered: 'boolean',
+  statusCode: 'number?',
+  error: 'string?',
+  attemptedAt: 'string',
+  durationMs: 'number',
+};
+const RESENT_DELIVERY: Shape<ResentWebhookDelivery> = { eventId: 'string', type: 'string' };
+const RECOVERY_STARTED: Shape<WebhookRecoveryStarted> = { since: 'string' };
+const EVENT: Shape<Event> = { id: 'string', type: 'string', timestamp: 'string', data: 'object' };
 
 /** What a successful answer's body must be: one `schema` object, or a JSON array of them. */
 export interface Expected<T> {
@@ -67,6 +93,12 @@ export const ANSWERS = {
   createWebhook: one('CreatedWebhook', CREATED_WEBHOOK),
   listWebhooks: many('Webhook', WEBHOOK),
   listWebhookDeliveries: many('WebhookAttempt', WEBHOOK_ATTEMPT),
+  updateWebhook: one('Webhook', WEBHOOK),
+  rotateWebhookSecret: one('RotatedWebhook', ROTATED_WEBHOOK),
+  testWebhook: one('WebhookTestResult', WEBHOOK_TEST_RESULT),
+  resendWebhookDelivery: one('ResentWebhookDelivery', RESENT_DELIVERY),
+  recoverWebhook: one('WebhookRecoveryStarted', RECOVERY_STARTED),
+  listEvents: many('Event', EVENT),
 } satisfies Partial<Record<keyof operations, Expected<unknown>>>;
 
 /**
@@ -111,6 +143,7 @@ const ARTICLES: Record<string, string> = {
   number: 'a number',
   boolean: 'a boolean',
   'string[]': 'an array of strings',
+  object: 'a JSON object',
 };
 
 function isOfKind(value: unknown, kind: string): boolean {
@@ -122,6 +155,8 @@ function isOfKind(value: unknown, kind: string): boolean {
       return typeof value === 'number';
     case 'string[]':
       return Array.isArray(value) && value.every((item) => typeof item === 'string');
+    case 'object':
+      return typeof value === 'object' && value !== null && !Array.isArray(value);
     default:
       return typeof value === kind;
   }

@@ -27,11 +27,15 @@ export class JsonBodyGuard implements CanActivate {
   }
 }
 
-/** Marks a route as taking a JSON body (documented: 413 over BODY_LIMIT_BYTES, 415 not JSON, 400 malformed). */
-export function TakesJsonBody(): MethodDecorator {
+/**
+ * Marks a route as taking a JSON body (documented: 413 over BODY_LIMIT_BYTES, 415 not JSON, 400
+ * malformed), documented as `types` (every `application/*+json` type is read alike: a JSON Merge
+ * Patch's `application/merge-patch+json` too).
+ */
+export function TakesJsonBody(...types: string[]): MethodDecorator {
   return applyDecorators(
     UseGuards(JsonBodyGuard),
-    ApiConsumes('application/json'),
+    ApiConsumes(...(types.length > 0 ? types : ['application/json'])),
     ApiErrors(BodyTooLarge.doc, BodyNotJson.doc, MalformedJson.doc),
   );
 }

@@ -83,6 +83,23 @@ export const webhooksSettings = {
     description:
       'Delivery attempts one instance (or worker) runs at once, 1 to 1000; also the most connections it opens to one receiver at once.',
   }),
+  WEBHOOK_SUBSCRIPTION_CONCURRENCY: integer({
+    min: 1,
+    max: 1000,
+    // A quarter of the default WEBHOOK_CONCURRENCY: one endpoint that never answers holds at most
+    // that much of an instance, and the rest keeps serving everyone else within a poll.
+    default: 32,
+    description:
+      "Delivery attempts one instance runs at once for one subscription, 1 to 1000 (at most `WEBHOOK_CONCURRENCY`): a slow or failing endpoint, or one with a backlog, holds no more of the instance's slots than this, whatever is due for it (see [docs/webhooks.md](webhooks.md#fair-delivery)).",
+  }),
+  WEBHOOK_OWNER_CONCURRENCY: integer({
+    min: 1,
+    max: 1000,
+    // Half of the default WEBHOOK_CONCURRENCY: one user's subscriptions together never hold every slot.
+    default: 64,
+    description:
+      'Delivery attempts one instance runs at once for all the subscriptions of one user, 1 to 1000 (at most `WEBHOOK_CONCURRENCY`).',
+  }),
 };
 
 export function webhooksConfig(env: SettingValues<typeof webhooksSettings>) {
@@ -102,6 +119,9 @@ export function webhooksConfig(env: SettingValues<typeof webhooksSettings>) {
       deliver: env.WEBHOOK_DELIVERY,
       pollIntervalMs: env.WEBHOOK_POLL_INTERVAL_MS,
       concurrency: env.WEBHOOK_CONCURRENCY,
+      /** Attempts in flight on one instance for one subscription, and for one owner's subscriptions. */
+      subscriptionConcurrency: env.WEBHOOK_SUBSCRIPTION_CONCURRENCY,
+      ownerConcurrency: env.WEBHOOK_OWNER_CONCURRENCY,
     },
   };
 }

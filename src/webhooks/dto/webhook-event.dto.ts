@@ -1,10 +1,34 @@
 import { ApiProperty, ApiSchema } from '@nestjs/swagger';
 import { webhooksSettings } from '../../config/env/webhooks';
-import { WEBHOOK_EVENTS, WEBHOOK_EVENT_TYPES, WebhookEvent, eventOperationId, eventSchemaName } from '../events';
+import {
+  TestEventData,
+  WEBHOOK_EVENTS,
+  WEBHOOK_EVENT_TYPES,
+  WEBHOOK_TEST_EVENT,
+  WebhookEvent,
+  eventOperationId,
+  eventSchemaName,
+} from '../events';
+
+type DocumentedEvent = WebhookEvent | typeof WEBHOOK_TEST_EVENT;
+
+/** What the document says of each event it shows: the plant events' declarations, and the test's. */
+const DOCUMENTED: Record<
+  DocumentedEvent,
+  { summary: string; dataSchema: new () => object; dataDescription?: string; exampleTimestamp: string }
+> = {
+  ...WEBHOOK_EVENT_TYPES,
+  [WEBHOOK_TEST_EVENT]: {
+    summary: 'A test of the endpoint (POST /webhooks/{id}/test), sent only when asked for',
+    dataSchema: TestEventData,
+    exampleTimestamp: '2026-11-24T09:29:00.000Z',
+  },
+};
+const DOCUMENTED_EVENTS = [...WEBHOOK_EVENTS, WEBHOOK_TEST_EVENT] as DocumentedEvent[];
 
 /** The body POSTed to a subscription for `type`, as a schema of the OpenAPI document. */
-function eventBodySchema(type: WebhookEvent): new () => object {
-  const declaration = WEBHOOK_EVENT_TYPES[type];
+function eventBodySchema(type: DocumentedEvent): new () => object {
+  const declaration = DOCUMENTED[type];
   class EventBody {}
   const property = (name: string, options: Parameters<typeof ApiProperty>[0]) =>
     ApiProperty(options)(EventBody.prototype, name);
@@ -24,17 +48,17 @@ function eventBodySchema(type: WebhookEvent): new () => object {
 }
 
 /** The event bodies' schema classes, for the document's extra models. */
-export const WEBHOOK_EVENT_SCHEMAS = WEBHOOK_EVENTS.map(eventBodySchema);
+export const WEBHOOK_EVENT_SCHEMAS = DOCUMENTED_EVENTS.map(eventBodySchema);
 
 /**
  * The events as OpenAPI 3.1 would declare them under `webhooks`, for the `x-webhooks` extension a
  * 3.0 document can carry (Redoc and other renderers show it): one POST per event, with its body.
  */
-export function webhookEventOperations(): Record<WebhookEvent, object> {
-  const operation = (type: WebhookEvent) => ({
+export function webhookEventOperations(): Record<DocumentedEvent, object> {
+  const operation = (type: DocumentedEvent) => ({
     post: {
       operationId: eventOperationId(type),
-      summary: WEBHOOK_EVENT_TYPES[type].summary,
+      summary: DOCUMENTED[type].summary,
       tags: ['webhooks'],
       // A delivery carries no token of this API: the receiver checks its Standard Webhooks signature.
       security: [],
@@ -48,7 +72,10 @@ export function webhookEventOperations(): Record<WebhookEvent, object> {
       },
     },
   });
-  return Object.fromEntries(WEBHOOK_EVENTS.map((type) => [type, operation(type)])) as Record<WebhookEvent, object>;
+  return Object.fromEntries(DOCUMENTED_EVENTS.map((type) => [type, operation(type)])) as Record<
+    DocumentedEvent,
+    object
+  >;
 }
 
 /** `a`, `a and b`, `a, b and c`: how the docs list names. */
@@ -76,9 +103,11 @@ function readableSchedule(scheduleMs: readonly number[]): string {
 export const WEBHOOK_DELIVERY_DESCRIPTION =
   'Each subscription (`POST /webhooks`) receives its events as `POST` requests to its `url`, with a ' +
   `JSON body \`{ "type", "timestamp", "data" }\` (schemas ${listed(WEBHOOK_EVENTS.map(eventSchemaName), (name) => `\`${name}\``)}; ` +
-  'ids are exact int64 JSON integers) and the Standard Webhooks headers `webhook-id` (`msg_<n>`, the same ' +
-  'on every retry of one event: drop duplicates by it), `webhook-timestamp` (seconds) and ' +
-  '`webhook-signature` (`v1,` and the base64 HMAC-SHA256 of `<webhook-id>.<webhook-timestamp>.<body>` ' +
-  `keyed with the subscription secret). A 2xx answer within ${webhooksSettings.WEBHOOK_TIMEOUT_MS.defaultValue / 1000} s is a delivery; \`410 Gone\` disables the ` +
+  'ids are exact int64 JSON integers) and the Standard Webhooks headers `webhook-id` (`evt_<n>`, the ' +
+  "event's id in GET /events, the same on every retry and resend of one event and for every subscription " +
+  'that receives it: drop duplicates by it), `webhook-timestamp` (seconds) and `webhook-signature` (`v1,` and ' +
+  'the base64 HMAC-SHA256 of `<webhook-id>.<webhook-timestamp>.<body>` keyed with the subscription secret; ' +
+  'during the grace period of a rotated secret, a second `v1,` signature with the previous secret, space-separated). ' +
+  `A receiver answers 2xx to a \`type\` it does not know (\`${WEBHOOK_TEST_EVENT}\`, sent only by a test). A 2xx answer within ${webhooksSettings.WEBHOOK_TIMEOUT_MS.defaultValue / 1000} s is a delivery; \`410 Gone\` disables the ` +
   `subscription; anything else is retried (${readableSchedule(webhooksSettings.WEBHOOK_RETRY_SCHEDULE.defaultValue)} by default). ` +
   'Delivery is at least once and in no particular order. See docs/webhooks.md for a receiver.';

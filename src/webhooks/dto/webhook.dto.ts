@@ -33,9 +33,10 @@ export class WebhookDto {
 
   @ApiProperty({
     description:
-      'False once the subscription was disabled: its endpoint answered 410 Gone, or every delivery failed ' +
-      'for WEBHOOK_DISABLE_AFTER (5 days by default). A disabled subscription records no events; delete it ' +
-      'and subscribe again to resume.',
+      'False once the subscription was disabled: its endpoint answered 410 Gone, every delivery failed ' +
+      'for WEBHOOK_DISABLE_AFTER (5 days by default), or it was disabled through PATCH. Nothing is sent to a ' +
+      'disabled subscription; what it would receive is held, and sent if recovered. `PATCH` with ' +
+      '`enabled: true` re-enables it.',
     example: true,
   })
   enabled: boolean;
@@ -45,6 +46,14 @@ export class WebhookDto {
 
   @ApiPropertyOptional({ description: 'Why it was disabled', example: 'the endpoint answered 410 Gone' })
   disabledReason?: string;
+
+  @ApiPropertyOptional({
+    format: 'date-time',
+    description:
+      'Present while the secret the last rotation replaced still signs deliveries (beside the current one): until when.',
+    example: '2026-11-25T09:30:00.000Z',
+  })
+  previousSecretExpiresAt?: string;
 }
 
 /** The answer to POST /webhooks: the only time the signing secret is shown. */
@@ -59,10 +68,77 @@ export class CreatedWebhookDto extends WebhookDto {
   secret: string;
 }
 
+/** The answer to POST /webhooks/{id}/rotate-secret: the only time the new secret is shown. */
+@ApiSchema({ name: 'RotatedWebhook' })
+export class RotatedWebhookDto extends WebhookDto {
+  @ApiProperty({
+    description:
+      'The new signing secret (`whsec_` and base64), which signs every delivery from now on. Shown only in this ' +
+      'answer. Until `previousSecretExpiresAt` the secret it replaced signs them too.',
+    example: 'whsec_3yQ0mP1nVvXQx1T8RlkM8vZC2Gd2mWcRj0sC9sEoX5g=',
+  })
+  secret: string;
+}
+
+/** The answer to POST /webhooks/{id}/test: how the endpoint took a `webhook.test` event. */
+@ApiSchema({ name: 'WebhookTestResult' })
+export class WebhookTestResultDto {
+  @ApiProperty({
+    description: 'The `webhook-id` the test was sent with: `test_` and 32 hex digits',
+    example: 'test_5f0c6d2e8a1b4c3d9e7f60a1b2c3d4e5',
+  })
+  eventId: string;
+
+  @ApiProperty({ description: 'Whether the endpoint answered 2xx, as a delivery would need', example: true })
+  delivered: boolean;
+
+  @ApiPropertyOptional({ description: 'The HTTP status the endpoint answered, when it answered', example: 204 })
+  statusCode?: number;
+
+  @ApiPropertyOptional({
+    description: 'Why no answer was had (timeout, connection refused, address refused, ...)',
+    example: 'connection refused',
+  })
+  error?: string;
+
+  @ApiProperty({ format: 'date-time', example: '2026-11-24T09:30:01.250Z' })
+  attemptedAt: string;
+
+  @ApiProperty({ example: 84 })
+  durationMs: number;
+}
+
+/** The answer to POST /webhooks/{id}/deliveries/{eventId}/resend. */
+@ApiSchema({ name: 'ResentWebhookDelivery' })
+export class ResentDeliveryDto {
+  @ApiProperty({ description: 'The `webhook-id` it is sent with again', example: 'evt_1842' })
+  eventId: string;
+
+  @ApiProperty({ enum: [...WEBHOOK_EVENTS], example: 'plant.created' })
+  type: WebhookEvent;
+}
+
+/** The answer to POST /webhooks/{id}/recover. */
+@ApiSchema({ name: 'WebhookRecoveryStarted' })
+export class RecoveryStartedDto {
+  @ApiProperty({
+    format: 'date-time',
+    description: 'The deliveries of events from this time on that failed or were held are sent again',
+    example: '2026-11-24T09:00:00.000Z',
+  })
+  since: string;
+}
+
 /** One attempt to deliver an event, as GET /webhooks/{id}/deliveries shows it. */
 @ApiSchema({ name: 'WebhookAttempt' })
 export class WebhookAttemptDto {
-  @ApiProperty({ description: 'The `webhook-id` of the event: the same on every attempt', example: 'msg_1842' })
+  @ApiProperty({
+    description:
+      'The `webhook-id` of the event: the same on every attempt and resend. `evt_<n>`, the id GET /events shows ' +
+      'and every subscription of the user receives it with; `msg_<n>` for a delivery recorded before the ' +
+      'service kept events',
+    example: 'evt_1842',
+  })
   eventId: string;
 
   @ApiProperty({ enum: [...WEBHOOK_EVENTS], example: 'plant.created' })

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { TokensService } from '../src/auth/tokens.service';
+import { SET_SYNC_WAIT, isGaleraNode } from '../src/database/galera';
 import { TOKEN_CACHE_MAX_ENTRIES } from '../src/auth/auth.limits';
 import { testDatabases } from './utils/databases';
 import { watchStatements } from './utils/statements';
@@ -22,7 +23,12 @@ describe.each(testDatabases())('SQL statements per request on %s', (database) =>
     t = await startTestApp(database, { TOKEN_CACHE_TTL_MS: '300000' });
     await t.reset();
     token = await t.token({ subject: 'counted' });
+    // On a Galera node a session sets its causal wait again after a statement that failed (a
+    // duplicate id, a key already taken: src/database/galera.ts). It is queued behind the failure
+    // on the same connection, so no request waits for it; it is counted in galera.spec.ts, not here.
+    const galera = await isGaleraNode(t.dataSource);
     stopWatching = watchStatements(database, t.dataSource, (sql, parameters) => {
+      if (galera && sql === SET_SYNC_WAIT) return;
       statements.push(sql);
       lastParameters = parameters;
     });

@@ -18,7 +18,8 @@ interface QueryableConnection {
   query(...args: unknown[]): unknown;
 }
 
-const SET_SYNC_WAIT = `SET SESSION wsrep_sync_wait = ${GALERA_SYNC_WAIT}`;
+/** The statement that sets GALERA_SYNC_WAIT on a session. */
+export const SET_SYNC_WAIT = `SET SESSION wsrep_sync_wait = ${GALERA_SYNC_WAIT}`;
 const ignore = () => undefined;
 
 /**

@@ -11,32 +11,41 @@ import { ROOT, log } from '../lib/harness';
 import { canPin, findDatabasePid, getAffinity, run, setAffinity } from '../lib/sys';
 import { S, START_PROD } from './settings';
 
-/** What to undo at the end, last first; on SIGINT or SIGTERM too, then exit 130. */
+/**
+ * What to undo at the end, last first; on SIGINT, SIGTERM or SIGHUP too, and when the output goes
+ * away (piped to `head`, a closed terminal), then exit 130: a run cut short still gives the
+ * database server back all its cores and leaves no target running.
+ */
 export class Cleanups {
   private readonly steps: (() => Promise<void>)[] = [];
-  private interrupted = false;
+  private done: Promise<void> | undefined;
 
   constructor() {
+    let interrupted = false;
     const onSignal = () => {
-      if (this.interrupted) return;
-      this.interrupted = true;
+      if (interrupted) return;
+      interrupted = true;
       log('interrupted: cleaning up');
-      void (async () => {
-        for (const c of this.steps.reverse()) await c().catch(() => undefined);
-        process.exit(130);
-      })();
+      void this.runAll().then(() => process.exit(130));
     };
     process.on('SIGINT', onSignal);
     process.on('SIGTERM', onSignal);
+    process.on('SIGHUP', onSignal);
+    // A write to a closed pipe fails with EPIPE; unhandled, it would end the process on the spot.
+    process.stdout.on('error', onSignal);
+    process.stderr.on('error', onSignal);
   }
 
   add(step: () => Promise<void>): void {
     this.steps.push(step);
   }
 
-  async runAll(): Promise<void> {
-    if (this.interrupted) return;
-    for (const c of this.steps.reverse()) await c().catch((e: unknown) => log(`cleanup: ${String(e)}`));
+  /** Runs the steps once, however many ask (the run's end and an interruption may both). */
+  runAll(): Promise<void> {
+    this.done ??= (async () => {
+      for (const c of this.steps.reverse()) await c().catch((e: unknown) => log(`cleanup: ${String(e)}`));
+    })();
+    return this.done;
   }
 }
 

@@ -1,6 +1,7 @@
 import { CliIo, EXIT_FAILURE, EXIT_OK, EXIT_USAGE, runCli } from '../src/cli';
 import { POST_DEPLOYMENT_MIGRATIONS } from '../src/database/data-source';
 import { testDatabases } from './utils/databases';
+import { undoMigrations } from './utils/migrations';
 import { cliContext } from './utils/service-process';
 import { TestApp, bearer, expectErrorBody, startTestApp } from './utils/test-app';
 
@@ -96,7 +97,7 @@ describe.each(testDatabases())('plantstore CLI on %s', (database) => {
 
   it('runs the post-deployment migrations when told, which start-up left pending', async () => {
     const postDeployment = POST_DEPLOYMENT_MIGRATIONS.map((migration) => migration.name);
-    for (let i = 0; i < postDeployment.length; i += 1) await t.dataSource.undoLastMigration();
+    await undoMigrations(t.dataSource, postDeployment);
     // What a start of the service leaves: on SQLite nothing, since no other release can serve beside it.
     const started = await cli('migrate');
     expect(started.code).toBe(EXIT_OK);

@@ -6,6 +6,7 @@ import { MIGRATION_LOCK_TABLE, pendingMigrations, runPendingMigrations } from '.
 import { SchemaHealthIndicator } from '../src/health/schema.health';
 import { PLANT_NAME_MAX_LENGTH, PLANT_TAG_MAX_LENGTH } from '../src/plants/plants.limits';
 import { testDatabases } from './utils/databases';
+import { undoMigrations } from './utils/migrations';
 import { TestApp, bearer, startTestApp } from './utils/test-app';
 
 describe.each(testDatabases())('Schema on %s', (database) => {
@@ -125,14 +126,6 @@ describe.each(testDatabases())('Schema on %s', (database) => {
     }
   };
 
-  /** The names of the migrations the database records as applied. */
-  const appliedMigrations = async () =>
-    (
-      (await t.dataSource.query(
-        `SELECT name FROM ${t.dataSource.driver.escape(t.dataSource.options.migrationsTableName ?? 'migrations')}`,
-      )) as { name: string }[]
-    ).map((row) => row.name);
-
   it('is exactly what the entities describe once every migration has run (no migration missing)', async () => {
     await expect(differences()).resolves.toEqual([]);
     await expect(tablesMade()).resolves.toEqual(described());
@@ -144,10 +137,7 @@ describe.each(testDatabases())('Schema on %s', (database) => {
 
   it(`runs the post-deployment migrations at start-up ${database === 'sqlite' ? 'too' : 'only when told'}, and serves either way`, async () => {
     const postDeployment = POST_DEPLOYMENT_MIGRATIONS.map((migration) => migration.name);
-    // Back to before the post-deployment migrations, whatever ran after them: a database migrated
-    // in one go ran them in timestamp order, so a later start-up migration is the last one there.
-    while ((await appliedMigrations()).some((name) => postDeployment.includes(name)))
-      await t.dataSource.undoLastMigration();
+    await undoMigrations(t.dataSource, postDeployment);
     await runPendingMigrations(t.dataSource, 'start-up');
     await expect(pendingMigrations(t.dataSource, 'post-deployment')).resolves.toEqual(
       database === 'sqlite' ? [] : postDeployment,

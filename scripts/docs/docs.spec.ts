@@ -1,8 +1,9 @@
 import { existsSync, readFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { SETTINGS } from '../../src/config/configuration';
 import { QUOTED_IN_CODE, ROOT, facts } from './facts';
 import { DOCS_COMMAND, documents, staleFacts, statedFacts, withFacts } from './fragments';
+import { anchorsOf, fileNamesIn, linksOf, namedPaths, npmScriptsOf, pathExists, scriptsOf } from './references';
 import { needsToken, routesOf } from './routes';
 import { ENV_EXAMPLE, envExample } from './settings';
 
@@ -78,19 +79,27 @@ describe('routes named in the docs', () => {
   });
 });
 
-describe('files named in the docs', () => {
-  /**
-   * A path in backticks that names a file of the repository (`src/plants/plants.limits.ts`,
-   * `test/limits.e2e-spec.ts`, `scripts/docs/facts.ts`), from the repository's root or from the
-   * document's own folder (the client's README names its package's files): "Where to change what"
-   * and every other page send a reader there, so each must exist. What a run writes (`bench/.out/`)
-   * is not in the repository.
-   */
-  const FILE = /`((?:src|test|scripts|bench|deploy|clients|docs|contract)\/[\w./-]+\.[a-z]+)`/g;
+describe('what the docs send a reader to', () => {
+  const FILE_NAMES = fileNamesIn(ROOT);
 
+  // "Where to change what" and every other page send a reader to files: each must exist.
   it.each(DOCUMENTS)('%s names only files that exist', (file) => {
-    const named = [...read(file).matchAll(FILE)].map(([, path]) => path).filter((path) => !path.includes('/.out/'));
-    const exists = (path: string) => existsSync(join(ROOT, path)) || existsSync(join(ROOT, dirname(file), path));
-    expect(named.filter((path) => !exists(path))).toEqual([]);
+    const named = namedPaths(ROOT, file, read(file));
+    expect([...new Set(named.filter((path) => !pathExists(ROOT, file, path, FILE_NAMES)))]).toEqual([]);
+  });
+
+  it.each(DOCUMENTS)('%s links only to files and sections that exist', (file) => {
+    const broken = linksOf(file, read(file)).filter(({ path, anchor }) => {
+      if (!existsSync(join(ROOT, path))) return true;
+      return anchor !== undefined && path.endsWith('.md') && !anchorsOf(read(path)).has(anchor);
+    });
+    expect(broken.map(({ text, path, anchor }) => `[${text}](${path}${anchor ? `#${anchor}` : ''})`)).toEqual([]);
+  });
+
+  it.each(DOCUMENTS)('%s tells its reader to run only npm scripts that exist', (file) => {
+    const missing = npmScriptsOf(read(file)).filter(({ script, workspace }) => !scriptsOf(ROOT, workspace).has(script));
+    expect(missing.map(({ script, workspace }) => `npm run ${script}${workspace ? ` -w ${workspace}` : ''}`)).toEqual(
+      [],
+    );
   });
 });

@@ -1,6 +1,6 @@
 import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, relative } from 'node:path';
 import { MIGRATIONS, POST_DEPLOYMENT_MIGRATIONS } from './data-source';
 import { InvalidMigrationFile, migrationsIn } from './migration-files';
 
@@ -42,6 +42,13 @@ describe(migrationsIn.name, () => {
     expect(migrationsIn(folder, '.js').map((migration) => migration.name)).toEqual([
       'Initial1700000000001',
       'AddTag1700000000002',
+    ]);
+  });
+
+  it('finds them in a folder named relative to the working directory', () => {
+    write({ '1700000000001-Initial.js': moduleText('Initial1700000000001') });
+    expect(migrationsIn(relative(process.cwd(), folder), '.js').map((migration) => migration.name)).toEqual([
+      'Initial1700000000001',
     ]);
   });
 

@@ -1,5 +1,5 @@
 import { readdirSync } from 'node:fs';
-import { extname, join } from 'node:path';
+import { extname, join, resolve } from 'node:path';
 import type { MigrationInterface } from 'typeorm';
 
 export type MigrationClass = new () => MigrationInterface;
@@ -37,7 +37,7 @@ export function migrationsIn(folder: string, extension = extname(__filename)): M
     .sort();
   for (const file of files) {
     // eslint-disable-next-line @typescript-eslint/no-require-imports -- a module found at run time
-    const exported = require(join(folder, file)) as Record<string, unknown>;
+    const exported = require(resolve(folder, file)) as Record<string, unknown>;
     const migrations = Object.entries(exported).filter(([, value]) => isMigrationClass(value));
     const named = MIGRATION_FILE.exec(file.slice(0, -extension.length));
     if (!named) {

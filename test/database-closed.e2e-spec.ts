@@ -1,11 +1,13 @@
 import { Type } from '@nestjs/common';
 import { ApiToken } from '../src/auth/api-token.entity';
+import { SCOPE_NAMES } from '../src/auth/scopes';
 import { TokensRepository } from '../src/auth/tokens.repository';
 import { DatabaseUnavailable } from '../src/common/filters/server.errors';
 import { IdempotencyRepository } from '../src/idempotency/idempotency.repository';
 import { PlantsRepository } from '../src/plants/plants.repository';
 import { ClaimedDelivery, WebhooksRepository, noSubscriptionWants } from '../src/webhooks/webhooks.repository';
 import { testDatabases } from './utils/databases';
+import { DOCUMENTED, bodyOf, pathOf } from './utils/operations';
 import { TestApp, bearer, expectErrorBody, startTestApp } from './utils/test-app';
 import { WEBHOOK_TEST_ENV } from './utils/webhook-receiver';
 
@@ -178,7 +180,7 @@ describe.each(testDatabases())('Repositories on a closed data source on %s', (da
   beforeAll(async () => {
     t = await startTestApp(database, { ...WEBHOOK_TEST_ENV, TOKEN_CACHE_TTL_MS: '300000' });
     await t.reset();
-    secret = await t.token({ subject: 'closed', scopes: ['plants:read', 'plants:write', 'webhooks:manage'] });
+    secret = await t.token({ subject: 'closed', scopes: [...SCOPE_NAMES] });
     // Cached from here on: requests reach the routes with the database closed.
     expect((await t.http().get('/plants').set(bearer(secret))).status).toBe(200);
     await t.dataSource.destroy();
@@ -207,22 +209,22 @@ describe.each(testDatabases())('Repositories on a closed data source on %s', (da
     },
   );
 
-  const webhook = '{"url":"http://127.0.0.1:9/hook","events":["plant.created"]}';
-  it.each([
-    ['GET', '/plants', '', undefined, undefined],
-    ['POST', '/plants', '', '{"id":1,"name":"Fern"}', undefined],
-    ['POST', '/plants', ' with an Idempotency-Key', '{"id":1,"name":"Fern"}', 'closed-key'],
-    ['DELETE', '/plants/1', '', undefined, undefined],
-    ['GET', '/webhooks', '', undefined, undefined],
-    ['POST', '/webhooks', '', webhook, undefined],
-    ['POST', '/webhooks', ' with an Idempotency-Key', webhook, 'closed-key'],
-    ['DELETE', '/webhooks/1', '', undefined, undefined],
-    ['GET', '/webhooks/1/deliveries', '', undefined, undefined],
-  ])('answers %s %s%s with 503 {error, message}', async (method, path, _label, body, idempotencyKey) => {
-    let req = t.http()[method.toLowerCase() as 'get' | 'post' | 'delete'](path).set(bearer(secret));
+  // Every operation behind a token (the document's; a new one is covered once documented), and each
+  // idempotent one with a key as well, whose lookup is the first statement it sends.
+  it.each(
+    DOCUMENTED.filter(({ needsToken }) => needsToken).flatMap((operation) => [
+      [operation.label, '', operation, undefined] as const,
+      ...(operation.idempotent
+        ? [[operation.label, ' with an Idempotency-Key', operation, 'closed-key'] as const]
+        : []),
+    ]),
+  )('answers %s%s with 503 {error, message}', async (_label, _with, operation, idempotencyKey) => {
+    let req = t.http()[operation.method.toLowerCase() as 'get'](pathOf(operation)).set(bearer(secret));
     if (idempotencyKey) req = req.set('Idempotency-Key', idempotencyKey);
-    const res = body === undefined ? await req : await req.set('Content-Type', 'application/json').send(body);
+    const res = operation.takesBody
+      ? await req.set('Content-Type', 'application/json').send(bodyOf(operation))
+      : await req;
     expectErrorBody(res, 503);
-    expect(res.body.message).toBe('The database is unavailable; try again shortly');
+    expect(res.body.message).toBe(new DatabaseUnavailable().message);
   });
 });

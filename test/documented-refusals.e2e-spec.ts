@@ -1,10 +1,18 @@
 import { randomBytes } from 'node:crypto';
-import { readFileSync } from 'node:fs';
 import { Server } from 'node:http';
 import { BODY_LIMIT_BYTES } from '../src/common/json/json-body.limits';
 import { isRateLimited } from '../src/rate-limit/rate-limit.middleware';
 import { testDatabases } from './utils/databases';
-import { OPENAPI_PATH } from './utils/openapi-contract';
+import {
+  COMMITTED,
+  HTTP_METHODS,
+  OpenApiDocument,
+  Operation,
+  bodyOf,
+  missingSamples,
+  operationsOf,
+  pathOf,
+} from './utils/operations';
 import { listenOnLoopback, rawRequest, rawSocketExchange } from './utils/raw-http';
 import { TestApp, startTestApp } from './utils/test-app';
 import { WEBHOOK_TEST_ENV } from './utils/webhook-receiver';
@@ -14,32 +22,9 @@ import { WEBHOOK_TEST_ENV } from './utils/webhook-receiver';
  * limit, authentication, the body reader, the router, the database), sent to every operation of the
  * app's own OpenAPI document: each answer must be a status openapi.json declares for that very
  * operation, by its number and with the Error schema, and its body `{error: <status>, message}`
- * (docs/api.md, "Errors"). A new operation is covered by being documented; a new kind of refusal is
- * a line in one of the lists below.
+ * (docs/api.md, "Errors"). A new operation is covered by being documented (with a body it accepts, if
+ * it takes one, in test/utils/operations.ts); a new kind of refusal is a line in one of the lists below.
  */
-
-interface DocumentedOperation {
-  operationId?: string;
-  security?: unknown[];
-  requestBody?: unknown;
-  parameters?: { in: string; name: string; schema?: { type?: string } }[];
-  responses?: Record<string, { content?: Record<string, { schema?: { $ref?: string } }> }>;
-}
-
-interface OpenApiDocument {
-  paths: Record<string, Record<string, DocumentedOperation>>;
-}
-
-interface Operation {
-  method: string;
-  /** The path template, as the document names it. */
-  path: string;
-  label: string;
-  id: string;
-  needsToken: boolean;
-  takesBody: boolean;
-  pathParameters: { name: string; type?: string }[];
-}
 
 interface Answer {
   status: number;
@@ -47,64 +32,15 @@ interface Answer {
   text: string;
 }
 
-const HTTP_METHODS = ['get', 'post', 'put', 'patch', 'delete'];
 const ERROR_SCHEMA = '#/components/schemas/Error';
-
-/** A body each operation that takes one accepts, by operation id: one without a body here fails the test. */
-const BODIES: Record<string, string> = {
-  createPlant: '{"id":1,"name":"Fern","tag":"green"}',
-  createWebhook: '{"url":"http://127.0.0.1:9/hooks","events":["plant.created"]}',
-  updateWebhook: '{"description":"Changed"}',
-  rotateWebhookSecret: '{"gracePeriodSeconds":60}',
-  recoverWebhook: `{"since":"${new Date().toISOString()}"}`,
-};
-
-/** A valid value for each path parameter that is not an integer id. */
-const PATH_VALUES: Record<string, string> = { eventId: 'evt_1' };
 
 /** Three base64url parts: taken for an identity provider's access token once OIDC_ISSUER is set. */
 const JWT_SHAPED = 'eyJhbGciOiJSUzI1NiJ9.e30.c2ln';
 
-const committed = JSON.parse(readFileSync(OPENAPI_PATH, 'utf8')) as OpenApiDocument;
-
-async function operationsOf(t: TestApp): Promise<Operation[]> {
+async function servedOperations(t: TestApp): Promise<Operation[]> {
   const res = await t.http().get('/docs-json');
   expect(res.status).toBe(200);
-  const document = res.body as OpenApiDocument;
-  return Object.entries(document.paths).flatMap(([path, item]) =>
-    Object.entries(item)
-      .filter(([method]) => HTTP_METHODS.includes(method))
-      .map(([method, operation]) => ({
-        method: method.toUpperCase(),
-        path,
-        label: `${method.toUpperCase()} ${path}`,
-        id: operation.operationId ?? `${method} ${path}`,
-        // Declared empty (`[]`) on a public operation; any requirement means a token.
-        needsToken: (operation.security ?? []).length > 0,
-        takesBody: operation.requestBody !== undefined,
-        pathParameters: (operation.parameters ?? [])
-          .filter((parameter) => parameter.in === 'path')
-          .map((parameter) => ({ name: parameter.name, type: parameter.schema?.type })),
-      })),
-  );
-}
-
-/** The request target with each path parameter filled in: a valid value, or the one given. */
-function target(operation: Operation, value?: string): string {
-  let path = operation.path;
-  for (const { name, type } of operation.pathParameters) {
-    if (value === undefined && type !== 'integer' && PATH_VALUES[name] === undefined)
-      throw new Error(`${operation.label}: give a value for {${name}} in PATH_VALUES`);
-    path = path.replace(`{${name}}`, value ?? PATH_VALUES[name] ?? '1');
-  }
-  return path;
-}
-
-/** A body the operation accepts, for a request that must be refused for another reason than its body. */
-function validBody(operation: Operation): string {
-  const body = BODIES[operation.id];
-  if (body === undefined) throw new Error(`${operation.label} takes a body: add one it accepts to BODIES`);
-  return body;
+  return operationsOf(res.body as OpenApiDocument);
 }
 
 interface Variation {
@@ -118,7 +54,7 @@ interface Variation {
 /** The operation's request, valid but for the variation, with exactly the headers given. */
 function send(port: number, token: string, operation: Operation, variation: Variation = {}): Promise<Answer> {
   const authorization = variation.authorization ?? [`Bearer ${token}`];
-  const body = variation.body ?? (operation.takesBody ? validBody(operation) : undefined);
+  const body = variation.body ?? (operation.takesBody ? bodyOf(operation) : undefined);
   const headers: [string, string][] = [
     ['Host', '127.0.0.1'],
     ...authorization.map((value): [string, string] => ['Authorization', value]),
@@ -127,7 +63,7 @@ function send(port: number, token: string, operation: Operation, variation: Vari
     headers.push(['Content-Type', variation.contentType ?? 'application/json']);
     headers.push(['Content-Length', String(Buffer.byteLength(body))]);
   }
-  return rawRequest(port, { method: operation.method, path: variation.path ?? target(operation), headers, body }).then(
+  return rawRequest(port, { method: operation.method, path: variation.path ?? pathOf(operation), headers, body }).then(
     (res) => ({ status: res.status, contentType: String(res.headers['content-type'] ?? ''), text: res.text }),
   );
 }
@@ -143,7 +79,7 @@ async function sendRaw(port: number, bytes: string): Promise<Answer> {
 
 /** The request line and the start of the headers of the operation's request. */
 const requestHead = (operation: Operation, token: string) =>
-  `${operation.method} ${target(operation)} HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${token}\r\n`;
+  `${operation.method} ${pathOf(operation)} HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${token}\r\n`;
 
 /** Whatever is wrong with an error answer's body: it must be exactly `{error: <status>, message}` as JSON. */
 function errorBodyProblems(answer: Answer): string[] {
@@ -170,7 +106,7 @@ function problemsWith(operation: Operation, answer: Answer, expected: number | u
   }
   // By its number, not a range: a client tells these answers apart by their status.
   const declared =
-    committed.paths[operation.path]?.[operation.method.toLowerCase()]?.responses?.[String(answer.status)];
+    COMMITTED.paths[operation.path]?.[operation.method.toLowerCase()]?.responses?.[String(answer.status)];
   if (declared === undefined) {
     problems.push(`answered ${answer.status}, which openapi.json does not declare for it`);
   } else if (answer.status >= 400 && declared.content?.['application/json']?.schema?.$ref !== ERROR_SCHEMA) {
@@ -265,7 +201,7 @@ const SERVING: Refusal<Serving>[] = [
     name: 'malformed percent-encoding in a path parameter',
     expects: always(400),
     send: ({ port, token }, op) =>
-      op.pathParameters.length === 0 ? null : send(port, token, op, { path: target(op, '%zz') }),
+      op.pathParameters.length === 0 ? null : send(port, token, op, { path: pathOf(op, '%zz') }),
   },
   {
     name: 'a request that is not valid HTTP/1.1',
@@ -276,7 +212,7 @@ const SERVING: Refusal<Serving>[] = [
     name: 'an HTTP/1.1 request without Host',
     expects: always(400),
     send: ({ port, token }, op) =>
-      sendRaw(port, `${op.method} ${target(op)} HTTP/1.1\r\nAuthorization: Bearer ${token}\r\n\r\n`),
+      sendRaw(port, `${op.method} ${pathOf(op)} HTTP/1.1\r\nAuthorization: Bearer ${token}\r\n\r\n`),
   },
   {
     name: 'request line and headers over 16 KiB',
@@ -335,13 +271,14 @@ describe.each(testDatabases())('Refusals every operation declares, on %s', (data
       // Every token the service issues has at least one scope.
       await t.dataSource.query(`UPDATE api_tokens SET scopes = '' WHERE subject = 'scopeless'`);
       context = { port, token, scopeless };
-      operations = await operationsOf(t);
+      operations = await servedOperations(t);
     });
     afterAll(() => t.close());
 
-    it('finds operations with and without a token, a body and path parameters', () => {
+    it('finds operations with and without a token, a body and path parameters, and what to send each', () => {
       expect(operations.some((op) => op.needsToken) && operations.some((op) => !op.needsToken)).toBe(true);
       expect(operations.some((op) => op.takesBody) && operations.some((op) => op.pathParameters.length > 0)).toBe(true);
+      expect(missingSamples(operations)).toEqual([]);
     });
 
     it.each(SERVING.map((refusal) => [refusal.name, refusal] as const))(
@@ -378,7 +315,7 @@ describe.each(testDatabases())('Refusals every operation declares, on %s', (data
       const port = await listenOnLoopback(t.app);
       const token = await t.token({ subject: 'limited' });
       // The one request of the minute: reading the document spends the address's budget.
-      operations = await operationsOf(t);
+      operations = await servedOperations(t);
       context = { port, token };
     });
     afterAll(() => t.close());
@@ -386,7 +323,7 @@ describe.each(testDatabases())('Refusals every operation declares, on %s', (data
     it('answers every limited operation 429 {error, message}, as it declares', async () => {
       const refusal: Refusal<Instance> = {
         name: 'over the rate limit',
-        expects: (op) => (isRateLimited(op.method, target(op)) ? 429 : undefined),
+        expects: (op) => (isRateLimited(op.method, pathOf(op)) ? 429 : undefined),
         send: ({ port, token }, op) => send(port, token, op),
       };
       expect(await problemsOf(refusal, context, operations)).toEqual([]);
@@ -403,7 +340,7 @@ describe.each(testDatabases())('Refusals every operation declares, on %s', (data
       await t.reset();
       const port = await listenOnLoopback(t.app);
       const token = await t.token({ subject: 'unavailable' });
-      operations = await operationsOf(t);
+      operations = await servedOperations(t);
       context = { port, token };
       // Known from here on: requests get past authentication to their route.
       const list = operations.find((op) => op.needsToken && op.method === 'GET' && op.pathParameters.length === 0);

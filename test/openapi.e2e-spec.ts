@@ -1,6 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { PLANT_NAME_MAX_LENGTH, PLANT_TAG_MAX_LENGTH } from '../src/plants/plants.limits';
+import { DOCUMENTED, OpenApiDocument, Operation, operationsOf } from './utils/operations';
+import { appRoutes } from './utils/routes';
 import { TestApp, startTestApp } from './utils/test-app';
 
 describe('OpenAPI document', () => {
@@ -19,23 +21,24 @@ describe('OpenAPI document', () => {
     expect(served).toEqual(committed);
   });
 
-  it("is the service's version of the interface, with the contract paths and schema names", () => {
+  it('documents every route of the application but those kept out of it on purpose, and no other', () => {
+    const routes = appRoutes(t.app);
+    expect(routes.some((route) => route.hidden)).toBe(true);
+    expect(
+      operationsOf(served as OpenApiDocument)
+        .map(({ label }) => label)
+        .sort(),
+    ).toEqual(
+      routes
+        .filter((route) => !route.hidden)
+        .map(({ label }) => label)
+        .sort(),
+    );
+  });
+
+  it("is the service's version of the interface, with the contract's schema names", () => {
     const { version } = JSON.parse(readFileSync(join(__dirname, '..', 'package.json'), 'utf8'));
     expect(served.info.version).toBe(version);
-    expect(Object.keys(served.paths).sort()).toEqual([
-      '/events',
-      '/health/live',
-      '/health/ready',
-      '/plants',
-      '/plants/{id}',
-      '/webhooks',
-      '/webhooks/{id}',
-      '/webhooks/{id}/deliveries',
-      '/webhooks/{id}/deliveries/{eventId}/resend',
-      '/webhooks/{id}/recover',
-      '/webhooks/{id}/rotate-secret',
-      '/webhooks/{id}/test',
-    ]);
     expect(Object.keys(served.components.schemas).sort()).toEqual([
       'CreatedWebhook',
       'Error',
@@ -73,26 +76,32 @@ describe('OpenAPI document', () => {
     });
   });
 
-  // What every call with a token can answer (test/documented-refusals.e2e-spec.ts provokes each).
+  // What every call with a token can answer (test/documented-refusals.e2e-spec.ts provokes each), and
+  // what an operation answers for what it is: one that takes a body, names a resource, or takes an
+  // Idempotency-Key.
   const EVERY_CALL = ['400', '401', '403', '408', '413', '417', '429', '431', '500', '503'];
-  it.each([
-    ['post', '/plants', ['200', ...EVERY_CALL, '409', '415', '422']],
-    ['get', '/plants', ['200', ...EVERY_CALL]],
-    ['delete', '/plants/{id}', ['204', ...EVERY_CALL, '404', '409', '422']],
-    ['post', '/webhooks', ['201', ...EVERY_CALL, '409', '415', '422']],
-    ['get', '/webhooks', ['200', ...EVERY_CALL]],
-    ['delete', '/webhooks/{id}', ['204', ...EVERY_CALL, '404', '409', '422']],
-    ['get', '/webhooks/{id}/deliveries', ['200', ...EVERY_CALL, '404']],
-  ])('documents every status of %s %s, errors with the Error schema, behind bearer auth', (method, path, statuses) => {
-    const operation = served.paths[path][method];
-    expect(Object.keys(operation.responses).sort()).toEqual([...statuses].sort());
-    for (const status of statuses.filter((s) => Number(s) >= 400)) {
-      expect(operation.responses[status].content['application/json'].schema).toEqual({
-        $ref: '#/components/schemas/Error',
-      });
-    }
-    expect(operation.security).toEqual([{ bearer: [] }]);
-  });
+  const statusesOf = (operation: Operation) => [
+    ...EVERY_CALL,
+    ...(operation.takesBody ? ['415'] : []),
+    ...(operation.pathParameters.length > 0 ? ['404'] : []),
+    ...(operation.idempotent ? ['409', '422'] : []),
+  ];
+  it.each(DOCUMENTED.filter(({ needsToken }) => needsToken).map((operation) => [operation.label, operation] as const))(
+    'documents every status of %s, errors with the Error schema, behind bearer auth',
+    (_label, operation) => {
+      const { responses, security } = served.paths[operation.path][operation.method.toLowerCase()];
+      const statuses = Object.keys(responses);
+      expect(statuses.filter((status) => status.startsWith('2'))).toHaveLength(1);
+      expect(statuses).toEqual(expect.arrayContaining(statusesOf(operation)));
+      for (const status of statuses.filter((s) => Number(s) >= 400)) {
+        expect({ status, schema: responses[status].content['application/json'].schema }).toEqual({
+          status,
+          schema: { $ref: '#/components/schemas/Error' },
+        });
+      }
+      expect(security).toEqual([{ bearer: [] }]);
+    },
+  );
 
   it('describes the webhook events with their bodies (x-webhooks, as OpenAPI 3.1 webhooks)', () => {
     const events = (served as unknown as { 'x-webhooks': Record<string, { post: { requestBody: unknown } }> })[
@@ -114,18 +123,27 @@ describe('OpenAPI document', () => {
     );
   });
 
-  it('documents the rate limit headers of a 429', () => {
-    for (const [path, method] of [
-      ['/plants', 'get'],
-      ['/plants', 'post'],
-      ['/plants/{id}', 'delete'],
-    ]) {
-      expect(Object.keys(served.paths[path][method].responses['429'].headers).sort()).toEqual([
+  it('documents the rate limit headers of every 429', () => {
+    const limited = DOCUMENTED.filter(({ responses }) => responses['429'] !== undefined);
+    expect(limited.length).toBeGreaterThan(0);
+    for (const { path, method } of limited) {
+      expect(Object.keys(served.paths[path][method.toLowerCase()].responses['429'].headers).sort()).toEqual([
         'RateLimit',
         'RateLimit-Policy',
         'Retry-After',
       ]);
     }
+  });
+
+  it('declares no token exactly on the @Public() routes', () => {
+    const documented = appRoutes(t.app).filter((route) => !route.hidden);
+    expect(documented.some((route) => route.isPublic) && documented.some((route) => !route.isPublic)).toBe(true);
+    expect(
+      documented.map(({ label, path, method }) => ({
+        label,
+        isPublic: served.paths[path][method.toLowerCase()].security.length === 0,
+      })),
+    ).toEqual(documented.map(({ label, isPublic }) => ({ label, isPublic })));
   });
 
   it("documents the health probes as public, with Node's refusals and the readiness 503 with the Error schema", () => {
@@ -153,16 +171,22 @@ describe('OpenAPI document', () => {
     expect(served.servers).toEqual([{ url: '/', description: expect.any(String) }]);
   });
 
-  it.each([
-    ['/plants', '200'],
-    ['/webhooks', '201'],
-  ])('documents Idempotency-Key on POST %s, its 409 in progress, 422 and the replay header', (path, success) => {
-    const create = served.paths[path].post;
-    const key = create.parameters.find((p: { name: string }) => p.name === 'Idempotency-Key');
-    expect(key).toMatchObject({ in: 'header', required: false, schema: { minLength: 1, maxLength: 255 } });
-    expect(create.responses['409'].description).toMatch(/Idempotency-Key is still in progress/);
-    expect(create.responses['422'].description).toMatch(/Idempotency-Key was already used/);
-    expect(create.responses[success].headers['Idempotent-Replayed']).toBeDefined();
+  it('documents Idempotency-Key on every @Idempotent() route, its 409 in progress, 422 and the replay header', () => {
+    const idempotent = appRoutes(t.app).filter((route) => route.idempotent && !route.hidden);
+    expect(idempotent.map(({ label }) => label).sort()).toEqual(
+      DOCUMENTED.filter((operation) => operation.idempotent)
+        .map(({ label }) => label)
+        .sort(),
+    );
+    for (const { path, method } of idempotent) {
+      const operation = served.paths[path][method.toLowerCase()];
+      const key = operation.parameters.find((p: { name: string }) => p.name === 'Idempotency-Key');
+      expect(key).toMatchObject({ in: 'header', required: false, schema: { minLength: 1, maxLength: 255 } });
+      expect(operation.responses['409'].description).toMatch(/Idempotency-Key is still in progress/);
+      expect(operation.responses['422'].description).toMatch(/Idempotency-Key was already used/);
+      const success = Object.keys(operation.responses).find((status) => status.startsWith('2'))!;
+      expect(operation.responses[success].headers['Idempotent-Replayed']).toBeDefined();
+    }
   });
 
   it('documents the bearer scheme, the limit and cursor parameters and the Link header', () => {

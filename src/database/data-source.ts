@@ -1,3 +1,4 @@
+import { join } from 'node:path';
 import { DataSource, DataSourceOptions } from 'typeorm';
 import { ApiToken } from '../auth/api-token.entity';
 import { DatabaseConfig } from '../config/configuration';
@@ -9,15 +10,7 @@ import { WebhookEventRecord } from '../webhooks/webhook-event.entity';
 import { WebhookSubscription } from '../webhooks/webhook-subscription.entity';
 import { DatabaseLogger } from './database-logger';
 import { ExactIntegerDatabase } from './exact-integer-sqlite';
-import { InitialSchema1763780000000 } from './migrations/1763780000000-InitialSchema';
-import { TokenTimesToTheMillisecond1763900000000 } from './migrations/1763900000000-TokenTimesToTheMillisecond';
-import { Webhooks1764100000000 } from './migrations/1764100000000-Webhooks';
-import { IdempotencyKeys1764200000000 } from './migrations/1764200000000-IdempotencyKeys';
-import { EventsRecordedByTheService1764300000000 } from './migrations/1764300000000-EventsRecordedByTheService';
-import { SubscriptionIdsSafeInJavaScript1764400000000 } from './migrations/1764400000000-SubscriptionIdsSafeInJavaScript';
-import { PreviousReleaseColumnsUnwritten1764500000000 } from './migrations/1764500000000-PreviousReleaseColumnsUnwritten';
-import { WebhookEventsRotationAndRecovery1764700000000 } from './migrations/1764700000000-WebhookEventsRotationAndRecovery';
-import { PreviousReleaseColumnsDropped1764600000000 } from './migrations/post-deployment/1764600000000-PreviousReleaseColumnsDropped';
+import { migrationsIn } from './migration-files';
 import { TimedOutConnectionSubscriber } from './timed-out-connection.subscriber';
 
 /**
@@ -34,22 +27,16 @@ export const ENTITIES = [
   WebhookEventRecord,
   IdempotencyKey,
 ];
-/** The regular migrations: expand steps, run at start-up (src/database/migrations-runner.ts). */
-export const MIGRATIONS = [
-  InitialSchema1763780000000,
-  TokenTimesToTheMillisecond1763900000000,
-  Webhooks1764100000000,
-  IdempotencyKeys1764200000000,
-  EventsRecordedByTheService1764300000000,
-  SubscriptionIdsSafeInJavaScript1764400000000,
-  PreviousReleaseColumnsUnwritten1764500000000,
-  WebhookEventsRotationAndRecovery1764700000000,
-];
 /**
- * The post-deployment migrations (src/database/migrations/post-deployment/): contract steps, run by
- * `plantstore migrate --post-deployment` once no instance of the previous release serves.
+ * The regular migrations, every one of src/database/migrations/: expand steps, run at start-up
+ * (src/database/migrations-runner.ts). Found in their folder (migration-files.ts), in timestamp order.
  */
-export const POST_DEPLOYMENT_MIGRATIONS = [PreviousReleaseColumnsDropped1764600000000];
+export const MIGRATIONS = migrationsIn(join(__dirname, 'migrations'));
+/**
+ * The post-deployment migrations, every one of src/database/migrations/post-deployment/: contract
+ * steps, run by `plantstore migrate --post-deployment` once no instance of the previous release serves.
+ */
+export const POST_DEPLOYMENT_MIGRATIONS = migrationsIn(join(__dirname, 'migrations', 'post-deployment'));
 
 /**
  * The one description of the database, shared by the Nest app, the admin CLI and the TypeORM CLI

@@ -1,7 +1,7 @@
 import { Injectable, MiddlewareConsumer, RequestMethod } from '@nestjs/common';
-import { METHOD_METADATA, PATH_METADATA } from '@nestjs/common/constants';
 import { DiscoveryService, MetadataScanner, Reflector } from '@nestjs/core';
 import type { NextFunction, Request, Response } from 'express';
+import { controllerRoutes } from '../common/http/controller-routes';
 import { DEPRECATION_KEY, DeprecationFields, DeprecationNotice, deprecationFields } from './deprecated.decorator';
 
 export interface DeprecatedRoute {
@@ -24,20 +24,9 @@ export class DeprecatedRoutes {
   ) {}
 
   find(): DeprecatedRoute[] {
-    return this.discovery.getControllers().flatMap(({ metatype, instance }) => {
-      if (!metatype || !instance) return [];
-      const prototype = Object.getPrototypeOf(instance) as Record<string, (...args: unknown[]) => unknown>;
-      const controllerPaths = pathsOf(metatype);
-      return this.scanner.getAllMethodNames(prototype).flatMap((name) => {
-        const handler = prototype[name];
-        const notice = this.reflector.get<DeprecationNotice | undefined, string>(DEPRECATION_KEY, handler);
-        if (!notice) return [];
-        const method = Reflect.getMetadata(METHOD_METADATA, handler) as RequestMethod;
-        const fields = deprecationFields(notice);
-        return controllerPaths.flatMap((base) =>
-          pathsOf(handler).map((path) => ({ route: { path: joined(base, path), method }, fields })),
-        );
-      });
+    return controllerRoutes(this.discovery, this.scanner).flatMap(({ method, path, handler }) => {
+      const notice = this.reflector.get<DeprecationNotice | undefined, string>(DEPRECATION_KEY, handler);
+      return notice ? [{ route: { path, method }, fields: deprecationFields(notice) }] : [];
     });
   }
 
@@ -56,17 +45,4 @@ function withFields(fields: DeprecationFields) {
     for (const [name, value] of entries) res.setHeader(name, value);
     next();
   };
-}
-
-/** A controller's or a handler's paths (Nest takes one or a list; none is the root). */
-function pathsOf(target: object): string[] {
-  const paths = Reflect.getMetadata(PATH_METADATA, target) as string | string[] | undefined;
-  return paths === undefined ? ['/'] : ([] as string[]).concat(paths);
-}
-
-function joined(base: string, path: string): string {
-  return `/${[base, path]
-    .map((part) => part.replace(/^\/+|\/+$/g, ''))
-    .filter(Boolean)
-    .join('/')}`;
 }

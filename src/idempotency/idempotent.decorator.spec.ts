@@ -1,7 +1,7 @@
 import { Controller, Delete, HttpCode, Post } from '@nestjs/common';
 import { HTTP_CODE_METADATA, PATH_METADATA, ROUTE_ARGS_METADATA } from '@nestjs/common/constants';
 import type { Request } from 'express';
-import { Idempotent } from './idempotent.decorator';
+import { Idempotent, isIdempotent } from './idempotent.decorator';
 
 /** An IdempotencyService that runs the work as if the key were new, recording what it was asked. */
 function service() {
@@ -56,6 +56,12 @@ describe(Idempotent.name, () => {
     expect(Reflect.getMetadata(HTTP_CODE_METADATA, Things.prototype.remove)).toBe(204);
     expect(Reflect.getMetadata(PATH_METADATA, Things.prototype.remove)).toBe(':id');
     expect(handler.name).toBe('create');
+  });
+
+  it('marks the handler Nest calls, applied below the route decorator or above it', () => {
+    expect(isIdempotent(Things.prototype.create)).toBe(true);
+    expect(isIdempotent(Things.prototype.remove)).toBe(true);
+    expect(isIdempotent(request)).toBe(false);
   });
 
   it("asks Nest for the request as a parameter after the handler's own", () => {

@@ -40,6 +40,16 @@ export interface IdempotentOptions<H extends Handler = Handler> {
   prepare?: (this: never, ...args: Parameters<H>) => Promise<unknown>;
 }
 
+/**
+ * The mark the decorator leaves on the handler it wraps, by which a test of every route of the
+ * application finds an unsafe one without it (test/idempotent-routes.e2e-spec.ts), whether or not
+ * the OpenAPI document shows the route.
+ */
+export const IDEMPOTENT_KEY = 'plant-store:idempotent';
+
+/** Whether `handler` (the method Nest calls for a route) is @Idempotent(). */
+export const isIdempotent = (handler: object): boolean => Reflect.getMetadata(IDEMPOTENT_KEY, handler) === true;
+
 /** Where the decorator has the injector put the service on the controller. */
 const IDEMPOTENCY = Symbol('idempotency');
 
@@ -49,8 +59,8 @@ const IDEMPOTENCY = Symbol('idempotency');
  * the key (runIdempotent): a repeat of the same request (method, path and body) by the same user
  * gets the first answer again, with `Idempotent-Replayed: true`; the handler's writes and the
  * stored answer commit together. Without the header the handler runs as it is, at the cost of a
- * header lookup. test/idempotent-routes.e2e-spec.ts holds every operation that documents the key
- * to replaying.
+ * header lookup. test/idempotent-routes.e2e-spec.ts holds every POST, PUT, PATCH and DELETE route
+ * of the application to carrying it, and every operation that documents the key to replaying.
  *
  * No Nest interceptor: one on a route puts every call of it through an Observable pipeline, which
  * cost a create about a third more CPU (docs/performance.md). The handler is wrapped where it is
@@ -108,6 +118,7 @@ export function Idempotent<H extends Handler>(options: IdempotentOptions<H> = {}
     for (const metadataKey of Reflect.getMetadataKeys(handler)) {
       Reflect.defineMetadata(metadataKey, Reflect.getMetadata(metadataKey, handler), wrapped);
     }
+    Reflect.defineMetadata(IDEMPOTENT_KEY, true, wrapped);
     Object.defineProperty(wrapped, 'name', { value: handler.name });
     descriptor.value = wrapped;
     documented(target, key, descriptor);

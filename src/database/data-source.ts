@@ -17,6 +17,7 @@ import { EventsRecordedByTheService1764300000000 } from './migrations/1764300000
 import { SubscriptionIdsSafeInJavaScript1764400000000 } from './migrations/1764400000000-SubscriptionIdsSafeInJavaScript';
 import { PreviousReleaseColumnsUnwritten1764500000000 } from './migrations/1764500000000-PreviousReleaseColumnsUnwritten';
 import { WebhookEventsRotationAndRecovery1764700000000 } from './migrations/1764700000000-WebhookEventsRotationAndRecovery';
+import { WebhookAttemptsOneAtATime1764800000000 } from './migrations/1764800000000-WebhookAttemptsOneAtATime';
 import { PreviousReleaseColumnsDropped1764600000000 } from './migrations/post-deployment/1764600000000-PreviousReleaseColumnsDropped';
 import { TimedOutConnectionSubscriber } from './timed-out-connection.subscriber';
 
@@ -44,6 +45,7 @@ export const MIGRATIONS = [
   SubscriptionIdsSafeInJavaScript1764400000000,
   PreviousReleaseColumnsUnwritten1764500000000,
   WebhookEventsRotationAndRecovery1764700000000,
+  WebhookAttemptsOneAtATime1764800000000,
 ];
 /**
  * The post-deployment migrations (src/database/migrations/post-deployment/): contract steps, run by

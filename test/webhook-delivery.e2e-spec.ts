@@ -41,9 +41,9 @@ describe.each(testDatabases())('Webhook delivery across processes on %s', (datab
       body: JSON.stringify({ url: receiver.url(path), events: ['plant.created'] }),
     });
     expect(res.status).toBe(201);
-    const { secret } = (await res.json()) as { secret: string };
-    receiver.expectSecret(path, secret);
-    return secret;
+    const created = (await res.json()) as { id: number; secret: string };
+    receiver.expectSecret(path, created.secret);
+    return created;
   };
   const createPlants = async (service: ServiceProcess, token: string, ids: number[]) => {
     for (const id of ids) {
@@ -85,7 +85,7 @@ describe.each(testDatabases())('Webhook delivery across processes on %s', (datab
     // Attempts hang: the instance holds claims when it dies, and more events wait unclaimed.
     receiver.answer('/killed', 'hang');
     const first = await start({ WEBHOOK_CONCURRENCY: '4' });
-    const secret = await subscribe(first, token, '/killed');
+    const { secret } = await subscribe(first, token, '/killed');
     const ids = Array.from({ length: 30 }, (_, i) => i + 1);
     await createPlants(first, token, ids);
     await waitFor(() => receiver.at('/killed').length >= 4, { what: 'attempts in flight' });
@@ -188,5 +188,41 @@ describe.each(testDatabases())('Webhook delivery across processes on %s', (datab
         service.logLines().filter((line) => line.context === 'Webhooks' && line.result === 'delivered').length,
     );
     expect(perInstance.reduce((x, y) => x + y, 0)).toBe(all.length);
+  });
+  /** A receiver that takes SLOW_MS to answer: what happens while an attempt waits for its answer. */
+  describe('while an attempt waits for a slow receiver', () => {
+    const SLOW_MS = 1500;
+    /** The clocks compared are this machine's, read by several processes (and the database) to the millisecond. */
+    const CLOCK_SLACK_MS = 20;
+    let a: ServiceProcess;
+
+    beforeAll(async () => {
+      a = await start({ WEBHOOK_TIMEOUT_MS: '10000' });
+    });
+    const call = (service: ServiceProcess, token: string, path: string, method = 'POST') =>
+      fetch(`${service.url}${path}`, { method, headers: bearer(token) });
+
+    it('dates an attempt when it began, which is when the receiver saw it, not when its answer came', async () => {
+      const token = await createTokenWithCli(t.db.env, 'dated');
+      receiver.answer('/dated', { status: 204, afterMs: SLOW_MS });
+      const { id } = await subscribe(a, token, '/dated');
+      const before = Date.now();
+      await createPlants(a, token, [1]);
+      type Attempt = { attemptedAt: string; durationMs: number };
+      const attempts = async () =>
+        (await (await call(a, token, `/webhooks/${id}/deliveries`, 'GET')).json()) as Attempt[];
+      await waitFor(async () => (await attempts()).length === 1, { what: 'the attempt recorded', timeoutMs: 20_000 });
+      const [attempt] = await attempts();
+      const [request] = receiver.at('/dated');
+      const began = Date.parse(attempt.attemptedAt);
+      console.log(
+        `An attempt to a receiver answering in ${SLOW_MS} ms on ${database}: dated ${request.receivedAt - began} ms ` +
+          `before the receiver saw it, ${attempt.durationMs} ms long`,
+      );
+      // After the change that recorded the event, before the request reached the receiver.
+      expect(began).toBeGreaterThanOrEqual(before - CLOCK_SLACK_MS);
+      expect(began).toBeLessThanOrEqual(request.receivedAt + CLOCK_SLACK_MS);
+      expect(attempt.durationMs).toBeGreaterThanOrEqual(SLOW_MS);
+    });
   });
 });

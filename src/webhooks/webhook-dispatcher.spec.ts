@@ -231,7 +231,12 @@ describe(WebhookDispatcher.name, () => {
     expect(repository.prune).toHaveBeenCalledWith(RETENTION_MS);
     expect(repository.recordAttempts).toHaveBeenCalledTimes(1);
     expect(recordedDelivery).toBe(claimed);
-    expect(attempt).toEqual({ statusCode: 204, error: null, durationMs: expect.any(Number) });
+    expect(attempt).toEqual({
+      statusCode: 204,
+      error: null,
+      durationMs: expect.any(Number),
+      startedAt: expect.any(Number),
+    });
     expect(outcome).toEqual({ kind: 'delivered' });
     expect(disableAfterMs).toBe(5 * 86_400_000);
 
@@ -264,7 +269,12 @@ describe(WebhookDispatcher.name, () => {
     await dispatcher.stop();
 
     expect(endpoint.received).toHaveLength(1);
-    expect(attempt).toEqual({ statusCode: status, error: null, durationMs: expect.any(Number) });
+    expect(attempt).toEqual({
+      statusCode: status,
+      error: null,
+      durationMs: expect.any(Number),
+      startedAt: expect.any(Number),
+    });
     expect(outcome).toEqual(expected);
     if (outcome.kind === 'retry') {
       // The default schedule's first step, give or take the jitter.
@@ -305,6 +315,7 @@ describe(WebhookDispatcher.name, () => {
       statusCode: null,
       error: 'url resolves to 127.0.0.1, a loopback address',
       durationMs: expect.any(Number),
+      startedAt: expect.any(Number),
     });
     expect(outcome).toEqual({ kind: 'retry', delayMs: expect.any(Number) });
     await expect(counted()).resolves.toEqual([{ labels: { event: 'plant.created', result: 'refused' }, value: 1 }]);
@@ -324,6 +335,7 @@ describe(WebhookDispatcher.name, () => {
       statusCode: null,
       error: 'internal error of the sender',
       durationMs: expect.any(Number),
+      startedAt: expect.any(Number),
     });
     expect(outcome).toEqual({ kind: 'retry', delayMs: expect.any(Number) });
   });
@@ -396,7 +408,7 @@ describe(WebhookDispatcher.name, () => {
     expect(endpoint.received).toHaveLength(0);
     expect(recordedDelivery).toBe(claimed);
     expect(claim).toBe(repository.claimDue.mock.calls[0][2]);
-    expect(attempt).toEqual({ statusCode: null, error: null, durationMs: 0 });
+    expect(attempt).toEqual({ statusCode: null, error: null, durationMs: 0, startedAt: expect.any(Number) });
     expect(outcome).toEqual({ kind: 'hold' });
     await expect(counted()).resolves.toEqual([]);
   });
@@ -462,7 +474,12 @@ describe(WebhookDispatcher.name, () => {
     await stopping;
     expect(repository.recordAttempts).toHaveBeenCalledTimes(1);
     const [, , attempt, outcome] = await recorded;
-    expect(attempt).toEqual({ statusCode: 200, error: null, durationMs: expect.any(Number) });
+    expect(attempt).toEqual({
+      statusCode: 200,
+      error: null,
+      durationMs: expect.any(Number),
+      startedAt: expect.any(Number),
+    });
     expect(outcome).toEqual({ kind: 'delivered' });
 
     expect(jest.getTimerCount()).toBe(0);

@@ -229,7 +229,7 @@ export class WebhookDispatcher implements OnApplicationBootstrap, BeforeApplicat
       // Its subscription was disabled after it was recorded: held without an attempt, for a recovery.
       await this.record({
         delivery,
-        attempt: { statusCode: null, error: null, durationMs: 0 },
+        attempt: { statusCode: null, error: null, durationMs: 0, startedAt: performance.now() },
         outcome: { kind: 'hold' },
       });
       this.logger.warn({
@@ -241,6 +241,7 @@ export class WebhookDispatcher implements OnApplicationBootstrap, BeforeApplicat
       });
       return;
     }
+    const startedAt = performance.now();
     const { result, refused, failure } = await makeAttempt(
       {
         url: delivery.url,
@@ -264,6 +265,7 @@ export class WebhookDispatcher implements OnApplicationBootstrap, BeforeApplicat
         statusCode: result.status ?? null,
         error: result.error?.slice(0, 255) ?? null,
         durationMs: result.durationMs,
+        startedAt,
       },
       outcome,
     });

@@ -151,7 +151,13 @@ describe.each(testDatabases())(`${WebhooksRepository.name} on %s`, (name) => {
       await pendingDelivery(1n, 10n);
       await pendingDelivery(2n, 20n);
       const [claimed] = (await claimedBy(10, LEASE, 'c')).filter((d) => d.subscriptionId === 1n);
-      await webhooks.recordAttempt(claimed, 'c', { statusCode: 500, error: null, durationMs: 1 }, retry(), 3_600_000);
+      await webhooks.recordAttempt(
+        claimed,
+        'c',
+        { statusCode: 500, error: null, durationMs: 1, startedAt: performance.now() },
+        retry(),
+        3_600_000,
+      );
       await expect(webhooks.deleteSubscription('bob', 1n)).resolves.toBe(false);
       await expect(webhooks.deleteSubscription('alice', 1n)).resolves.toBe(true);
       await expect(webhooks.deleteSubscription('alice', 1n)).resolves.toBe(false);
@@ -340,7 +346,7 @@ describe.each(testDatabases())(`${WebhooksRepository.name} on %s`, (name) => {
         webhooks.recordAttempt(
           claimed,
           'c1',
-          { statusCode: 204, error: null, durationMs: 12.4 },
+          { statusCode: 204, error: null, durationMs: 12.4, startedAt: performance.now() },
           { kind: 'delivered' },
           1000,
         ),
@@ -360,12 +366,29 @@ describe.each(testDatabases())(`${WebhooksRepository.name} on %s`, (name) => {
       ]);
     });
 
+    it('dates the attempt when it began, not when its outcome is recorded', async () => {
+      const claimed = await claimOne();
+      const before = Date.now();
+      // Began 3 s ago, by this process's clock: a receiver that took that long to answer.
+      await webhooks.recordAttempt(
+        claimed,
+        'c1',
+        { statusCode: 204, error: null, durationMs: 3000, startedAt: performance.now() - 3000 },
+        { kind: 'delivered' },
+        1000,
+      );
+      const after = Date.now();
+      const [{ attemptedAt }] = await webhooks.recentAttempts(1n, 10);
+      expect(attemptedAt).toBeGreaterThanOrEqual(before - 3000 - 50);
+      expect(attemptedAt).toBeLessThanOrEqual(after - 3000 + 50);
+    });
+
     it('puts a failed delivery back as pending, due after the delay', async () => {
       const claimed = await claimOne();
       await webhooks.recordAttempt(
         claimed,
         'c1',
-        { statusCode: null, error: 'timeout', durationMs: 5 },
+        { statusCode: null, error: 'timeout', durationMs: 5, startedAt: performance.now() },
         retry(),
         3_600_000,
       );
@@ -381,7 +404,7 @@ describe.each(testDatabases())(`${WebhooksRepository.name} on %s`, (name) => {
       await webhooks.recordAttempt(
         claimed,
         'c1',
-        { statusCode: 500, error: null, durationMs: 5 },
+        { statusCode: 500, error: null, durationMs: 5, startedAt: performance.now() },
         { kind: 'failed' },
         3_600_000,
       );
@@ -393,7 +416,7 @@ describe.each(testDatabases())(`${WebhooksRepository.name} on %s`, (name) => {
       await webhooks.recordAttempt(
         claimed,
         'not-mine',
-        { statusCode: 204, error: null, durationMs: 1 },
+        { statusCode: 204, error: null, durationMs: 1, startedAt: performance.now() },
         { kind: 'delivered' },
         1000,
       );
@@ -408,7 +431,7 @@ describe.each(testDatabases())(`${WebhooksRepository.name} on %s`, (name) => {
         webhooks.recordAttempt(
           claimed,
           'c1',
-          { statusCode: 410, error: null, durationMs: 1 },
+          { statusCode: 410, error: null, durationMs: 1, startedAt: performance.now() },
           { kind: 'disable', reason: 'gone' },
           1000,
         ),
@@ -426,7 +449,13 @@ describe.each(testDatabases())(`${WebhooksRepository.name} on %s`, (name) => {
       const claimed = await claimOne();
       // No time at all: the first failure has been failing "long enough".
       await expect(
-        webhooks.recordAttempt(claimed, 'c1', { statusCode: 500, error: null, durationMs: 1 }, retry(), 0),
+        webhooks.recordAttempt(
+          claimed,
+          'c1',
+          { statusCode: 500, error: null, durationMs: 1, startedAt: performance.now() },
+          retry(),
+          0,
+        ),
       ).resolves.toEqual({
         disabled: true,
       });
@@ -440,7 +469,7 @@ describe.each(testDatabases())(`${WebhooksRepository.name} on %s`, (name) => {
       await webhooks.recordAttempt(
         claimed,
         'c1',
-        { statusCode: 500, error: null, durationMs: 1 },
+        { statusCode: 500, error: null, durationMs: 1, startedAt: performance.now() },
         retry(-1000),
         3_600_000,
       );
@@ -448,7 +477,7 @@ describe.each(testDatabases())(`${WebhooksRepository.name} on %s`, (name) => {
       await webhooks.recordAttempt(
         again,
         'c2',
-        { statusCode: 200, error: null, durationMs: 1 },
+        { statusCode: 200, error: null, durationMs: 1, startedAt: performance.now() },
         { kind: 'delivered' },
         3_600_000,
       );
@@ -465,7 +494,7 @@ describe.each(testDatabases())(`${WebhooksRepository.name} on %s`, (name) => {
       await webhooks.recordAttempt(
         claimed,
         'c1',
-        { statusCode: null, error: null, durationMs: 0 },
+        { statusCode: null, error: null, durationMs: 0, startedAt: performance.now() },
         { kind: 'failed' },
         1000,
       );
@@ -475,8 +504,8 @@ describe.each(testDatabases())(`${WebhooksRepository.name} on %s`, (name) => {
   });
 
   describe('recordAttempts', () => {
-    const ok = { statusCode: 204, error: null, durationMs: 1 };
-    const failing = { statusCode: 500, error: null, durationMs: 1 };
+    const ok = { statusCode: 204, error: null, durationMs: 1, startedAt: performance.now() };
+    const failing = { statusCode: 500, error: null, durationMs: 1, startedAt: performance.now() };
     const failingSince = async (id: bigint) =>
       (
         (await db.dataSource.query('SELECT failing_since FROM webhook_subscriptions WHERE id = ?', [id])) as {
@@ -574,7 +603,7 @@ describe.each(testDatabases())(`${WebhooksRepository.name} on %s`, (name) => {
         await webhooks.recordAttempt(
           claimed,
           `c${attempt}`,
-          { statusCode: 500, error: null, durationMs: attempt },
+          { statusCode: 500, error: null, durationMs: attempt, startedAt: performance.now() },
           retry(-1000),
           3_600_000,
         );
@@ -817,7 +846,7 @@ describe.each(testDatabases())(`${WebhooksRepository.name} on %s`, (name) => {
       await webhooks.recordAttempt(
         claimed,
         'c1',
-        { statusCode: 204, error: null, durationMs: 1 },
+        { statusCode: 204, error: null, durationMs: 1, startedAt: performance.now() },
         { kind: 'delivered' },
         1000,
       );
@@ -942,7 +971,7 @@ describe.each(testDatabases())(`${WebhooksRepository.name} on %s`, (name) => {
       await webhooks.recordAttempt(
         claimed,
         'c1',
-        { statusCode: 200, error: null, durationMs: 1 },
+        { statusCode: 200, error: null, durationMs: 1, startedAt: performance.now() },
         { kind: 'delivered' },
         1000,
       );

@@ -209,6 +209,11 @@ export interface AttemptRecord {
   statusCode: number | null;
   error: string | null;
   durationMs: number;
+  /**
+   * When the attempt began, by this process's `performance.now()`: it is stored as that long before
+   * the statement that records it, on the database's clock.
+   */
+  startedAt: number;
 }
 
 /** An attempt made (or a delivery dropped without one), to record with its consequence. */
@@ -653,15 +658,18 @@ export class WebhooksRepository {
 
   /**
    * One row per attempt, in one statement; not for a subscription deleted while the attempt ran:
-   * its history went with it.
+   * its history went with it. `attempted_at` is when the attempt began, on the database's clock: now,
+   * less the time since it began as this process measured it.
    */
   private async insertAttempts(attempted: readonly FinishedAttempt[]): Promise<void> {
     const row =
-      '? AS subscription_id, ? AS delivery_id, ? AS event_type, ? AS attempt, ? AS status_code, ? AS error, ? AS duration_ms';
-    const rows = attempted.map((_, i) => `SELECT ${i === 0 ? row : '?, ?, ?, ?, ?, ?, ?'}`).join(' UNION ALL ');
+      '? AS subscription_id, ? AS delivery_id, ? AS event_type, ? AS attempt, ? AS status_code, ? AS error, ' +
+      '? AS began_ms_ago, ? AS duration_ms';
+    const rows = attempted.map((_, i) => `SELECT ${i === 0 ? row : '?, ?, ?, ?, ?, ?, ?, ?'}`).join(' UNION ALL ');
+    const now = performance.now();
     await this.database.execute(
       'INSERT INTO webhook_attempts (subscription_id, delivery_id, event_type, attempt, status_code, error, attempted_at, duration_ms) ' +
-        `SELECT s.id, a.delivery_id, a.event_type, a.attempt, a.status_code, a.error, ${this.now}, a.duration_ms ` +
+        `SELECT s.id, a.delivery_id, a.event_type, a.attempt, a.status_code, a.error, ${this.now} - a.began_ms_ago, a.duration_ms ` +
         `FROM (${rows}) a JOIN webhook_subscriptions s ON s.id = a.subscription_id`,
       attempted.flatMap(({ delivery, attempt }) => [
         delivery.subscriptionId,
@@ -670,6 +678,7 @@ export class WebhooksRepository {
         delivery.attempts + 1,
         attempt.statusCode,
         attempt.error,
+        Math.max(0, Math.round(now - attempt.startedAt)),
         Math.round(attempt.durationMs),
       ]),
     );

@@ -189,18 +189,63 @@ describe.each(testDatabases())('Webhook delivery across processes on %s', (datab
     );
     expect(perInstance.reduce((x, y) => x + y, 0)).toBe(all.length);
   });
-  /** A receiver that takes SLOW_MS to answer: what happens while an attempt waits for its answer. */
+  /**
+   * A receiver that takes SLOW_MS to answer, and two instances that may both send to it: what
+   * happens while an attempt waits for its answer.
+   */
   describe('while an attempt waits for a slow receiver', () => {
     const SLOW_MS = 1500;
     /** The clocks compared are this machine's, read by several processes (and the database) to the millisecond. */
     const CLOCK_SLACK_MS = 20;
     let a: ServiceProcess;
+    let b: ServiceProcess;
 
     beforeAll(async () => {
-      a = await start({ WEBHOOK_TIMEOUT_MS: '10000' });
+      [a, b] = await Promise.all([start({ WEBHOOK_TIMEOUT_MS: '10000' }), start({ WEBHOOK_TIMEOUT_MS: '10000' })]);
     });
     const call = (service: ServiceProcess, token: string, path: string, method = 'POST') =>
       fetch(`${service.url}${path}`, { method, headers: bearer(token) });
+
+    it('sends a delivery resent meanwhile once more after that attempt, never beside it, as the next attempt', async () => {
+      const token = await createTokenWithCli(t.db.env, 'resending');
+      receiver.answer('/slow', { status: 204, afterMs: SLOW_MS });
+      const { id } = await subscribe(a, token, '/slow');
+      await createPlants(a, token, [1]);
+      await waitFor(() => receiver.at('/slow').length === 1, { what: 'the first attempt under way' });
+      const [first] = receiver.at('/slow');
+      const eventId = String(first.headers['webhook-id']);
+      // Through the other instance than the one that created the plant; either may be sending it.
+      const resent = await call(b, token, `/webhooks/${id}/deliveries/${eventId}/resend`);
+      expect(resent.status).toBe(202);
+      expect(first.answeredAt).toBeUndefined();
+
+      type Attempt = { eventId: string; attempt: number };
+      const attempts = async () =>
+        (await (await call(a, token, `/webhooks/${id}/deliveries`, 'GET')).json()) as Attempt[];
+      await waitFor(async () => (await attempts()).length === 2, { what: 'two attempts recorded', timeoutMs: 20_000 });
+      const rows = (await t.dataSource.query('SELECT state, attempts, claim FROM webhook_deliveries')) as {
+        state: string;
+        attempts: unknown;
+        claim: unknown;
+      }[];
+      // Recorded as delivered after its second attempt: nothing more is sent.
+      expect(rows.map((row) => [row.state, Number(row.attempts), row.claim])).toEqual([['delivered', 2, null]]);
+      const requests = receiver.at('/slow');
+      expect(requests).toHaveLength(2);
+      expect(requests.map((request) => request.headers['webhook-id'])).toEqual([eventId, eventId]);
+      expect(requests[1].body).toBe(requests[0].body);
+      // The second reached the receiver only once the first had been answered.
+      console.log(
+        `A resend during an attempt on ${database}: sent ${requests[1].receivedAt - requests[0].answeredAt!} ms ` +
+          'after that attempt was answered',
+      );
+      expect(requests[1].receivedAt).toBeGreaterThanOrEqual(requests[0].answeredAt!);
+      const listed = await attempts();
+      expect(listed.map((attempt) => [attempt.eventId, attempt.attempt])).toEqual([
+        [eventId, 2],
+        [eventId, 1],
+      ]);
+    });
 
     it('dates an attempt when it began, which is when the receiver saw it, not when its answer came', async () => {
       const token = await createTokenWithCli(t.db.env, 'dated');

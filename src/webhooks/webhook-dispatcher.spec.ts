@@ -386,6 +386,46 @@ describe(WebhookDispatcher.name, () => {
     expect([room.subscription(10n), room.owner('alice')]).toEqual([3, 5]);
   });
 
+  it('counts every attempt in flight within the caps, two of one delivery included, and waits for both at stop()', async () => {
+    const held: ServerResponse[] = [];
+    const endpoint = await receiver((response) => held.push(response));
+    // The same delivery claimed again while its first attempt runs: its lease ended first (its
+    // outcome slow to be recorded, say).
+    repository.claimDue
+      .mockResolvedValueOnce(batch([delivery({ url: endpoint.url })]))
+      .mockResolvedValueOnce(batch([delivery({ url: endpoint.url })]));
+    await start({
+      ...ENV,
+      WEBHOOK_CONCURRENCY: '4',
+      WEBHOOK_SUBSCRIPTION_CONCURRENCY: '3',
+      WEBHOOK_OWNER_CONCURRENCY: '3',
+    });
+    const inFlight = async () => (await registry.getSingleMetric('webhook_attempts_in_flight')!.get()).values[0].value;
+    /** What the next claim is given, once the dispatcher has claimed again after this point. */
+    const nextClaim = async () => {
+      const claims = repository.claimDue.mock.calls.length;
+      await waitUntil(() => repository.claimDue.mock.calls.length > claims);
+      const [free, , , room] = repository.claimDue.mock.calls.at(-1)! as [number, number, string, ClaimRoom];
+      return { free, subscription: room.subscription(10n), owner: room.owner('alice') };
+    };
+    const recordedAttempts = () => repository.recordAttempts.mock.calls.flatMap(([, finished]) => finished).length;
+
+    await waitUntil(() => held.length === 2);
+    await expect(nextClaim()).resolves.toEqual({ free: 2, subscription: 1, owner: 1 });
+    await expect(inFlight()).resolves.toBe(2);
+
+    held[0].writeHead(204).end();
+    await waitUntil(() => recordedAttempts() === 1);
+    await expect(nextClaim()).resolves.toEqual({ free: 3, subscription: 2, owner: 2 });
+    await expect(inFlight()).resolves.toBe(1);
+
+    const stopping = dispatcher.stop();
+    held[1].writeHead(204).end();
+    await stopping;
+    expect(recordedAttempts()).toBe(2);
+    await expect(inFlight()).resolves.toBe(0);
+  });
+
   it("counts a resent delivery's retries from its resend", async () => {
     const endpoint = await receiver((response) => response.writeHead(500).end());
     // Its schedule was spent before the resend: 8 attempts made, all before it.

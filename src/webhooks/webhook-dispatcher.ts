@@ -53,7 +53,11 @@ export class WebhookDispatcher implements OnApplicationBootstrap, BeforeApplicat
   private readonly leaseMs: number;
   /** This instance's claims; a fresh one per start, so a restarted instance never finishes an old lease. */
   private readonly claim = randomUUID();
-  private readonly inFlight = new Map<bigint, Promise<void>>();
+  /**
+   * Attempts in flight on this instance, each its own entry: a delivery claimed again while an
+   * attempt of it still runs (its lease ended first) is two attempts, and both count.
+   */
+  private readonly inFlight = new Set<Promise<void>>();
   /** Attempts in flight on this instance per subscription and per owner, which the claim keeps within their caps. */
   private readonly perSubscription = new Map<bigint, number>();
   private readonly perOwner = new Map<string, number>();
@@ -208,19 +212,19 @@ export class WebhookDispatcher implements OnApplicationBootstrap, BeforeApplicat
     this.metrics.attemptsInFlight.inc();
     count(this.perSubscription, delivery.subscriptionId, 1);
     count(this.perOwner, delivery.owner, 1);
-    const attempt = this.attempt(delivery)
+    const attempt: Promise<void> = this.attempt(delivery)
       .catch((error) =>
         this.logger.error(`Webhook delivery ${webhookId(delivery)} failed to record: ${describe(error)}`),
       )
       .finally(() => {
-        this.inFlight.delete(delivery.id);
+        this.inFlight.delete(attempt);
         count(this.perSubscription, delivery.subscriptionId, -1);
         count(this.perOwner, delivery.owner, -1);
         this.metrics.attemptsInFlight.dec();
         // A slot is free: look again soon rather than a whole interval later.
         if (!this.stopped && !this.shutdown.isShuttingDown && this.polling === undefined) this.schedule(0);
       });
-    this.inFlight.set(delivery.id, attempt);
+    this.inFlight.add(attempt);
   }
 
   private async attempt(delivery: ClaimedDelivery): Promise<void> {

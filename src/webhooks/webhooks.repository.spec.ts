@@ -834,25 +834,91 @@ describe.each(testDatabases())(`${WebhooksRepository.name} on %s`, (name) => {
       },
     );
 
-    it('takes a delivery being attempted from its attempt, and finds none of another subscription', async () => {
+    /** A delivery of subscription 1, with an event, claimed by `c1` and so being attempted. */
+    async function underWay(): Promise<{ eventId: bigint; claimed: ClaimedDelivery }> {
       await webhooks.insertSubscription(subscription(1n), 10);
-      await webhooks.insertSubscription(subscription(2n, { owner: 'bob' }), 10);
       const eventId = await ended('pending', 0);
       await db.dataSource.query('UPDATE webhook_deliveries SET next_attempt_at = 1');
       const [claimed] = await claimedBy(1, LEASE, 'c1');
       expect(claimed.eventId).toBe(eventId);
-      await expect(webhooks.resend(1n, { eventId })).resolves.toMatchObject({ found: true });
-      // The attempt under way no longer holds it: its outcome changes nothing, and it is due again.
-      await webhooks.recordAttempt(
-        claimed,
-        'c1',
-        { statusCode: 204, error: null, durationMs: 1, startedAt: performance.now() },
-        { kind: 'delivered' },
-        1000,
-      );
-      await expect(claimedBy(1, LEASE, 'c2')).resolves.toMatchObject([{ eventId }]);
+      return { eventId, claimed };
+    }
+    const made = (statusCode: number) => ({ statusCode, error: null, durationMs: 1, startedAt: performance.now() });
+
+    it.each([
+      ['delivered', 204, { kind: 'delivered' as const }],
+      ['to be retried', 500, retry()],
+      ['failed for good', 500, { kind: 'failed' as const }],
+    ])(
+      'sends one being attempted once more after that attempt, ended %s, with the next attempt number',
+      async (_label, statusCode, outcome) => {
+        const { eventId, claimed } = await underWay();
+        await expect(webhooks.resend(1n, { eventId })).resolves.toEqual({ found: true, type: 'plant.created' });
+        // Still its attempt's: nobody claims it beside that attempt.
+        await expect(due()).resolves.toEqual([
+          { state: 'pending', attempts: 0, retryFrom: 0, claim: 'c1', dueNow: false },
+        ]);
+        await expect(claimedBy(1, LEASE, 'c2')).resolves.toEqual([]);
+        // Its outcome is recorded; the delivery is due again at once, its schedule counted from there.
+        await webhooks.recordAttempt(claimed, 'c1', made(statusCode), outcome, 3_600_000);
+        await expect(due()).resolves.toEqual([
+          { state: 'pending', attempts: 1, retryFrom: 1, claim: null, dueNow: true },
+        ]);
+        const [again] = await claimedBy(1, LEASE, 'c2');
+        expect(again).toMatchObject({ eventId, attempts: 1, retryFrom: 1 });
+        await webhooks.recordAttempt(again, 'c2', made(204), { kind: 'delivered' }, 3_600_000);
+        await expect(due()).resolves.toMatchObject([{ state: 'delivered', attempts: 2, claim: null }]);
+        await expect(webhooks.recentAttempts(1n, 10)).resolves.toMatchObject([
+          { eventId, attempt: 2, statusCode: 204 },
+          { eventId, attempt: 1, statusCode },
+        ]);
+      },
+    );
+
+    it('sends it once, however many resends came while its attempt was under way', async () => {
+      const { eventId, claimed } = await underWay();
+      await webhooks.resend(1n, { eventId });
+      await webhooks.resend(1n, { eventId });
+      await webhooks.recordAttempt(claimed, 'c1', made(204), { kind: 'delivered' }, 3_600_000);
+      const [again] = await claimedBy(1, LEASE, 'c2');
+      await webhooks.recordAttempt(again, 'c2', made(204), { kind: 'delivered' }, 3_600_000);
+      await expect(due()).resolves.toMatchObject([{ state: 'delivered', attempts: 2 }]);
+      await expect(claimedBy(1, LEASE, 'c3')).resolves.toEqual([]);
+    });
+
+    it('holds one whose attempt disabled its subscription, the resend with it', async () => {
+      const { eventId, claimed } = await underWay();
+      await webhooks.resend(1n, { eventId });
+      await webhooks.recordAttempt(claimed, 'c1', made(410), { kind: 'disable', reason: 'gone' }, 3_600_000);
+      await expect(due()).resolves.toMatchObject([{ state: 'held', attempts: 1, claim: null }]);
+      await expect(
+        db.dataSource
+          .query('SELECT resend_after_attempt FROM webhook_deliveries')
+          .then((rows) => (rows as { resend_after_attempt: unknown }[]).map((row) => Number(row.resend_after_attempt))),
+      ).resolves.toEqual([0]);
+    });
+
+    it('gives one whose attempt ended without an outcome (its instance died) to the next claim, as the attempt after it', async () => {
+      const { eventId, claimed } = await underWay();
+      await webhooks.resend(1n, { eventId });
+      // The lease runs out: due again for anyone, that claim's attempt being the one the resend asked for.
+      await db.dataSource.query('UPDATE webhook_deliveries SET next_attempt_at = 1');
+      const [again] = await claimedBy(1, LEASE, 'c2');
+      expect(again).toMatchObject({ eventId, attempts: 0, retryFrom: 0 });
+      // The first attempt's outcome, should it come after all, no longer counts for the delivery.
+      await webhooks.recordAttempt(claimed, 'c1', made(204), { kind: 'delivered' }, 3_600_000);
+      await webhooks.recordAttempt(again, 'c2', made(204), { kind: 'delivered' }, 3_600_000);
+      await expect(due()).resolves.toMatchObject([{ state: 'delivered', attempts: 1, claim: null }]);
+      await expect(claimedBy(1, LEASE, 'c3')).resolves.toEqual([]);
+    });
+
+    it('finds none of another subscription, nor of another event', async () => {
+      await webhooks.insertSubscription(subscription(1n), 10);
+      await webhooks.insertSubscription(subscription(2n, { owner: 'bob' }), 10);
+      const eventId = await ended('delivered', 1);
       await expect(webhooks.resend(2n, { eventId })).resolves.toEqual({ found: false });
       await expect(webhooks.resend(1n, { eventId: eventId + 1000n })).resolves.toEqual({ found: false });
+      await expect(due()).resolves.toMatchObject([{ state: 'delivered' }]);
     });
 
     it('names a delivery recorded before events were by its own id, never by an event id', async () => {

@@ -547,8 +547,12 @@ export class WebhooksRepository {
         }
         const ids = taken.flatMap(({ ids }) => ids);
         if (ids.length > 0) {
+          // A resend that waited for an attempt whose lease ended without an outcome (its instance
+          // died): this attempt is the one after it, the first of its schedule.
           await this.database.execute(
-            `UPDATE webhook_deliveries SET claim = ?, next_attempt_at = ${this.now} + ? WHERE id IN (${ids.map(() => '?').join(', ')})`,
+            `UPDATE webhook_deliveries SET claim = ?, next_attempt_at = ${this.now} + ?, ` +
+              'retry_from = CASE WHEN resend_after_attempt = 1 THEN attempts ELSE retry_from END, resend_after_attempt = 0 ' +
+              `WHERE id IN (${ids.map(() => '?').join(', ')})`,
             [claim, leaseMs, ...ids],
           );
         }
@@ -686,18 +690,24 @@ export class WebhooksRepository {
 
   /**
    * Each delivery's new state, if this instance still holds its claim: those that end (delivered,
-   * failed) a statement per state, those tried again later one each, as each has its own time.
+   * failed) a statement per state, those tried again later one each, as each has its own time. One
+   * resent while its attempt was under way (`resend_after_attempt`) is due again at once instead,
+   * its schedule counted from there; one held stays held (a recovery sends it).
    */
   private async updateDeliveries(claim: string, finished: readonly FinishedAttempt[]): Promise<void> {
     const ending = new Map<string, bigint[]>();
+    const resent = 'resend_after_attempt = 1';
     for (const item of finished) {
       const { delivery, outcome } = item;
       const made = wasAttempted(item) ? 1 : 0;
       if (outcome.kind === 'retry') {
+        // MySQL assigns left to right: the flag is read before it is cleared.
         await this.database.execute(
-          `UPDATE webhook_deliveries SET state = 'pending', attempts = ?, next_attempt_at = ${this.now} + ?, claim = NULL ` +
+          `UPDATE webhook_deliveries SET state = 'pending', attempts = ?, ` +
+            `retry_from = CASE WHEN ${resent} THEN ? ELSE retry_from END, ` +
+            `next_attempt_at = ${this.now} + CASE WHEN ${resent} THEN 0 ELSE ? END, claim = NULL, resend_after_attempt = 0 ` +
             'WHERE id = ? AND claim = ?',
-          [delivery.attempts + made, Math.round(outcome.delayMs), delivery.id, claim],
+          [delivery.attempts + made, delivery.attempts + made, Math.round(outcome.delayMs), delivery.id, claim],
         );
         continue;
       }
@@ -706,8 +716,17 @@ export class WebhooksRepository {
     }
     for (const [key, ids] of ending) {
       const [state, made] = key.split(' ');
+      // MySQL assigns left to right: `attempts` and the flag are read before they change.
+      const [newState, retryFrom] =
+        state === 'held'
+          ? ['?', 'retry_from']
+          : [
+              `CASE WHEN ${resent} THEN 'pending' ELSE ? END`,
+              `CASE WHEN ${resent} THEN attempts + ${Number(made)} ELSE retry_from END`,
+            ];
       await this.database.execute(
-        `UPDATE webhook_deliveries SET state = ?, attempts = attempts + ?, next_attempt_at = ${this.now}, claim = NULL ` +
+        `UPDATE webhook_deliveries SET state = ${newState}, retry_from = ${retryFrom}, attempts = attempts + ?, ` +
+          `next_attempt_at = ${this.now}, claim = NULL, resend_after_attempt = 0 ` +
           `WHERE claim = ? AND id IN (${ids.map(() => '?').join(', ')})`,
         [state, Number(made), claim, ...ids],
       );
@@ -734,26 +753,34 @@ export class WebhooksRepository {
     return (await this.disable(id, reason, expired)) > 0;
   }
 
-  /** What is pending for a subscription just disabled: held, to be sent only if recovered. */
+  /** What is pending for a subscription just disabled: held, to be sent only if recovered (a resend waiting included). */
   private async holdPending(subscriptionId: bigint): Promise<void> {
     await this.database.execute(
-      "UPDATE webhook_deliveries SET state = 'held', claim = NULL WHERE subscription_id = ? AND state = 'pending'",
+      "UPDATE webhook_deliveries SET state = 'held', claim = NULL, resend_after_attempt = 0 WHERE subscription_id = ? AND state = 'pending'",
       [subscriptionId],
     );
   }
 
   /**
    * Puts a delivery of the subscription back in the queue, due now, its retry schedule counted
-   * anew, whatever state it is in: one being attempted right now is sent again once more (that
-   * attempt's outcome is no longer recorded for it).
-   * `found: false` when the subscription has no such delivery (or no longer: it is kept as long
-   * as the retention).
+   * anew, whatever state it is in. One being attempted right now (its claim's lease running, on any
+   * instance) keeps its claim and is marked to be sent once more after that attempt, whose outcome
+   * is recorded (updateDeliveries): the two attempts never run side by side, and each has its own
+   * number. `found: false` when the subscription has no such delivery (or no longer: it is kept as
+   * long as the retention).
    */
   async resend(subscriptionId: bigint, ref: DeliveryRef): Promise<{ found: boolean; type?: WebhookEvent }> {
     const which = deliveryRef(ref);
-    // One being attempted right now is taken from that attempt (its claim ends), so it is sent again after it.
+    // One statement, so that no claim or outcome comes between telling whether it is under way and
+    // acting on it. MySQL assigns left to right: only `claim` and `next_attempt_at` change what
+    // `underWay` reads, and they are assigned last, each keeping it false where it was.
+    const underWay = `claim IS NOT NULL AND next_attempt_at > ${this.now}`;
     await this.database.execute(
-      `UPDATE webhook_deliveries SET state = 'pending', next_attempt_at = ${this.now}, claim = NULL, retry_from = attempts ` +
+      `UPDATE webhook_deliveries SET resend_after_attempt = CASE WHEN ${underWay} THEN 1 ELSE 0 END, ` +
+        `state = CASE WHEN ${underWay} THEN state ELSE 'pending' END, ` +
+        `retry_from = CASE WHEN ${underWay} THEN retry_from ELSE attempts END, ` +
+        `claim = CASE WHEN ${underWay} THEN claim END, ` +
+        `next_attempt_at = CASE WHEN ${underWay} THEN next_attempt_at ELSE ${this.now} END ` +
         `WHERE subscription_id = ? AND ${which.sql}`,
       [subscriptionId, ...which.parameters],
       WRITE,

@@ -1,3 +1,4 @@
+import { WebhookTestInProgress } from '../src/webhooks/webhooks.errors';
 import { testDatabases } from './utils/databases';
 import { ServiceProcess, createTokenWithCli, startServiceProcess } from './utils/service-process';
 import { TestApp, bearer, exactJson, startTestApp } from './utils/test-app';
@@ -268,6 +269,33 @@ describe.each(testDatabases())('Webhook delivery across processes on %s', (datab
       expect(began).toBeGreaterThanOrEqual(before - CLOCK_SLACK_MS);
       expect(began).toBeLessThanOrEqual(request.receivedAt + CLOCK_SLACK_MS);
       expect(attempt.durationMs).toBeGreaterThanOrEqual(SLOW_MS);
+    });
+
+    it('runs one test of a subscription at a time, whichever instances they are asked of, dated when it began', async () => {
+      const token = await createTokenWithCli(t.db.env, 'testing');
+      receiver.answer('/tested', { status: 202, afterMs: SLOW_MS });
+      const { id } = await subscribe(a, token, '/tested');
+      const before = Date.now();
+      const first = call(a, token, `/webhooks/${id}/test`);
+      await waitFor(() => receiver.at('/tested').length === 1, { what: 'the first test sent' });
+      const second = await call(b, token, `/webhooks/${id}/test`);
+      expect(second.status).toBe(409);
+      await expect(second.json()).resolves.toEqual({
+        error: 409,
+        message: new WebhookTestInProgress(BigInt(id)).message,
+      });
+      const answered = await first;
+      expect(answered.status).toBe(200);
+      const result = (await answered.json()) as { delivered: boolean; statusCode: number; attemptedAt: string };
+      expect(result).toMatchObject({ delivered: true, statusCode: 202 });
+      expect(receiver.at('/tested')).toHaveLength(1);
+      expect(Date.parse(result.attemptedAt)).toBeGreaterThanOrEqual(before - CLOCK_SLACK_MS);
+      expect(Date.parse(result.attemptedAt)).toBeLessThanOrEqual(receiver.at('/tested')[0].receivedAt + CLOCK_SLACK_MS);
+      // Once it has answered, the next test runs, through either instance.
+      receiver.answer('/tested', 204);
+      const next = await call(b, token, `/webhooks/${id}/test`);
+      expect(next.status).toBe(200);
+      expect(receiver.at('/tested')).toHaveLength(2);
     });
   });
 });

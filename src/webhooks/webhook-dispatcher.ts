@@ -6,7 +6,7 @@ import { RETRY_JITTER } from '../config/env/webhooks';
 import { ShutdownState } from '../lifecycle/shutdown-state';
 import { SecretsService } from '../secrets/secrets.service';
 import { deliveryBody } from './events';
-import { makeAttempt } from './webhook-attempt';
+import { attemptLeaseMs, makeAttempt } from './webhook-attempt';
 import { webhookId } from './webhook-id';
 import { AttemptResult, closeIdleConnections } from './webhook-sender';
 import { WebhookDeliveryMetrics } from './webhooks.metrics';
@@ -85,9 +85,7 @@ export class WebhookDispatcher implements OnApplicationBootstrap, BeforeApplicat
     this.config = config.get('webhooks', { infer: true });
     this.shutdownTimeoutMs = config.get('shutdown.timeoutMs', { infer: true });
     this.production = config.get('env', { infer: true }) === 'production';
-    // Resolving the host and the request itself are each bounded by the timeout; the margin covers
-    // recording the outcome.
-    this.leaseMs = 2 * this.config.timeoutMs + 5000;
+    this.leaseMs = attemptLeaseMs(this.config);
     const subscriptionCap = Math.min(this.config.subscriptionConcurrency, this.config.concurrency);
     const ownerCap = Math.min(this.config.ownerConcurrency, this.config.concurrency);
     this.room = {

@@ -933,6 +933,29 @@ describe.each(testDatabases())(`${WebhooksRepository.name} on %s`, (name) => {
     });
   });
 
+  describe('testing an endpoint', () => {
+    it('lets one test of a subscription hold it at a time, until it ends or its lease does', async () => {
+      await webhooks.insertSubscription(subscription(1n), 10);
+      await webhooks.insertSubscription(subscription(2n), 10);
+      const first = await webhooks.takeTestLease(1n, LEASE);
+      expect(first).toBeGreaterThan(Date.now() + LEASE - 5000);
+      await expect(webhooks.takeTestLease(1n, LEASE)).resolves.toBeUndefined();
+      // Another subscription is tested apart.
+      await expect(webhooks.takeTestLease(2n, LEASE)).resolves.toEqual(expect.any(Number));
+      await webhooks.endTestLease(1n, first!);
+      const second = await webhooks.takeTestLease(1n, -1000);
+      expect(second).toEqual(expect.any(Number));
+      // That one's lease is over (its instance died, say): the next test takes the subscription, and
+      // the late end of the one before does not free it.
+      const third = await webhooks.takeTestLease(1n, LEASE);
+      expect(third).toEqual(expect.any(Number));
+      await webhooks.endTestLease(1n, second!);
+      await expect(webhooks.takeTestLease(1n, LEASE)).resolves.toBeUndefined();
+      await webhooks.endTestLease(1n, third!);
+      await expect(webhooks.takeTestLease(1n, LEASE)).resolves.toEqual(expect.any(Number));
+    });
+  });
+
   describe('recovering', () => {
     const states = async () =>
       (

@@ -390,6 +390,37 @@ export class WebhooksRepository {
     };
   }
 
+  /**
+   * Takes the lease of a test of the subscription (by its key) for `leaseMs` on the database's
+   * clock, unless a test whose lease has not ended holds it: one test of a subscription at a time,
+   * whichever instances they are asked of. The lease's end, which endTestLease names, or undefined
+   * when another test runs.
+   */
+  async takeTestLease(key: bigint, leaseMs: number): Promise<number | undefined> {
+    return this.database.transaction(
+      async () => {
+        const taken = await this.database.execute(
+          `UPDATE webhook_subscriptions SET testing_until = ${this.now} + ? ` +
+            `WHERE id = ? AND (testing_until IS NULL OR testing_until <= ${this.now})`,
+          [leaseMs, key],
+        );
+        if (taken === 0) return undefined;
+        const [row] = await this.database.query('SELECT testing_until FROM webhook_subscriptions WHERE id = ?', [key]);
+        return toNumber(row.testing_until);
+      },
+      { retry: WRITE },
+    );
+  }
+
+  /** Ends a test's lease (`until`, as takeTestLease gave it), unless another test took the subscription since it ran out. */
+  async endTestLease(key: bigint, until: number): Promise<void> {
+    await this.database.execute(
+      'UPDATE webhook_subscriptions SET testing_until = NULL WHERE id = ? AND testing_until = ?',
+      [key, until],
+      WRITE,
+    );
+  }
+
   /** The key of the owner's subscription that a path's id names (see BY_PATH_ID), if there is one. */
   async findSubscription(owner: string, id: bigint): Promise<bigint | undefined> {
     return (await this.findSubscriptionState(owner, id))?.key;

@@ -1,3 +1,4 @@
+import { WebhookTestInProgress } from '../src/webhooks/webhooks.errors';
 import { testDatabases } from './utils/databases';
 import { ServiceProcess, createTokenWithCli, startServiceProcess } from './utils/service-process';
 import { TestApp, bearer, exactJson, startTestApp } from './utils/test-app';
@@ -41,9 +42,9 @@ describe.each(testDatabases())('Webhook delivery across processes on %s', (datab
       body: JSON.stringify({ url: receiver.url(path), events: ['plant.created'] }),
     });
     expect(res.status).toBe(201);
-    const { secret } = (await res.json()) as { secret: string };
-    receiver.expectSecret(path, secret);
-    return secret;
+    const created = (await res.json()) as { id: number; secret: string };
+    receiver.expectSecret(path, created.secret);
+    return created;
   };
   const createPlants = async (service: ServiceProcess, token: string, ids: number[]) => {
     for (const id of ids) {
@@ -85,7 +86,7 @@ describe.each(testDatabases())('Webhook delivery across processes on %s', (datab
     // Attempts hang: the instance holds claims when it dies, and more events wait unclaimed.
     receiver.answer('/killed', 'hang');
     const first = await start({ WEBHOOK_CONCURRENCY: '4' });
-    const secret = await subscribe(first, token, '/killed');
+    const { secret } = await subscribe(first, token, '/killed');
     const ids = Array.from({ length: 30 }, (_, i) => i + 1);
     await createPlants(first, token, ids);
     await waitFor(() => receiver.at('/killed').length >= 4, { what: 'attempts in flight' });
@@ -188,5 +189,113 @@ describe.each(testDatabases())('Webhook delivery across processes on %s', (datab
         service.logLines().filter((line) => line.context === 'Webhooks' && line.result === 'delivered').length,
     );
     expect(perInstance.reduce((x, y) => x + y, 0)).toBe(all.length);
+  });
+  /**
+   * A receiver that takes SLOW_MS to answer, and two instances that may both send to it: what
+   * happens while an attempt waits for its answer.
+   */
+  describe('while an attempt waits for a slow receiver', () => {
+    const SLOW_MS = 1500;
+    /** The clocks compared are this machine's, read by several processes (and the database) to the millisecond. */
+    const CLOCK_SLACK_MS = 20;
+    let a: ServiceProcess;
+    let b: ServiceProcess;
+
+    beforeAll(async () => {
+      [a, b] = await Promise.all([start({ WEBHOOK_TIMEOUT_MS: '10000' }), start({ WEBHOOK_TIMEOUT_MS: '10000' })]);
+    });
+    const call = (service: ServiceProcess, token: string, path: string, method = 'POST') =>
+      fetch(`${service.url}${path}`, { method, headers: bearer(token) });
+
+    it('sends a delivery resent meanwhile once more after that attempt, never beside it, as the next attempt', async () => {
+      const token = await createTokenWithCli(t.db.env, 'resending');
+      receiver.answer('/slow', { status: 204, afterMs: SLOW_MS });
+      const { id } = await subscribe(a, token, '/slow');
+      await createPlants(a, token, [1]);
+      await waitFor(() => receiver.at('/slow').length === 1, { what: 'the first attempt under way' });
+      const [first] = receiver.at('/slow');
+      const eventId = String(first.headers['webhook-id']);
+      // Through the other instance than the one that created the plant; either may be sending it.
+      const resent = await call(b, token, `/webhooks/${id}/deliveries/${eventId}/resend`);
+      expect(resent.status).toBe(202);
+      expect(first.answeredAt).toBeUndefined();
+
+      type Attempt = { eventId: string; attempt: number };
+      const attempts = async () =>
+        (await (await call(a, token, `/webhooks/${id}/deliveries`, 'GET')).json()) as Attempt[];
+      await waitFor(async () => (await attempts()).length === 2, { what: 'two attempts recorded', timeoutMs: 20_000 });
+      const rows = (await t.dataSource.query('SELECT state, attempts, claim FROM webhook_deliveries')) as {
+        state: string;
+        attempts: unknown;
+        claim: unknown;
+      }[];
+      // Recorded as delivered after its second attempt: nothing more is sent.
+      expect(rows.map((row) => [row.state, Number(row.attempts), row.claim])).toEqual([['delivered', 2, null]]);
+      const requests = receiver.at('/slow');
+      expect(requests).toHaveLength(2);
+      expect(requests.map((request) => request.headers['webhook-id'])).toEqual([eventId, eventId]);
+      expect(requests[1].body).toBe(requests[0].body);
+      // The second reached the receiver only once the first had been answered.
+      console.log(
+        `A resend during an attempt on ${database}: sent ${requests[1].receivedAt - requests[0].answeredAt!} ms ` +
+          'after that attempt was answered',
+      );
+      expect(requests[1].receivedAt).toBeGreaterThanOrEqual(requests[0].answeredAt!);
+      const listed = await attempts();
+      expect(listed.map((attempt) => [attempt.eventId, attempt.attempt])).toEqual([
+        [eventId, 2],
+        [eventId, 1],
+      ]);
+    });
+
+    it('dates an attempt when it began, which is when the receiver saw it, not when its answer came', async () => {
+      const token = await createTokenWithCli(t.db.env, 'dated');
+      receiver.answer('/dated', { status: 204, afterMs: SLOW_MS });
+      const { id } = await subscribe(a, token, '/dated');
+      const before = Date.now();
+      await createPlants(a, token, [1]);
+      type Attempt = { attemptedAt: string; durationMs: number };
+      const attempts = async () =>
+        (await (await call(a, token, `/webhooks/${id}/deliveries`, 'GET')).json()) as Attempt[];
+      await waitFor(async () => (await attempts()).length === 1, { what: 'the attempt recorded', timeoutMs: 20_000 });
+      const [attempt] = await attempts();
+      const [request] = receiver.at('/dated');
+      const began = Date.parse(attempt.attemptedAt);
+      console.log(
+        `An attempt to a receiver answering in ${SLOW_MS} ms on ${database}: dated ${request.receivedAt - began} ms ` +
+          `before the receiver saw it, ${attempt.durationMs} ms long`,
+      );
+      // After the change that recorded the event, before the request reached the receiver.
+      expect(began).toBeGreaterThanOrEqual(before - CLOCK_SLACK_MS);
+      expect(began).toBeLessThanOrEqual(request.receivedAt + CLOCK_SLACK_MS);
+      expect(attempt.durationMs).toBeGreaterThanOrEqual(SLOW_MS);
+    });
+
+    it('runs one test of a subscription at a time, whichever instances they are asked of, dated when it began', async () => {
+      const token = await createTokenWithCli(t.db.env, 'testing');
+      receiver.answer('/tested', { status: 202, afterMs: SLOW_MS });
+      const { id } = await subscribe(a, token, '/tested');
+      const before = Date.now();
+      const first = call(a, token, `/webhooks/${id}/test`);
+      await waitFor(() => receiver.at('/tested').length === 1, { what: 'the first test sent' });
+      const second = await call(b, token, `/webhooks/${id}/test`);
+      expect(second.status).toBe(409);
+      await expect(second.json()).resolves.toEqual({
+        error: 409,
+        message: new WebhookTestInProgress(BigInt(id)).message,
+      });
+      const answered = await first;
+      expect(answered.status).toBe(200);
+      const result = (await answered.json()) as { delivered: boolean; statusCode: number; attemptedAt: string };
+      expect(result).toMatchObject({ delivered: true, statusCode: 202 });
+      expect(receiver.at('/tested')).toHaveLength(1);
+      expect(Date.parse(result.attemptedAt)).toBeGreaterThanOrEqual(before - CLOCK_SLACK_MS);
+      expect(Date.parse(result.attemptedAt)).toBeLessThanOrEqual(receiver.at('/tested')[0].receivedAt + CLOCK_SLACK_MS);
+      // Once it has answered, the next test runs, through either instance.
+      receiver.answer('/tested', 204);
+      const next = await call(b, token, `/webhooks/${id}/test`);
+      expect(next.status).toBe(200);
+      expect(receiver.at('/tested')).toHaveLength(2);
+    });
   });
 });

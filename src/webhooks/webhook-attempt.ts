@@ -10,6 +10,16 @@ export interface AttemptSettings {
   timeoutMs: number;
 }
 
+/**
+ * How long an attempt may hold what it takes for itself (a delivery's claim, a test's lease): resolving
+ * the host and the request are each bounded by the timeout, and the margin covers recording the
+ * outcome. Past it, what the attempt held is free again, so an instance that died holding it gives it
+ * back by itself.
+ */
+export function attemptLeaseMs(settings: Pick<AttemptSettings, 'timeoutMs'>): number {
+  return 2 * settings.timeoutMs + 5000;
+}
+
 export interface SignedMessage {
   url: string;
   /** The subscription's live secrets, sealed: the current one, then one a rotation replaced. */

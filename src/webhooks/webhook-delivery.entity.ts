@@ -48,4 +48,8 @@ export class WebhookDelivery {
   /** Attempts made before it was last resent or recovered: its retry schedule counts from there. */
   @Column({ name: 'retry_from', type: 'int', nullable: true })
   retryFrom: number | null;
+
+  /** 1 when it was resent while an attempt held it: it is sent once more after that attempt, never beside it. */
+  @Column({ name: 'resend_after_attempt', type: 'int', default: 0 })
+  resendAfterAttempt: number;
 }

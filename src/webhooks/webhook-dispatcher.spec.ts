@@ -231,7 +231,12 @@ describe(WebhookDispatcher.name, () => {
     expect(repository.prune).toHaveBeenCalledWith(RETENTION_MS);
     expect(repository.recordAttempts).toHaveBeenCalledTimes(1);
     expect(recordedDelivery).toBe(claimed);
-    expect(attempt).toEqual({ statusCode: 204, error: null, durationMs: expect.any(Number) });
+    expect(attempt).toEqual({
+      statusCode: 204,
+      error: null,
+      durationMs: expect.any(Number),
+      startedAt: expect.any(Number),
+    });
     expect(outcome).toEqual({ kind: 'delivered' });
     expect(disableAfterMs).toBe(5 * 86_400_000);
 
@@ -264,7 +269,12 @@ describe(WebhookDispatcher.name, () => {
     await dispatcher.stop();
 
     expect(endpoint.received).toHaveLength(1);
-    expect(attempt).toEqual({ statusCode: status, error: null, durationMs: expect.any(Number) });
+    expect(attempt).toEqual({
+      statusCode: status,
+      error: null,
+      durationMs: expect.any(Number),
+      startedAt: expect.any(Number),
+    });
     expect(outcome).toEqual(expected);
     if (outcome.kind === 'retry') {
       // The default schedule's first step, give or take the jitter.
@@ -305,6 +315,7 @@ describe(WebhookDispatcher.name, () => {
       statusCode: null,
       error: 'url resolves to 127.0.0.1, a loopback address',
       durationMs: expect.any(Number),
+      startedAt: expect.any(Number),
     });
     expect(outcome).toEqual({ kind: 'retry', delayMs: expect.any(Number) });
     await expect(counted()).resolves.toEqual([{ labels: { event: 'plant.created', result: 'refused' }, value: 1 }]);
@@ -324,6 +335,7 @@ describe(WebhookDispatcher.name, () => {
       statusCode: null,
       error: 'internal error of the sender',
       durationMs: expect.any(Number),
+      startedAt: expect.any(Number),
     });
     expect(outcome).toEqual({ kind: 'retry', delayMs: expect.any(Number) });
   });
@@ -374,6 +386,46 @@ describe(WebhookDispatcher.name, () => {
     expect([room.subscription(10n), room.owner('alice')]).toEqual([3, 5]);
   });
 
+  it('counts every attempt in flight within the caps, two of one delivery included, and waits for both at stop()', async () => {
+    const held: ServerResponse[] = [];
+    const endpoint = await receiver((response) => held.push(response));
+    // The same delivery claimed again while its first attempt runs: its lease ended first (its
+    // outcome slow to be recorded, say).
+    repository.claimDue
+      .mockResolvedValueOnce(batch([delivery({ url: endpoint.url })]))
+      .mockResolvedValueOnce(batch([delivery({ url: endpoint.url })]));
+    await start({
+      ...ENV,
+      WEBHOOK_CONCURRENCY: '4',
+      WEBHOOK_SUBSCRIPTION_CONCURRENCY: '3',
+      WEBHOOK_OWNER_CONCURRENCY: '3',
+    });
+    const inFlight = async () => (await registry.getSingleMetric('webhook_attempts_in_flight')!.get()).values[0].value;
+    /** What the next claim is given, once the dispatcher has claimed again after this point. */
+    const nextClaim = async () => {
+      const claims = repository.claimDue.mock.calls.length;
+      await waitUntil(() => repository.claimDue.mock.calls.length > claims);
+      const [free, , , room] = repository.claimDue.mock.calls.at(-1)! as [number, number, string, ClaimRoom];
+      return { free, subscription: room.subscription(10n), owner: room.owner('alice') };
+    };
+    const recordedAttempts = () => repository.recordAttempts.mock.calls.flatMap(([, finished]) => finished).length;
+
+    await waitUntil(() => held.length === 2);
+    await expect(nextClaim()).resolves.toEqual({ free: 2, subscription: 1, owner: 1 });
+    await expect(inFlight()).resolves.toBe(2);
+
+    held[0].writeHead(204).end();
+    await waitUntil(() => recordedAttempts() === 1);
+    await expect(nextClaim()).resolves.toEqual({ free: 3, subscription: 2, owner: 2 });
+    await expect(inFlight()).resolves.toBe(1);
+
+    const stopping = dispatcher.stop();
+    held[1].writeHead(204).end();
+    await stopping;
+    expect(recordedAttempts()).toBe(2);
+    await expect(inFlight()).resolves.toBe(0);
+  });
+
   it("counts a resent delivery's retries from its resend", async () => {
     const endpoint = await receiver((response) => response.writeHead(500).end());
     // Its schedule was spent before the resend: 8 attempts made, all before it.
@@ -396,7 +448,7 @@ describe(WebhookDispatcher.name, () => {
     expect(endpoint.received).toHaveLength(0);
     expect(recordedDelivery).toBe(claimed);
     expect(claim).toBe(repository.claimDue.mock.calls[0][2]);
-    expect(attempt).toEqual({ statusCode: null, error: null, durationMs: 0 });
+    expect(attempt).toEqual({ statusCode: null, error: null, durationMs: 0, startedAt: expect.any(Number) });
     expect(outcome).toEqual({ kind: 'hold' });
     await expect(counted()).resolves.toEqual([]);
   });
@@ -462,7 +514,12 @@ describe(WebhookDispatcher.name, () => {
     await stopping;
     expect(repository.recordAttempts).toHaveBeenCalledTimes(1);
     const [, , attempt, outcome] = await recorded;
-    expect(attempt).toEqual({ statusCode: 200, error: null, durationMs: expect.any(Number) });
+    expect(attempt).toEqual({
+      statusCode: 200,
+      error: null,
+      durationMs: expect.any(Number),
+      startedAt: expect.any(Number),
+    });
     expect(outcome).toEqual({ kind: 'delivered' });
 
     expect(jest.getTimerCount()).toBe(0);

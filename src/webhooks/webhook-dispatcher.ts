@@ -6,7 +6,7 @@ import { RETRY_JITTER } from '../config/env/webhooks';
 import { ShutdownState } from '../lifecycle/shutdown-state';
 import { SecretsService } from '../secrets/secrets.service';
 import { deliveryBody } from './events';
-import { makeAttempt } from './webhook-attempt';
+import { attemptLeaseMs, makeAttempt } from './webhook-attempt';
 import { webhookId } from './webhook-id';
 import { AttemptResult, closeIdleConnections } from './webhook-sender';
 import { WebhookDeliveryMetrics } from './webhooks.metrics';
@@ -53,7 +53,11 @@ export class WebhookDispatcher implements OnApplicationBootstrap, BeforeApplicat
   private readonly leaseMs: number;
   /** This instance's claims; a fresh one per start, so a restarted instance never finishes an old lease. */
   private readonly claim = randomUUID();
-  private readonly inFlight = new Map<bigint, Promise<void>>();
+  /**
+   * Attempts in flight on this instance, each its own entry: a delivery claimed again while an
+   * attempt of it still runs (its lease ended first) is two attempts, and both count.
+   */
+  private readonly inFlight = new Set<Promise<void>>();
   /** Attempts in flight on this instance per subscription and per owner, which the claim keeps within their caps. */
   private readonly perSubscription = new Map<bigint, number>();
   private readonly perOwner = new Map<string, number>();
@@ -81,9 +85,7 @@ export class WebhookDispatcher implements OnApplicationBootstrap, BeforeApplicat
     this.config = config.get('webhooks', { infer: true });
     this.shutdownTimeoutMs = config.get('shutdown.timeoutMs', { infer: true });
     this.production = config.get('env', { infer: true }) === 'production';
-    // Resolving the host and the request itself are each bounded by the timeout; the margin covers
-    // recording the outcome.
-    this.leaseMs = 2 * this.config.timeoutMs + 5000;
+    this.leaseMs = attemptLeaseMs(this.config);
     const subscriptionCap = Math.min(this.config.subscriptionConcurrency, this.config.concurrency);
     const ownerCap = Math.min(this.config.ownerConcurrency, this.config.concurrency);
     this.room = {
@@ -208,19 +210,19 @@ export class WebhookDispatcher implements OnApplicationBootstrap, BeforeApplicat
     this.metrics.attemptsInFlight.inc();
     count(this.perSubscription, delivery.subscriptionId, 1);
     count(this.perOwner, delivery.owner, 1);
-    const attempt = this.attempt(delivery)
+    const attempt: Promise<void> = this.attempt(delivery)
       .catch((error) =>
         this.logger.error(`Webhook delivery ${webhookId(delivery)} failed to record: ${describe(error)}`),
       )
       .finally(() => {
-        this.inFlight.delete(delivery.id);
+        this.inFlight.delete(attempt);
         count(this.perSubscription, delivery.subscriptionId, -1);
         count(this.perOwner, delivery.owner, -1);
         this.metrics.attemptsInFlight.dec();
         // A slot is free: look again soon rather than a whole interval later.
         if (!this.stopped && !this.shutdown.isShuttingDown && this.polling === undefined) this.schedule(0);
       });
-    this.inFlight.set(delivery.id, attempt);
+    this.inFlight.add(attempt);
   }
 
   private async attempt(delivery: ClaimedDelivery): Promise<void> {
@@ -229,7 +231,7 @@ export class WebhookDispatcher implements OnApplicationBootstrap, BeforeApplicat
       // Its subscription was disabled after it was recorded: held without an attempt, for a recovery.
       await this.record({
         delivery,
-        attempt: { statusCode: null, error: null, durationMs: 0 },
+        attempt: { statusCode: null, error: null, durationMs: 0, startedAt: performance.now() },
         outcome: { kind: 'hold' },
       });
       this.logger.warn({
@@ -241,6 +243,7 @@ export class WebhookDispatcher implements OnApplicationBootstrap, BeforeApplicat
       });
       return;
     }
+    const startedAt = performance.now();
     const { result, refused, failure } = await makeAttempt(
       {
         url: delivery.url,
@@ -264,6 +267,7 @@ export class WebhookDispatcher implements OnApplicationBootstrap, BeforeApplicat
         statusCode: result.status ?? null,
         error: result.error?.slice(0, 255) ?? null,
         durationMs: result.durationMs,
+        startedAt,
       },
       outcome,
     });

@@ -63,4 +63,8 @@ export class WebhookSubscription {
   @Index('IDX_webhook_subscriptions_recovering')
   @Column({ name: 'recover_through', type: 'bigint', nullable: true })
   recoverThrough: string | null;
+
+  /** While a test of its endpoint runs (on any instance), when that test's lease ends: one test at a time. */
+  @Column({ name: 'testing_until', type: 'bigint', nullable: true })
+  testingUntil: string | null;
 }

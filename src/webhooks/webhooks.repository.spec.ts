@@ -151,7 +151,13 @@ describe.each(testDatabases())(`${WebhooksRepository.name} on %s`, (name) => {
       await pendingDelivery(1n, 10n);
       await pendingDelivery(2n, 20n);
       const [claimed] = (await claimedBy(10, LEASE, 'c')).filter((d) => d.subscriptionId === 1n);
-      await webhooks.recordAttempt(claimed, 'c', { statusCode: 500, error: null, durationMs: 1 }, retry(), 3_600_000);
+      await webhooks.recordAttempt(
+        claimed,
+        'c',
+        { statusCode: 500, error: null, durationMs: 1, startedAt: performance.now() },
+        retry(),
+        3_600_000,
+      );
       await expect(webhooks.deleteSubscription('bob', 1n)).resolves.toBe(false);
       await expect(webhooks.deleteSubscription('alice', 1n)).resolves.toBe(true);
       await expect(webhooks.deleteSubscription('alice', 1n)).resolves.toBe(false);
@@ -340,7 +346,7 @@ describe.each(testDatabases())(`${WebhooksRepository.name} on %s`, (name) => {
         webhooks.recordAttempt(
           claimed,
           'c1',
-          { statusCode: 204, error: null, durationMs: 12.4 },
+          { statusCode: 204, error: null, durationMs: 12.4, startedAt: performance.now() },
           { kind: 'delivered' },
           1000,
         ),
@@ -360,12 +366,29 @@ describe.each(testDatabases())(`${WebhooksRepository.name} on %s`, (name) => {
       ]);
     });
 
+    it('dates the attempt when it began, not when its outcome is recorded', async () => {
+      const claimed = await claimOne();
+      const before = Date.now();
+      // Began 3 s ago, by this process's clock: a receiver that took that long to answer.
+      await webhooks.recordAttempt(
+        claimed,
+        'c1',
+        { statusCode: 204, error: null, durationMs: 3000, startedAt: performance.now() - 3000 },
+        { kind: 'delivered' },
+        1000,
+      );
+      const after = Date.now();
+      const [{ attemptedAt }] = await webhooks.recentAttempts(1n, 10);
+      expect(attemptedAt).toBeGreaterThanOrEqual(before - 3000 - 50);
+      expect(attemptedAt).toBeLessThanOrEqual(after - 3000 + 50);
+    });
+
     it('puts a failed delivery back as pending, due after the delay', async () => {
       const claimed = await claimOne();
       await webhooks.recordAttempt(
         claimed,
         'c1',
-        { statusCode: null, error: 'timeout', durationMs: 5 },
+        { statusCode: null, error: 'timeout', durationMs: 5, startedAt: performance.now() },
         retry(),
         3_600_000,
       );
@@ -381,7 +404,7 @@ describe.each(testDatabases())(`${WebhooksRepository.name} on %s`, (name) => {
       await webhooks.recordAttempt(
         claimed,
         'c1',
-        { statusCode: 500, error: null, durationMs: 5 },
+        { statusCode: 500, error: null, durationMs: 5, startedAt: performance.now() },
         { kind: 'failed' },
         3_600_000,
       );
@@ -393,7 +416,7 @@ describe.each(testDatabases())(`${WebhooksRepository.name} on %s`, (name) => {
       await webhooks.recordAttempt(
         claimed,
         'not-mine',
-        { statusCode: 204, error: null, durationMs: 1 },
+        { statusCode: 204, error: null, durationMs: 1, startedAt: performance.now() },
         { kind: 'delivered' },
         1000,
       );
@@ -408,7 +431,7 @@ describe.each(testDatabases())(`${WebhooksRepository.name} on %s`, (name) => {
         webhooks.recordAttempt(
           claimed,
           'c1',
-          { statusCode: 410, error: null, durationMs: 1 },
+          { statusCode: 410, error: null, durationMs: 1, startedAt: performance.now() },
           { kind: 'disable', reason: 'gone' },
           1000,
         ),
@@ -426,7 +449,13 @@ describe.each(testDatabases())(`${WebhooksRepository.name} on %s`, (name) => {
       const claimed = await claimOne();
       // No time at all: the first failure has been failing "long enough".
       await expect(
-        webhooks.recordAttempt(claimed, 'c1', { statusCode: 500, error: null, durationMs: 1 }, retry(), 0),
+        webhooks.recordAttempt(
+          claimed,
+          'c1',
+          { statusCode: 500, error: null, durationMs: 1, startedAt: performance.now() },
+          retry(),
+          0,
+        ),
       ).resolves.toEqual({
         disabled: true,
       });
@@ -440,7 +469,7 @@ describe.each(testDatabases())(`${WebhooksRepository.name} on %s`, (name) => {
       await webhooks.recordAttempt(
         claimed,
         'c1',
-        { statusCode: 500, error: null, durationMs: 1 },
+        { statusCode: 500, error: null, durationMs: 1, startedAt: performance.now() },
         retry(-1000),
         3_600_000,
       );
@@ -448,7 +477,7 @@ describe.each(testDatabases())(`${WebhooksRepository.name} on %s`, (name) => {
       await webhooks.recordAttempt(
         again,
         'c2',
-        { statusCode: 200, error: null, durationMs: 1 },
+        { statusCode: 200, error: null, durationMs: 1, startedAt: performance.now() },
         { kind: 'delivered' },
         3_600_000,
       );
@@ -465,7 +494,7 @@ describe.each(testDatabases())(`${WebhooksRepository.name} on %s`, (name) => {
       await webhooks.recordAttempt(
         claimed,
         'c1',
-        { statusCode: null, error: null, durationMs: 0 },
+        { statusCode: null, error: null, durationMs: 0, startedAt: performance.now() },
         { kind: 'failed' },
         1000,
       );
@@ -475,8 +504,8 @@ describe.each(testDatabases())(`${WebhooksRepository.name} on %s`, (name) => {
   });
 
   describe('recordAttempts', () => {
-    const ok = { statusCode: 204, error: null, durationMs: 1 };
-    const failing = { statusCode: 500, error: null, durationMs: 1 };
+    const ok = { statusCode: 204, error: null, durationMs: 1, startedAt: performance.now() };
+    const failing = { statusCode: 500, error: null, durationMs: 1, startedAt: performance.now() };
     const failingSince = async (id: bigint) =>
       (
         (await db.dataSource.query('SELECT failing_since FROM webhook_subscriptions WHERE id = ?', [id])) as {
@@ -574,7 +603,7 @@ describe.each(testDatabases())(`${WebhooksRepository.name} on %s`, (name) => {
         await webhooks.recordAttempt(
           claimed,
           `c${attempt}`,
-          { statusCode: 500, error: null, durationMs: attempt },
+          { statusCode: 500, error: null, durationMs: attempt, startedAt: performance.now() },
           retry(-1000),
           3_600_000,
         );
@@ -805,25 +834,91 @@ describe.each(testDatabases())(`${WebhooksRepository.name} on %s`, (name) => {
       },
     );
 
-    it('takes a delivery being attempted from its attempt, and finds none of another subscription', async () => {
+    /** A delivery of subscription 1, with an event, claimed by `c1` and so being attempted. */
+    async function underWay(): Promise<{ eventId: bigint; claimed: ClaimedDelivery }> {
       await webhooks.insertSubscription(subscription(1n), 10);
-      await webhooks.insertSubscription(subscription(2n, { owner: 'bob' }), 10);
       const eventId = await ended('pending', 0);
       await db.dataSource.query('UPDATE webhook_deliveries SET next_attempt_at = 1');
       const [claimed] = await claimedBy(1, LEASE, 'c1');
       expect(claimed.eventId).toBe(eventId);
-      await expect(webhooks.resend(1n, { eventId })).resolves.toMatchObject({ found: true });
-      // The attempt under way no longer holds it: its outcome changes nothing, and it is due again.
-      await webhooks.recordAttempt(
-        claimed,
-        'c1',
-        { statusCode: 204, error: null, durationMs: 1 },
-        { kind: 'delivered' },
-        1000,
-      );
-      await expect(claimedBy(1, LEASE, 'c2')).resolves.toMatchObject([{ eventId }]);
+      return { eventId, claimed };
+    }
+    const made = (statusCode: number) => ({ statusCode, error: null, durationMs: 1, startedAt: performance.now() });
+
+    it.each([
+      ['delivered', 204, { kind: 'delivered' as const }],
+      ['to be retried', 500, retry()],
+      ['failed for good', 500, { kind: 'failed' as const }],
+    ])(
+      'sends one being attempted once more after that attempt, ended %s, with the next attempt number',
+      async (_label, statusCode, outcome) => {
+        const { eventId, claimed } = await underWay();
+        await expect(webhooks.resend(1n, { eventId })).resolves.toEqual({ found: true, type: 'plant.created' });
+        // Still its attempt's: nobody claims it beside that attempt.
+        await expect(due()).resolves.toEqual([
+          { state: 'pending', attempts: 0, retryFrom: 0, claim: 'c1', dueNow: false },
+        ]);
+        await expect(claimedBy(1, LEASE, 'c2')).resolves.toEqual([]);
+        // Its outcome is recorded; the delivery is due again at once, its schedule counted from there.
+        await webhooks.recordAttempt(claimed, 'c1', made(statusCode), outcome, 3_600_000);
+        await expect(due()).resolves.toEqual([
+          { state: 'pending', attempts: 1, retryFrom: 1, claim: null, dueNow: true },
+        ]);
+        const [again] = await claimedBy(1, LEASE, 'c2');
+        expect(again).toMatchObject({ eventId, attempts: 1, retryFrom: 1 });
+        await webhooks.recordAttempt(again, 'c2', made(204), { kind: 'delivered' }, 3_600_000);
+        await expect(due()).resolves.toMatchObject([{ state: 'delivered', attempts: 2, claim: null }]);
+        await expect(webhooks.recentAttempts(1n, 10)).resolves.toMatchObject([
+          { eventId, attempt: 2, statusCode: 204 },
+          { eventId, attempt: 1, statusCode },
+        ]);
+      },
+    );
+
+    it('sends it once, however many resends came while its attempt was under way', async () => {
+      const { eventId, claimed } = await underWay();
+      await webhooks.resend(1n, { eventId });
+      await webhooks.resend(1n, { eventId });
+      await webhooks.recordAttempt(claimed, 'c1', made(204), { kind: 'delivered' }, 3_600_000);
+      const [again] = await claimedBy(1, LEASE, 'c2');
+      await webhooks.recordAttempt(again, 'c2', made(204), { kind: 'delivered' }, 3_600_000);
+      await expect(due()).resolves.toMatchObject([{ state: 'delivered', attempts: 2 }]);
+      await expect(claimedBy(1, LEASE, 'c3')).resolves.toEqual([]);
+    });
+
+    it('holds one whose attempt disabled its subscription, the resend with it', async () => {
+      const { eventId, claimed } = await underWay();
+      await webhooks.resend(1n, { eventId });
+      await webhooks.recordAttempt(claimed, 'c1', made(410), { kind: 'disable', reason: 'gone' }, 3_600_000);
+      await expect(due()).resolves.toMatchObject([{ state: 'held', attempts: 1, claim: null }]);
+      await expect(
+        db.dataSource
+          .query('SELECT resend_after_attempt FROM webhook_deliveries')
+          .then((rows) => (rows as { resend_after_attempt: unknown }[]).map((row) => Number(row.resend_after_attempt))),
+      ).resolves.toEqual([0]);
+    });
+
+    it('gives one whose attempt ended without an outcome (its instance died) to the next claim, as the attempt after it', async () => {
+      const { eventId, claimed } = await underWay();
+      await webhooks.resend(1n, { eventId });
+      // The lease runs out: due again for anyone, that claim's attempt being the one the resend asked for.
+      await db.dataSource.query('UPDATE webhook_deliveries SET next_attempt_at = 1');
+      const [again] = await claimedBy(1, LEASE, 'c2');
+      expect(again).toMatchObject({ eventId, attempts: 0, retryFrom: 0 });
+      // The first attempt's outcome, should it come after all, no longer counts for the delivery.
+      await webhooks.recordAttempt(claimed, 'c1', made(204), { kind: 'delivered' }, 3_600_000);
+      await webhooks.recordAttempt(again, 'c2', made(204), { kind: 'delivered' }, 3_600_000);
+      await expect(due()).resolves.toMatchObject([{ state: 'delivered', attempts: 1, claim: null }]);
+      await expect(claimedBy(1, LEASE, 'c3')).resolves.toEqual([]);
+    });
+
+    it('finds none of another subscription, nor of another event', async () => {
+      await webhooks.insertSubscription(subscription(1n), 10);
+      await webhooks.insertSubscription(subscription(2n, { owner: 'bob' }), 10);
+      const eventId = await ended('delivered', 1);
       await expect(webhooks.resend(2n, { eventId })).resolves.toEqual({ found: false });
       await expect(webhooks.resend(1n, { eventId: eventId + 1000n })).resolves.toEqual({ found: false });
+      await expect(due()).resolves.toMatchObject([{ state: 'delivered' }]);
     });
 
     it('names a delivery recorded before events were by its own id, never by an event id', async () => {
@@ -835,6 +930,29 @@ describe.each(testDatabases())(`${WebhooksRepository.name} on %s`, (name) => {
       await expect(webhooks.resend(1n, { eventId: id })).resolves.toEqual({ found: false });
       await expect(webhooks.resend(1n, { deliveryId: id })).resolves.toEqual({ found: true, type: 'plant.created' });
       await expect(deliveryStates(1n)).resolves.toEqual([{ state: 'pending', attempts: 0, claim: null }]);
+    });
+  });
+
+  describe('testing an endpoint', () => {
+    it('lets one test of a subscription hold it at a time, until it ends or its lease does', async () => {
+      await webhooks.insertSubscription(subscription(1n), 10);
+      await webhooks.insertSubscription(subscription(2n), 10);
+      const first = await webhooks.takeTestLease(1n, LEASE);
+      expect(first).toBeGreaterThan(Date.now() + LEASE - 5000);
+      await expect(webhooks.takeTestLease(1n, LEASE)).resolves.toBeUndefined();
+      // Another subscription is tested apart.
+      await expect(webhooks.takeTestLease(2n, LEASE)).resolves.toEqual(expect.any(Number));
+      await webhooks.endTestLease(1n, first!);
+      const second = await webhooks.takeTestLease(1n, -1000);
+      expect(second).toEqual(expect.any(Number));
+      // That one's lease is over (its instance died, say): the next test takes the subscription, and
+      // the late end of the one before does not free it.
+      const third = await webhooks.takeTestLease(1n, LEASE);
+      expect(third).toEqual(expect.any(Number));
+      await webhooks.endTestLease(1n, second!);
+      await expect(webhooks.takeTestLease(1n, LEASE)).resolves.toBeUndefined();
+      await webhooks.endTestLease(1n, third!);
+      await expect(webhooks.takeTestLease(1n, LEASE)).resolves.toEqual(expect.any(Number));
     });
   });
 
@@ -942,7 +1060,7 @@ describe.each(testDatabases())(`${WebhooksRepository.name} on %s`, (name) => {
       await webhooks.recordAttempt(
         claimed,
         'c1',
-        { statusCode: 200, error: null, durationMs: 1 },
+        { statusCode: 200, error: null, durationMs: 1, startedAt: performance.now() },
         { kind: 'delivered' },
         1000,
       );

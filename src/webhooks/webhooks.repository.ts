@@ -209,6 +209,11 @@ export interface AttemptRecord {
   statusCode: number | null;
   error: string | null;
   durationMs: number;
+  /**
+   * When the attempt began, by this process's `performance.now()`: it is stored as that long before
+   * the statement that records it, on the database's clock.
+   */
+  startedAt: number;
 }
 
 /** An attempt made (or a delivery dropped without one), to record with its consequence. */
@@ -385,6 +390,37 @@ export class WebhooksRepository {
     };
   }
 
+  /**
+   * Takes the lease of a test of the subscription (by its key) for `leaseMs` on the database's
+   * clock, unless a test whose lease has not ended holds it: one test of a subscription at a time,
+   * whichever instances they are asked of. The lease's end, which endTestLease names, or undefined
+   * when another test runs.
+   */
+  async takeTestLease(key: bigint, leaseMs: number): Promise<number | undefined> {
+    return this.database.transaction(
+      async () => {
+        const taken = await this.database.execute(
+          `UPDATE webhook_subscriptions SET testing_until = ${this.now} + ? ` +
+            `WHERE id = ? AND (testing_until IS NULL OR testing_until <= ${this.now})`,
+          [leaseMs, key],
+        );
+        if (taken === 0) return undefined;
+        const [row] = await this.database.query('SELECT testing_until FROM webhook_subscriptions WHERE id = ?', [key]);
+        return toNumber(row.testing_until);
+      },
+      { retry: WRITE },
+    );
+  }
+
+  /** Ends a test's lease (`until`, as takeTestLease gave it), unless another test took the subscription since it ran out. */
+  async endTestLease(key: bigint, until: number): Promise<void> {
+    await this.database.execute(
+      'UPDATE webhook_subscriptions SET testing_until = NULL WHERE id = ? AND testing_until = ?',
+      [key, until],
+      WRITE,
+    );
+  }
+
   /** The key of the owner's subscription that a path's id names (see BY_PATH_ID), if there is one. */
   async findSubscription(owner: string, id: bigint): Promise<bigint | undefined> {
     return (await this.findSubscriptionState(owner, id))?.key;
@@ -542,8 +578,12 @@ export class WebhooksRepository {
         }
         const ids = taken.flatMap(({ ids }) => ids);
         if (ids.length > 0) {
+          // A resend that waited for an attempt whose lease ended without an outcome (its instance
+          // died): this attempt is the one after it, the first of its schedule.
           await this.database.execute(
-            `UPDATE webhook_deliveries SET claim = ?, next_attempt_at = ${this.now} + ? WHERE id IN (${ids.map(() => '?').join(', ')})`,
+            `UPDATE webhook_deliveries SET claim = ?, next_attempt_at = ${this.now} + ?, ` +
+              'retry_from = CASE WHEN resend_after_attempt = 1 THEN attempts ELSE retry_from END, resend_after_attempt = 0 ' +
+              `WHERE id IN (${ids.map(() => '?').join(', ')})`,
             [claim, leaseMs, ...ids],
           );
         }
@@ -653,15 +693,18 @@ export class WebhooksRepository {
 
   /**
    * One row per attempt, in one statement; not for a subscription deleted while the attempt ran:
-   * its history went with it.
+   * its history went with it. `attempted_at` is when the attempt began, on the database's clock: now,
+   * less the time since it began as this process measured it.
    */
   private async insertAttempts(attempted: readonly FinishedAttempt[]): Promise<void> {
     const row =
-      '? AS subscription_id, ? AS delivery_id, ? AS event_type, ? AS attempt, ? AS status_code, ? AS error, ? AS duration_ms';
-    const rows = attempted.map((_, i) => `SELECT ${i === 0 ? row : '?, ?, ?, ?, ?, ?, ?'}`).join(' UNION ALL ');
+      '? AS subscription_id, ? AS delivery_id, ? AS event_type, ? AS attempt, ? AS status_code, ? AS error, ' +
+      '? AS began_ms_ago, ? AS duration_ms';
+    const rows = attempted.map((_, i) => `SELECT ${i === 0 ? row : '?, ?, ?, ?, ?, ?, ?, ?'}`).join(' UNION ALL ');
+    const now = performance.now();
     await this.database.execute(
       'INSERT INTO webhook_attempts (subscription_id, delivery_id, event_type, attempt, status_code, error, attempted_at, duration_ms) ' +
-        `SELECT s.id, a.delivery_id, a.event_type, a.attempt, a.status_code, a.error, ${this.now}, a.duration_ms ` +
+        `SELECT s.id, a.delivery_id, a.event_type, a.attempt, a.status_code, a.error, ${this.now} - a.began_ms_ago, a.duration_ms ` +
         `FROM (${rows}) a JOIN webhook_subscriptions s ON s.id = a.subscription_id`,
       attempted.flatMap(({ delivery, attempt }) => [
         delivery.subscriptionId,
@@ -670,6 +713,7 @@ export class WebhooksRepository {
         delivery.attempts + 1,
         attempt.statusCode,
         attempt.error,
+        Math.max(0, Math.round(now - attempt.startedAt)),
         Math.round(attempt.durationMs),
       ]),
     );
@@ -677,18 +721,24 @@ export class WebhooksRepository {
 
   /**
    * Each delivery's new state, if this instance still holds its claim: those that end (delivered,
-   * failed) a statement per state, those tried again later one each, as each has its own time.
+   * failed) a statement per state, those tried again later one each, as each has its own time. One
+   * resent while its attempt was under way (`resend_after_attempt`) is due again at once instead,
+   * its schedule counted from there; one held stays held (a recovery sends it).
    */
   private async updateDeliveries(claim: string, finished: readonly FinishedAttempt[]): Promise<void> {
     const ending = new Map<string, bigint[]>();
+    const resent = 'resend_after_attempt = 1';
     for (const item of finished) {
       const { delivery, outcome } = item;
       const made = wasAttempted(item) ? 1 : 0;
       if (outcome.kind === 'retry') {
+        // MySQL assigns left to right: the flag is read before it is cleared.
         await this.database.execute(
-          `UPDATE webhook_deliveries SET state = 'pending', attempts = ?, next_attempt_at = ${this.now} + ?, claim = NULL ` +
+          `UPDATE webhook_deliveries SET state = 'pending', attempts = ?, ` +
+            `retry_from = CASE WHEN ${resent} THEN ? ELSE retry_from END, ` +
+            `next_attempt_at = ${this.now} + CASE WHEN ${resent} THEN 0 ELSE ? END, claim = NULL, resend_after_attempt = 0 ` +
             'WHERE id = ? AND claim = ?',
-          [delivery.attempts + made, Math.round(outcome.delayMs), delivery.id, claim],
+          [delivery.attempts + made, delivery.attempts + made, Math.round(outcome.delayMs), delivery.id, claim],
         );
         continue;
       }
@@ -697,8 +747,17 @@ export class WebhooksRepository {
     }
     for (const [key, ids] of ending) {
       const [state, made] = key.split(' ');
+      // MySQL assigns left to right: `attempts` and the flag are read before they change.
+      const [newState, retryFrom] =
+        state === 'held'
+          ? ['?', 'retry_from']
+          : [
+              `CASE WHEN ${resent} THEN 'pending' ELSE ? END`,
+              `CASE WHEN ${resent} THEN attempts + ${Number(made)} ELSE retry_from END`,
+            ];
       await this.database.execute(
-        `UPDATE webhook_deliveries SET state = ?, attempts = attempts + ?, next_attempt_at = ${this.now}, claim = NULL ` +
+        `UPDATE webhook_deliveries SET state = ${newState}, retry_from = ${retryFrom}, attempts = attempts + ?, ` +
+          `next_attempt_at = ${this.now}, claim = NULL, resend_after_attempt = 0 ` +
           `WHERE claim = ? AND id IN (${ids.map(() => '?').join(', ')})`,
         [state, Number(made), claim, ...ids],
       );
@@ -725,26 +784,34 @@ export class WebhooksRepository {
     return (await this.disable(id, reason, expired)) > 0;
   }
 
-  /** What is pending for a subscription just disabled: held, to be sent only if recovered. */
+  /** What is pending for a subscription just disabled: held, to be sent only if recovered (a resend waiting included). */
   private async holdPending(subscriptionId: bigint): Promise<void> {
     await this.database.execute(
-      "UPDATE webhook_deliveries SET state = 'held', claim = NULL WHERE subscription_id = ? AND state = 'pending'",
+      "UPDATE webhook_deliveries SET state = 'held', claim = NULL, resend_after_attempt = 0 WHERE subscription_id = ? AND state = 'pending'",
       [subscriptionId],
     );
   }
 
   /**
    * Puts a delivery of the subscription back in the queue, due now, its retry schedule counted
-   * anew, whatever state it is in: one being attempted right now is sent again once more (that
-   * attempt's outcome is no longer recorded for it).
-   * `found: false` when the subscription has no such delivery (or no longer: it is kept as long
-   * as the retention).
+   * anew, whatever state it is in. One being attempted right now (its claim's lease running, on any
+   * instance) keeps its claim and is marked to be sent once more after that attempt, whose outcome
+   * is recorded (updateDeliveries): the two attempts never run side by side, and each has its own
+   * number. `found: false` when the subscription has no such delivery (or no longer: it is kept as
+   * long as the retention).
    */
   async resend(subscriptionId: bigint, ref: DeliveryRef): Promise<{ found: boolean; type?: WebhookEvent }> {
     const which = deliveryRef(ref);
-    // One being attempted right now is taken from that attempt (its claim ends), so it is sent again after it.
+    // One statement, so that no claim or outcome comes between telling whether it is under way and
+    // acting on it. MySQL assigns left to right: only `claim` and `next_attempt_at` change what
+    // `underWay` reads, and they are assigned last, each keeping it false where it was.
+    const underWay = `claim IS NOT NULL AND next_attempt_at > ${this.now}`;
     await this.database.execute(
-      `UPDATE webhook_deliveries SET state = 'pending', next_attempt_at = ${this.now}, claim = NULL, retry_from = attempts ` +
+      `UPDATE webhook_deliveries SET resend_after_attempt = CASE WHEN ${underWay} THEN 1 ELSE 0 END, ` +
+        `state = CASE WHEN ${underWay} THEN state ELSE 'pending' END, ` +
+        `retry_from = CASE WHEN ${underWay} THEN retry_from ELSE attempts END, ` +
+        `claim = CASE WHEN ${underWay} THEN claim END, ` +
+        `next_attempt_at = CASE WHEN ${underWay} THEN next_attempt_at ELSE ${this.now} END ` +
         `WHERE subscription_id = ? AND ${which.sql}`,
       [subscriptionId, ...which.parameters],
       WRITE,

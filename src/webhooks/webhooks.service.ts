@@ -22,7 +22,7 @@ import {
 import { testEventBody } from './events';
 import { newSigningSecret } from './signing-secret';
 import { newSubscriptionId } from './subscription-id';
-import { makeAttempt } from './webhook-attempt';
+import { attemptLeaseMs, makeAttempt } from './webhook-attempt';
 import { eventWebhookId, parseWebhookId, webhookId } from './webhook-id';
 import {
   InvalidWebhookId,
@@ -75,8 +75,6 @@ function toDto(row: SubscriptionRow): WebhookDto {
 @Injectable()
 export class WebhooksService {
   private readonly config: WebhooksConfig;
-  /** Subscriptions being tested by this instance: one test at a time each. */
-  private readonly testing = new Set<bigint>();
 
   constructor(
     private readonly repository: WebhooksRepository,
@@ -189,14 +187,16 @@ export class WebhooksService {
    * Sends a `webhook.test` event to the subscription now, signed with its live secrets, through the
    * address policy and the sender a delivery goes through, and says how the endpoint took it.
    * Nothing is recorded: no event, no attempt, no change of the failure clock, and a disabled
-   * subscription can be tested before it is re-enabled.
+   * subscription can be tested before it is re-enabled. One test of a subscription at a time, on
+   * whichever instances they are asked: each holds a lease on the subscription's row for as long as
+   * an attempt may take, which ends with it (or by itself, if this instance dies meanwhile).
    */
   async test(owner: string, id: bigint): Promise<WebhookTestResultDto> {
     this.requireKey();
     const target = await this.repository.sendingTarget(owner, id);
     if (target === undefined) throw new WebhookNotFound(id);
-    if (this.testing.has(target.key)) throw new WebhookTestInProgress(id);
-    this.testing.add(target.key);
+    const lease = await this.repository.takeTestLease(target.key, attemptLeaseMs(this.config));
+    if (lease === undefined) throw new WebhookTestInProgress(id);
     try {
       const eventId = `test_${randomBytes(16).toString('hex')}`;
       const attemptedAt = new Date();
@@ -219,7 +219,8 @@ export class WebhooksService {
         durationMs: Math.round(result.durationMs),
       };
     } finally {
-      this.testing.delete(target.key);
+      // The answer is had: a lease that cannot be ended now (the database away) ends by itself.
+      await this.repository.endTestLease(target.key, lease).catch(() => undefined);
     }
   }
 

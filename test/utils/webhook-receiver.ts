@@ -1,4 +1,4 @@
-import { IncomingHttpHeaders, Server, createServer } from 'node:http';
+import { IncomingHttpHeaders, Server, ServerResponse, createServer } from 'node:http';
 import { AddressInfo } from 'node:net';
 import { randomBytes } from 'node:crypto';
 import { Webhook } from 'standardwebhooks';
@@ -22,10 +22,14 @@ export interface ReceivedDelivery {
   body: string;
   /** The payload as `standardwebhooks` verified it, or the reason it did not. */
   verified: { ok: true; payload: unknown } | { ok: false; reason: string };
+  /** When the request had arrived whole (Date.now()). */
+  receivedAt: number;
+  /** When it was answered (Date.now()), once it has been. */
+  answeredAt?: number;
 }
 
-/** What the receiver answers at a path: a status, or nothing at all (`hang`). */
-export type Answer = number | 'hang';
+/** What the receiver answers at a path: a status, a status after a while (a slow receiver), or nothing at all (`hang`). */
+export type Answer = number | { status: number; afterMs: number } | 'hang';
 
 /**
  * A local webhook endpoint: it records every delivery, verifies each with the subscription's
@@ -35,7 +39,8 @@ export class WebhookReceiver {
   readonly deliveries: ReceivedDelivery[] = [];
   private readonly secrets = new Map<string, string>();
   private readonly answers = new Map<string, Answer[]>();
-  private readonly hanging = new Map<import('node:http').ServerResponse, string>();
+  private readonly hanging = new Map<ServerResponse, ReceivedDelivery>();
+  private readonly late = new Set<NodeJS.Timeout>();
   private server?: Server;
 
   async start(): Promise<this> {
@@ -45,15 +50,27 @@ export class WebhookReceiver {
       req.on('end', () => {
         const path = req.url ?? '/';
         const body = Buffer.concat(chunks).toString('utf8');
-        this.deliveries.push({ path, headers: req.headers, body, verified: this.verify(path, body, req.headers) });
+        const delivery: ReceivedDelivery = {
+          path,
+          headers: req.headers,
+          body,
+          verified: this.verify(path, body, req.headers),
+          receivedAt: Date.now(),
+        };
+        this.deliveries.push(delivery);
         const queue = this.answers.get(path) ?? [];
         const answer = queue.length > 1 ? queue.shift()! : (queue[0] ?? 204);
         if (answer === 'hang') {
-          this.hanging.set(res, path);
+          this.hanging.set(res, delivery);
           res.on('close', () => this.hanging.delete(res));
           return;
         }
-        res.writeHead(answer).end();
+        if (typeof answer === 'number') return this.respond(res, delivery, answer);
+        const timer = setTimeout(() => {
+          this.late.delete(timer);
+          this.respond(res, delivery, answer.status);
+        }, answer.afterMs);
+        this.late.add(timer);
       });
     });
     await new Promise<void>((resolve) => this.server!.listen(0, '127.0.0.1', resolve));
@@ -80,7 +97,7 @@ export class WebhookReceiver {
 
   /** Answers the requests to `path` that are being held (`hang`) with `status`. */
   release(path: string, status: number): void {
-    for (const [res, heldPath] of this.hanging) if (heldPath === path) res.writeHead(status).end();
+    for (const [res, delivery] of this.hanging) if (delivery.path === path) this.respond(res, delivery, status);
   }
 
   at(path: string): ReceivedDelivery[] {
@@ -88,9 +105,15 @@ export class WebhookReceiver {
   }
 
   async close(): Promise<void> {
+    for (const timer of this.late) clearTimeout(timer);
     for (const res of this.hanging.keys()) res.destroy();
     this.server?.closeAllConnections();
     await new Promise<void>((resolve) => (this.server ? this.server.close(() => resolve()) : resolve()));
+  }
+
+  private respond(res: ServerResponse, delivery: ReceivedDelivery, status: number): void {
+    delivery.answeredAt = Date.now();
+    res.writeHead(status).end();
   }
 
   private verify(path: string, body: string, headers: IncomingHttpHeaders): ReceivedDelivery['verified'] {

@@ -98,6 +98,29 @@ describe(RateLimitStorage.name, () => {
       expect((await storage.consume('default:user:bob')).consumed).toBe(1);
       expect(storage.sharedInRedis).toBe(false);
     });
+
+    it('keeps refusing a key for a whole window from its first refusal, past the end of its window', async () => {
+      jest.useFakeTimers({ now: 1_000_000 });
+      try {
+        const storage = await storageWith(null);
+        for (let i = 0; i < LIMIT; i += 1) await storage.consume('default:user:alice');
+        jest.advanceTimersByTime(30_000);
+        await expect(storage.consume('default:user:alice')).resolves.toMatchObject({
+          refused: true,
+          msBeforeNext: RATE_LIMIT_WINDOW_MS,
+        });
+        // The window the key started in is over; the refusal is not.
+        jest.advanceTimersByTime(RATE_LIMIT_WINDOW_MS - 30_000 + 1000);
+        await expect(storage.consume('default:user:alice')).resolves.toMatchObject({
+          refused: true,
+          msBeforeNext: 29_000,
+        });
+        jest.advanceTimersByTime(29_000);
+        await expect(storage.consume('default:user:alice')).resolves.toMatchObject({ consumed: 1, refused: false });
+      } finally {
+        jest.useRealTimers();
+      }
+    });
   });
 
   describe('with Redis', () => {

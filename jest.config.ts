@@ -1,13 +1,13 @@
 import type { Config } from 'jest';
 
 /**
- * Packages that ship only ES modules: jose, NestJS 12 (every @nestjs package here but throttler),
+ * Packages that ship only ES modules: jose, NestJS 12 (every @nestjs package here),
  * raw-body 4, type-is 3 and its content-type 3. Node (22.12+) loads them from the compiled
  * CommonJS service with require(esm); Jest's module loader cannot (Jest 30 only on Node 24.9+
  * with --experimental-vm-modules), so for tests only their files are compiled to CommonJS
  * (test/utils/esm-to-commonjs.mjs).
  */
-const ESM_ONLY = ['jose', '@nestjs/(?!throttler/)[^/]+', 'raw-body', 'type-is', 'content-type'].join('|');
+const ESM_ONLY = ['jose', '@nestjs/[^/]+', 'raw-body', 'type-is', 'content-type'].join('|');
 const transform: Config['transform'] = {
   '^.+\\.ts$': ['ts-jest', { tsconfig: 'tsconfig.json' }],
   [`/node_modules/(${ESM_ONLY})/.+\\.js$`]: '<rootDir>/test/utils/esm-to-commonjs.mjs',

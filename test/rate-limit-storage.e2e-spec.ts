@@ -6,11 +6,10 @@ import { spawnSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { once } from 'node:events';
 import { AddressInfo, Socket, createServer } from 'node:net';
-import { RateLimitStorage, createRedisClient } from '../src/rate-limit/rate-limit.storage';
+import { RateLimitStorage, createRedisClient, rateLimitRedisProvider } from '../src/rate-limit/rate-limit.storage';
 import { TcpProxy } from './utils/tcp-proxy';
 import { waitFor } from './utils/wait-for';
 
-const TTL_MS = 60_000;
 const LIMIT = 3;
 const CLOSED_PORT_URL = 'redis://127.0.0.1:1';
 const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
@@ -38,10 +37,12 @@ function redisReachable(): boolean {
 const withRealRedis = IN_CI || redisReachable() ? describe : describe.skip;
 
 async function storageFor(url: string | undefined): Promise<{ storage: RateLimitStorage; moduleRef: TestingModule }> {
+  const settings: Record<string, unknown> = { 'rateLimit.redisUrl': url, 'rateLimit.perMinute': LIMIT };
   const moduleRef = await Test.createTestingModule({
     providers: [
       RateLimitStorage,
-      { provide: ConfigService, useValue: { get: (key: string) => (key === 'rateLimit.redisUrl' ? url : undefined) } },
+      rateLimitRedisProvider,
+      { provide: ConfigService, useValue: { get: (key: string) => settings[key] } },
     ],
   }).compile();
   return { storage: moduleRef.get(RateLimitStorage), moduleRef };
@@ -125,7 +126,17 @@ async function startReadOnlyServer(): Promise<{ url: string; connections: () => 
   };
 }
 
-const hit = (storage: RateLimitStorage, key: string) => storage.increment(key, TTL_MS, LIMIT, TTL_MS, 'default');
+/** One request counted against `key`, described as the assertions below read it. */
+async function hit(storage: RateLimitStorage, key: string) {
+  const count = await storage.consume(key);
+  const seconds = Math.ceil(count.msBeforeNext / 1000);
+  return {
+    totalHits: count.consumed,
+    isBlocked: count.refused,
+    timeToExpire: seconds,
+    timeToBlockExpire: count.refused ? seconds : 0,
+  };
+}
 
 describe(RateLimitStorage.name, () => {
   let warn: jest.SpyInstance;

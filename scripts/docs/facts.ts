@@ -9,7 +9,7 @@ import { Setting } from '../../src/config/settings';
 import { IN_FLIGHT_LEASE_MS, PURGE_BATCH, PURGE_MAX_BATCHES } from '../../src/idempotency/idempotency.limits';
 import { PLANT_NAME_MAX_LENGTH, PLANT_TAG_MAX_LENGTH } from '../../src/plants/plants.limits';
 import { INT32_MAX } from '../../src/plants/plants.limits';
-import { RATE_LIMIT_WINDOW_MS } from '../../src/rate-limit/rate-limit.middleware';
+import { RATE_LIMIT_WINDOW_MS } from '../../src/rate-limit/rate-limit.limits';
 import { MAX_URL_LENGTH } from '../../src/webhooks/webhooks.limits';
 import { WEBHOOK_DESCRIPTION_MAX_LENGTH } from '../../src/webhooks/webhooks.limits';
 import { PRUNE_EVERY_MS, RETENTION_MS } from '../../src/webhooks/webhooks.limits';

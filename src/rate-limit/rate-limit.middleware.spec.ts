@@ -6,10 +6,9 @@ import { Principal } from '../auth/principal';
 import { JwtVerifier } from '../auth/oidc/jwt-verifier';
 import { TokensService } from '../auth/tokens.service';
 import { RateLimitMiddleware, chargeUserOf } from './rate-limit.middleware';
-import { RateLimitStorage } from './rate-limit.storage';
+import { RateLimitCount, RateLimitStorage } from './rate-limit.storage';
 
 const LIMIT = 3;
-const WINDOW_MS = 60_000;
 const ALICE_TOKEN = `pst_${'A'.repeat(43)}`;
 const ALICE_OTHER_TOKEN = `pst_${'a'.repeat(43)}`;
 const BOB_TOKEN = `pst_${'B'.repeat(43)}`;
@@ -49,7 +48,7 @@ describe(RateLimitMiddleware.name, () => {
   let tokens: { authenticate: jest.Mock; cachedPrincipal: jest.Mock };
   let jwts: { cachedPrincipal: jest.Mock };
   let hits: Map<string, number>;
-  let storage: { increment: jest.Mock };
+  let storage: { consume: jest.Mock };
 
   beforeEach(async () => {
     cached = new Set();
@@ -63,13 +62,13 @@ describe(RateLimitMiddleware.name, () => {
     };
     jwts = { cachedPrincipal: jest.fn(() => null) };
     hits = new Map();
-    // Counts per key, blocking past the limit, with fixed times.
+    // Counts per key, refusing past the limit, with fixed times.
     storage = {
-      increment: jest.fn(async (key: string, _ttl: number, limit: number) => {
-        const totalHits = (hits.get(key) ?? 0) + 1;
-        hits.set(key, totalHits);
-        const isBlocked = totalHits > limit;
-        return { totalHits, timeToExpire: 57, isBlocked, timeToBlockExpire: isBlocked ? 42 : 0 };
+      consume: jest.fn(async (key: string): Promise<RateLimitCount> => {
+        const consumed = (hits.get(key) ?? 0) + 1;
+        hits.set(key, consumed);
+        const refused = consumed > LIMIT;
+        return { consumed, remaining: Math.max(0, LIMIT - consumed), refused, msBeforeNext: refused ? 41_200 : 56_100 };
       }),
     };
     const moduleRef = await Test.createTestingModule({
@@ -87,7 +86,7 @@ describe(RateLimitMiddleware.name, () => {
     middleware = moduleRef.get(RateLimitMiddleware);
   });
 
-  const keys = () => storage.increment.mock.calls.map(([key]) => key as string);
+  const keys = () => storage.consume.mock.calls.map(([key]) => key as string);
   const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
 
   /** Runs the middleware on one request; its outcome, the headers it set and whether it went on. */
@@ -117,14 +116,7 @@ describe(RateLimitMiddleware.name, () => {
       cached.add(ALICE_TOKEN);
       await pass(requestFor({ headers: bearer(ALICE_TOKEN) }));
       expect(tokens.authenticate).not.toHaveBeenCalled();
-      expect(storage.increment).toHaveBeenCalledWith(
-        'plantstore:rate:default:user:alice',
-        WINDOW_MS,
-        LIMIT,
-        WINDOW_MS,
-        'default',
-      );
-      expect(keys()).toEqual(['plantstore:rate:default:user:alice']);
+      expect(keys()).toEqual(['default:user:alice']);
     });
 
     it('counts a JWT already verified against its owner, without a lookup', async () => {
@@ -132,23 +124,23 @@ describe(RateLimitMiddleware.name, () => {
       jwts.cachedPrincipal.mockReturnValue({ subject: 'org-1', scopes: ['plants:read'], kind: 'jwt', tokenId: 'jwt' });
       await pass(requestFor({ headers: bearer(jwt) }));
       expect(jwts.cachedPrincipal).toHaveBeenCalledWith(jwt);
-      expect(keys()).toEqual(['plantstore:rate:default:user:org-1']);
+      expect(keys()).toEqual(['default:user:org-1']);
     });
 
     it('counts a token not known yet against the address, without a lookup, and its user once authentication found it', async () => {
       const req = requestFor({ headers: bearer(ALICE_TOKEN), ip: '192.0.2.1' });
       await pass(req);
-      expect(keys()).toEqual(['plantstore:rate:default:ip:192.0.2.1']);
+      expect(keys()).toEqual(['default:ip:192.0.2.1']);
       expect(tokens.authenticate).not.toHaveBeenCalled();
       // What UserBudgetGuard does after the bearer guard has put the principal on the request.
       await chargeUserOf(Object.assign(req, { user: PRINCIPALS[ALICE_TOKEN] }));
-      expect(keys()).toEqual(['plantstore:rate:default:ip:192.0.2.1', 'plantstore:rate:default:user:alice']);
+      expect(keys()).toEqual(['default:ip:192.0.2.1', 'default:user:alice']);
       await chargeUserOf(req);
       expect(keys()).toHaveLength(2);
       // Known from now on: the user only.
       cached.add(ALICE_TOKEN);
       await pass(requestFor({ headers: bearer(ALICE_TOKEN), ip: '192.0.2.1' }));
-      expect(keys().slice(2)).toEqual(['plantstore:rate:default:user:alice']);
+      expect(keys().slice(2)).toEqual(['default:user:alice']);
     });
 
     it('charges no user for a request that authentication did not accept, or that carried no token', async () => {
@@ -158,20 +150,20 @@ describe(RateLimitMiddleware.name, () => {
       const anonymous = requestFor();
       await pass(anonymous);
       await chargeUserOf(Object.assign(anonymous, { user: PRINCIPALS[BOB_TOKEN] }));
-      expect(keys()).toEqual(['plantstore:rate:default:ip:203.0.113.5', 'plantstore:rate:default:ip:203.0.113.5']);
+      expect(keys()).toEqual(['default:ip:203.0.113.5', 'default:ip:203.0.113.5']);
     });
 
     it('reads the scheme case-insensitively and allows several spaces, as the auth guard does', async () => {
       cached.add(ALICE_TOKEN);
       await pass(requestFor({ headers: { authorization: `bearer   ${ALICE_TOKEN}` } }));
-      expect(keys()).toEqual(['plantstore:rate:default:user:alice']);
+      expect(keys()).toEqual(['default:user:alice']);
     });
 
     it('counts a call without a token against the client address, without a lookup', async () => {
       await pass(requestFor({ ip: '203.0.113.5' }));
       expect(tokens.authenticate).not.toHaveBeenCalled();
       expect(tokens.cachedPrincipal).not.toHaveBeenCalled();
-      expect(keys()).toEqual(['plantstore:rate:default:ip:203.0.113.5']);
+      expect(keys()).toEqual(['default:ip:203.0.113.5']);
     });
 
     it.each([
@@ -181,7 +173,7 @@ describe(RateLimitMiddleware.name, () => {
       ['an empty header', ''],
     ])('counts a call with %s against the client address only', async (_label, authorization) => {
       await pass(requestFor({ headers: { authorization }, ip: '198.51.100.7' }));
-      expect(keys()).toEqual(['plantstore:rate:default:ip:198.51.100.7']);
+      expect(keys()).toEqual(['default:ip:198.51.100.7']);
     });
 
     it('counts two Authorization headers against the address, even when one is a known token', async () => {
@@ -189,7 +181,7 @@ describe(RateLimitMiddleware.name, () => {
       const req = requestFor({ headers: bearer(ALICE_TOKEN), ip: '198.51.100.8' });
       req.rawHeaders.push('Authorization', `Bearer ${BOB_TOKEN}`);
       await pass(req);
-      expect(keys()).toEqual(['plantstore:rate:default:ip:198.51.100.8']);
+      expect(keys()).toEqual(['default:ip:198.51.100.8']);
       expect(tokens.authenticate).not.toHaveBeenCalled();
     });
 
@@ -200,7 +192,7 @@ describe(RateLimitMiddleware.name, () => {
       ['an unknown address under one name', undefined, 'ip:unknown'],
     ])('counts %s', async (_label, ip, tracker) => {
       await pass(requestFor({ ip }));
-      expect(keys()).toEqual([`plantstore:rate:default:${tracker}`]);
+      expect(keys()).toEqual([`default:${tracker}`]);
     });
 
     it('shares one IPv6 budget across a /64, and not beyond', async () => {
@@ -220,7 +212,7 @@ describe(RateLimitMiddleware.name, () => {
       ]) {
         await pass(requestFor({ method, path, headers: bearer(ALICE_TOKEN) }));
       }
-      expect(new Set(keys())).toEqual(new Set(['plantstore:rate:default:user:alice']));
+      expect(new Set(keys())).toEqual(new Set(['default:user:alice']));
     });
 
     it('is shared by all tokens of one user, and differs between users', async () => {
@@ -228,11 +220,7 @@ describe(RateLimitMiddleware.name, () => {
       await pass(requestFor({ headers: bearer(ALICE_TOKEN), ip: '192.0.2.1' }));
       await pass(requestFor({ headers: bearer(ALICE_OTHER_TOKEN), ip: '192.0.2.2' }));
       await pass(requestFor({ headers: bearer(BOB_TOKEN), ip: '192.0.2.1' }));
-      expect(keys()).toEqual([
-        'plantstore:rate:default:user:alice',
-        'plantstore:rate:default:user:alice',
-        'plantstore:rate:default:user:bob',
-      ]);
+      expect(keys()).toEqual(['default:user:alice', 'default:user:alice', 'default:user:bob']);
     });
 
     it('keeps a user and an address apart even when they are spelled alike', async () => {
@@ -316,7 +304,7 @@ describe(RateLimitMiddleware.name, () => {
     });
 
     it('refuses a token found by authentication when its user is past the budget', async () => {
-      hits.set('plantstore:rate:default:user:bob', LIMIT);
+      hits.set('default:user:bob', LIMIT);
       const req = requestFor({ headers: bearer(BOB_TOKEN), ip: '192.0.2.5' });
       await pass(req);
       const charge = chargeUserOf(Object.assign(req, { user: PRINCIPALS[BOB_TOKEN] }));
@@ -325,12 +313,7 @@ describe(RateLimitMiddleware.name, () => {
     });
 
     it('asks to retry after at least one second', async () => {
-      storage.increment.mockResolvedValue({
-        totalHits: LIMIT + 1,
-        timeToExpire: 0,
-        isBlocked: true,
-        timeToBlockExpire: 0,
-      });
+      storage.consume.mockResolvedValue({ consumed: LIMIT + 1, remaining: 0, refused: true, msBeforeNext: 0 });
       const { error, headers } = await run(requestFor());
       expect(error?.message).toMatch(/retry in 1 s/);
       expect(headers['Retry-After']).toBe('1');
@@ -345,7 +328,7 @@ describe(RateLimitMiddleware.name, () => {
     ['GET', '/Health/Ready/'],
   ])('never limits the probe %s %s: no count, no lookup, no headers', async (method, path) => {
     const headers = await pass(requestFor({ method, path, headers: bearer(ALICE_TOKEN) }));
-    expect(storage.increment).not.toHaveBeenCalled();
+    expect(storage.consume).not.toHaveBeenCalled();
     expect(tokens.authenticate).not.toHaveBeenCalled();
     expect(headers).toEqual({});
   });
@@ -356,11 +339,11 @@ describe(RateLimitMiddleware.name, () => {
     ['GET', '/health/live/x'],
   ])('limits %s %s, which is no probe', async (method, path) => {
     await pass(requestFor({ method, path }));
-    expect(storage.increment).toHaveBeenCalledTimes(1);
+    expect(storage.consume).toHaveBeenCalledTimes(1);
   });
 
   it('passes a storage failure on, rather than letting the call through unlimited', async () => {
-    storage.increment.mockRejectedValue(new Error('storage broke'));
+    storage.consume.mockRejectedValue(new Error('storage broke'));
     const { error, next } = await run(requestFor());
     expect((error as unknown as Error).message).toBe('storage broke');
     expect(next).not.toHaveBeenCalled();

@@ -1,16 +1,16 @@
 import { Injectable, NestMiddleware } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
-import { normalizeIp } from '@nestjs/throttler';
 import { NextFunction, Request, Response } from 'express';
 import { readAuthorization } from '../auth/authorization';
 import { JwtVerifier } from '../auth/oidc/jwt-verifier';
 import { TokensService } from '../auth/tokens.service';
 import { clientAddress } from '../common/http/client-address';
 import { AppConfig } from '../config/configuration';
+import { addressBucket } from './ip-network';
 import { TooManyRequests } from './rate-limit.errors';
+import { RATE_LIMIT_WINDOW_MS } from './rate-limit.limits';
 import { RateLimitStorage } from './rate-limit.storage';
 
-export const RATE_LIMIT_WINDOW_MS = 60_000;
 const POLICY_NAME = 'default';
 
 /** Health probes are never limited: a load balancer must always learn the truth. */
@@ -79,25 +79,19 @@ export class RateLimitMiddleware implements NestMiddleware {
       await this.count(`user:${known.subject}`, res);
       return next();
     }
-    await this.count(`ip:${normalizeIp(clientAddress(req) ?? 'unknown')}`, res);
+    await this.count(`ip:${addressBucket(clientAddress(req) ?? 'unknown')}`, res);
     if (secret !== null) userCharges.set(req, (subject) => this.count(`user:${subject}`, res));
     next();
   }
 
   private async count(tracker: string, res: Response): Promise<void> {
-    const { totalHits, timeToExpire, isBlocked, timeToBlockExpire } = await this.storage.increment(
-      `plantstore:rate:${POLICY_NAME}:${tracker}`,
-      RATE_LIMIT_WINDOW_MS,
-      this.limit,
-      RATE_LIMIT_WINDOW_MS,
-      POLICY_NAME,
-    );
-    const resetSeconds = Math.max(0, isBlocked ? timeToBlockExpire : timeToExpire);
+    const { remaining, refused, msBeforeNext } = await this.storage.consume(`${POLICY_NAME}:${tracker}`);
+    const resetSeconds = Math.max(0, Math.ceil(msBeforeNext / 1000));
     res.setHeader('RateLimit-Policy', this.policy);
-    res.setHeader('RateLimit', `"${POLICY_NAME}";r=${Math.max(0, this.limit - totalHits)};t=${resetSeconds}`);
-    if (!isBlocked) return;
+    res.setHeader('RateLimit', `"${POLICY_NAME}";r=${remaining};t=${resetSeconds}`);
+    if (!refused) return;
 
-    const retryAfter = Math.max(1, timeToBlockExpire);
+    const retryAfter = Math.max(1, resetSeconds);
     res.setHeader('Retry-After', String(retryAfter));
     throw new TooManyRequests(this.limit, retryAfter);
   }

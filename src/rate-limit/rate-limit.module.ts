@@ -2,7 +2,7 @@ import { Module } from '@nestjs/common';
 import { OidcModule } from '../auth/oidc/oidc.module';
 import { TokensModule } from '../auth/tokens.module';
 import { RateLimitMiddleware } from './rate-limit.middleware';
-import { RateLimitStorage } from './rate-limit.storage';
+import { RateLimitStorage, rateLimitRedisProvider } from './rate-limit.storage';
 
 /**
  * RATE_LIMIT_PER_MINUTE requests per caller per minute, counted in Redis or in memory. The limit
@@ -10,7 +10,7 @@ import { RateLimitStorage } from './rate-limit.storage';
  */
 @Module({
   imports: [TokensModule, OidcModule],
-  providers: [RateLimitStorage, RateLimitMiddleware],
+  providers: [rateLimitRedisProvider, RateLimitStorage, RateLimitMiddleware],
   exports: [RateLimitStorage, RateLimitMiddleware, TokensModule, OidcModule],
 })
 export class RateLimitModule {}

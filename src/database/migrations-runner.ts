@@ -3,6 +3,7 @@ import { DataSource, Migration, MigrationExecutor, QueryRunner } from 'typeorm';
 import { POST_DEPLOYMENT_MIGRATIONS } from './data-source';
 import { isUniqueViolation } from './database-errors';
 import { isGaleraNode } from './galera';
+import { dropLeftoverOldCopies } from './galera-old-copy';
 import { galeraLargeTableChange } from './galera-schema-change';
 import { LARGE_TABLE_CHANGE } from './migrations/online-ddl';
 import { isRetryable } from './statement-retry';
@@ -73,7 +74,8 @@ export async function pendingMigrations(dataSource: DataSource, run: MigrationRu
  * others wait, then find nothing pending. A row whose lease ran out (its holder died) is taken
  * over. MySQL's DDL is not transactional, so without the lock two instances could both start the
  * same CREATE TABLE. On a Galera node the migrations change large tables without stopping the
- * cluster's writes (galeraLargeTableChange). SQLite is one file for one process; its migrations run
+ * cluster's writes (galeraLargeTableChange), after dropping what a run that stopped halfway through
+ * one left (dropLeftoverOldCopies). SQLite is one file for one process; its migrations run
  * in one transaction.
  */
 export async function runPendingMigrations(dataSource: DataSource, run: MigrationRun = 'start-up'): Promise<void> {
@@ -87,7 +89,8 @@ export async function runPendingMigrations(dataSource: DataSource, run: Migratio
   // The migrations' own connection, which tells changeLargeTable (migrations/online-ddl.ts) how to
   // change a large table on this server.
   const migrating = dataSource.createQueryRunner();
-  if (await isGaleraNode(dataSource)) migrating.data = { [LARGE_TABLE_CHANGE]: galeraLargeTableChange };
+  const galera = await isGaleraNode(dataSource);
+  if (galera) migrating.data = { [LARGE_TABLE_CHANGE]: galeraLargeTableChange };
   const executor = new SelectedMigrations(dataSource, appliesPostDeployment(dataSource, run), migrating);
   executor.transaction = 'each';
   try {
@@ -105,6 +108,8 @@ export async function runPendingMigrations(dataSource: DataSource, run: Migratio
     const queryTimeout = driverOptions.enableQueryTimeout;
     driverOptions.enableQueryTimeout = false;
     try {
+      // What a run that stopped halfway through a large table's change left, gone before anything else.
+      if (galera) await dropLeftoverOldCopies(migrating);
       await executor.executePendingMigrations();
     } finally {
       driverOptions.enableQueryTimeout = queryTimeout;

@@ -66,6 +66,19 @@ export async function pendingMigrations(dataSource: DataSource, run: MigrationRu
   return pending.map((migration) => migration.name);
 }
 
+/** The migrations each data source's runs applied, in order. */
+const appliedBy = new WeakMap<DataSource, string[]>();
+
+/**
+ * The names of the migrations that runPendingMigrations applied on `dataSource`, in order: at its
+ * opening (the regular ones) and since (for a command to say what it did). Those another instance
+ * applied meanwhile are not among them.
+ */
+export const migrationsApplied = (dataSource: DataSource): string[] => [...(appliedBy.get(dataSource) ?? [])];
+
+const record = (dataSource: DataSource, applied: Migration[]) =>
+  appliedBy.set(dataSource, [...(appliedBy.get(dataSource) ?? []), ...applied.map((migration) => migration.name)]);
+
 /**
  * Runs pending migrations once, however many instances start at the same moment. On MySQL and
  * MariaDB the instances take turns on a lock row: one INSERT under a primary key, which on a Galera
@@ -82,7 +95,7 @@ export async function runPendingMigrations(dataSource: DataSource, run: Migratio
   if (!isMysql(dataSource)) {
     const executor = new SelectedMigrations(dataSource, appliesPostDeployment(dataSource, run));
     executor.transaction = 'all';
-    await executor.executePendingMigrations();
+    record(dataSource, await executor.executePendingMigrations());
     return;
   }
   const runner = dataSource.createQueryRunner();
@@ -110,7 +123,7 @@ export async function runPendingMigrations(dataSource: DataSource, run: Migratio
     try {
       // What a run that stopped halfway through a large table's change left, gone before anything else.
       if (galera) await dropLeftoverOldCopies(migrating);
-      await executor.executePendingMigrations();
+      record(dataSource, await executor.executePendingMigrations());
     } finally {
       driverOptions.enableQueryTimeout = queryTimeout;
       clearInterval(renewal);

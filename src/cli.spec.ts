@@ -4,8 +4,7 @@ import { ApiToken } from './auth/api-token.entity';
 import { SCOPE_NAMES } from './auth/scopes';
 import { TokenInputError, TokensService } from './auth/tokens.service';
 import { DataSource } from 'typeorm';
-import { DATABASE_LOG_CONTEXT } from './database/database-logger';
-import { migrationsApplied, pendingMigrations, runPendingMigrations } from './database/migrations-runner';
+import { DATABASE_LOG_CONTEXT } from './database';
 import {
   CliCommand,
   CliLogger,
@@ -32,9 +31,13 @@ jest.mock('./database/migrations-runner', () => ({
   pendingMigrations: jest.fn(),
   runPendingMigrations: jest.fn(),
 }));
-const applied = migrationsApplied as jest.Mock;
-const pending = pendingMigrations as jest.Mock;
-const run = runPendingMigrations as jest.Mock;
+const runner =
+  jest.requireMock<Record<'migrationsApplied' | 'pendingMigrations' | 'runPendingMigrations', jest.Mock>>(
+    './database/migrations-runner',
+  );
+const applied = runner.migrationsApplied;
+const pending = runner.pendingMigrations;
+const run = runner.runPendingMigrations;
 
 const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;

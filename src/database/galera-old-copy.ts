@@ -62,7 +62,6 @@ const one = async (connection: Connection, sql: string): Promise<unknown> =>
 
 /** A node reached for a local drop: its connection and its name. */
 interface Reached {
-  address: NodeAddress;
   connection: Connection;
   name: string;
 }
@@ -76,8 +75,8 @@ const messageOf = (error: unknown) => (error as { code?: string }).code ?? (erro
  *
  * Galera replicates a DROP TABLE by Total Order Isolation: every node drops the table at the same
  * point of the replication stream and commits no other write until it has. What the drop costs is
- * the engine deleting the table's file, which grows with the table: 0.2-0.8 s for two million
- * plants on the test machine, however the rows were removed before. Emptying the table first in
+ * the engine deleting the table's file, which grows with the table, however the rows were removed
+ * before (docs/scaling.md, "Dropping the old table", has the figures): emptying the table first in
  * small committed chunks leaves the file at its size (InnoDB does not shrink it; the drop of the
  * emptied, purged table took as long), and TRUNCATE TABLE is a DDL replicated the same way that
  * deletes the same file. So each node drops its own copy alone instead, with replication off for
@@ -112,7 +111,7 @@ export async function dropOldCopy(
       try {
         connection = await connect(address, login);
         await connection.query('SET SESSION wsrep_on = OFF, sql_log_bin = 0');
-        reached.push({ address, connection, name: String(await one(connection, 'SELECT @@wsrep_node_name')) });
+        reached.push({ connection, name: String(await one(connection, 'SELECT @@wsrep_node_name')) });
       } catch (error) {
         connection?.destroy();
         missed.push(`${describeAddress(address)}: ${messageOf(error)}`);
@@ -138,10 +137,12 @@ export async function dropOldCopy(
     }
     // Also when nothing was found: a node that was not reached may hold one.
     if (left > 0 || missed.length > 0) {
+      const here = missed.length > 0 && (await holds(queryRunner, old));
       const from = Date.now();
       await queryRunner.query(`DROP TABLE IF EXISTS \`${old}\``);
       const took = Date.now() - from;
-      if (missed.length > 0) {
+      // Said where a copy was known to be left for it; a no-op of a run that found none is not news.
+      if (missed.length > 0 && (here || left > 0)) {
         logger.log(
           'warn',
           `Dropped ${old} by a replicated DROP TABLE (${took} ms, the cluster's writes held meanwhile where a node ` +
@@ -152,6 +153,15 @@ export async function dropOldCopy(
   } finally {
     for (const node of reached) node.connection.destroy();
   }
+}
+
+/** Whether the migrations' node has the table `name` in their database. */
+async function holds(queryRunner: QueryRunner, name: string): Promise<boolean> {
+  const rows = (await queryRunner.query(
+    'SELECT COUNT(*) AS n FROM information_schema.TABLES WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = ?',
+    [name],
+  )) as { n: unknown }[];
+  return Number(rows[0]?.n) > 0;
 }
 
 /**

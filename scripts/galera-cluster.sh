@@ -90,6 +90,9 @@ start_node() { # node, extra mariadbd arguments...
   # `nobody` and could not write the joiner's datadir.
   local user=()
   if [ "$(id -u)" = 0 ]; then user=(--user=mysql); chown -R mysql: "$DIR"; fi
+  # Each node names its client address to the others (wsrep_incoming_addresses), which one that
+  # listens on the loopback address alone does not do by itself: the migrations reach every node
+  # there to drop a changed table's old copy (src/database/galera-old-copy.ts).
   setsid mariadbd --no-defaults "${user[@]}" \
     --datadir="$data" --socket="$DIR/node$n.sock" --pid-file="$DIR/node$n.mariadbd.pid" \
     --port="$(sql_port "$n")" --bind-address=127.0.0.1 --log-error="$DIR/node$n.log" \
@@ -100,6 +103,7 @@ start_node() { # node, extra mariadbd arguments...
     --wsrep-on=ON --wsrep-provider="$PROVIDER" --wsrep-cluster-name=plant-store \
     --wsrep-cluster-address="$(cluster_address)" --wsrep-node-name="node$n" \
     --wsrep-node-address="127.0.0.1:$(group_port "$n")" \
+    --wsrep-node-incoming-address="127.0.0.1:$(sql_port "$n")" \
     --wsrep-provider-options="gmcast.listen_addr=tcp://127.0.0.1:$(group_port "$n");ist.recv_addr=127.0.0.1:$((BASE + 20 + n));gcache.size=32M;evs.suspect_timeout=PT3S;evs.inactive_timeout=PT6S;evs.install_timeout=PT4S" \
     --wsrep-sst-method=rsync --wsrep-sst-receive-address="127.0.0.1:$((BASE + 30 + n))" \
     --wsrep-sst-donor="$(donors "$n")" \

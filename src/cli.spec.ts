@@ -3,14 +3,18 @@ import { NestFactory } from '@nestjs/core';
 import { ApiToken } from './auth/api-token.entity';
 import { SCOPE_NAMES } from './auth/scopes';
 import { TokenInputError, TokensService } from './auth/tokens.service';
+import { DataSource } from 'typeorm';
+import { DATABASE_LOG_CONTEXT } from './database';
 import {
   CliCommand,
+  CliLogger,
   CliModule,
   EXIT_OK,
   EXIT_USAGE,
   USAGE,
   UsageError,
   execute,
+  migrate,
   parseCommand,
   EXIT_FAILURE,
   parseExpiresIn,
@@ -20,6 +24,20 @@ import {
 } from './cli';
 import { ResealReport, SealedStore } from './secrets/sealed-store';
 import { SecretsService } from './secrets/secrets.service';
+
+// What the migrations did is the runner's (and test/cli.e2e-spec.ts's); here, what the command says of it.
+jest.mock('./database/migrations-runner', () => ({
+  migrationsApplied: jest.fn(),
+  pendingMigrations: jest.fn(),
+  runPendingMigrations: jest.fn(),
+}));
+const runner =
+  jest.requireMock<Record<'migrationsApplied' | 'pendingMigrations' | 'runPendingMigrations', jest.Mock>>(
+    './database/migrations-runner',
+  );
+const applied = runner.migrationsApplied;
+const pending = runner.pendingMigrations;
+const run = runner.runPendingMigrations;
 
 const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;
@@ -516,5 +534,85 @@ describe(reseal.name, () => {
     await expect(run()).resolves.toBe(EXIT_FAILURE);
     expect(secrets.reseal).not.toHaveBeenCalled();
     expect(io.err).toHaveBeenCalledWith(expect.stringMatching(/^secrets reseal needs WEBHOOK_SECRET_KEY/));
+  });
+});
+
+describe(migrate.name, () => {
+  const dataSource = {} as DataSource;
+  beforeEach(() => {
+    applied.mockReset();
+    pending.mockReset().mockResolvedValue([]);
+    run.mockReset().mockResolvedValue(undefined);
+  });
+
+  it('names each migration this command applied, at its start and after, then says the schema is up to date', async () => {
+    // Opening the context applied one regular migration; the post-deployment run, one more.
+    applied.mockReturnValueOnce(['WebhookIndexes1799000000000', 'PreviousReleaseColumnsDropped1764600000000']);
+    const io = fakeIo();
+    await expect(migrate({ kind: 'migrate', postDeployment: true }, dataSource, io)).resolves.toBe(EXIT_OK);
+    expect(run).toHaveBeenCalledWith(dataSource, 'post-deployment');
+    expect(io.lines()).toEqual([
+      'applied WebhookIndexes1799000000000',
+      'applied PreviousReleaseColumnsDropped1764600000000',
+      'The schema is up to date.',
+    ]);
+  });
+
+  it('says when no migration was pending, and which post-deployment ones wait', async () => {
+    applied.mockReturnValueOnce([]);
+    pending.mockResolvedValue(['PreviousReleaseColumnsDropped1764600000000']);
+    const io = fakeIo();
+    await expect(migrate({ kind: 'migrate', postDeployment: false }, dataSource, io)).resolves.toBe(EXIT_OK);
+    expect(run).not.toHaveBeenCalled();
+    expect(io.lines()).toEqual([
+      'No migration was pending.',
+      'Post-deployment migrations pending (run migrate --post-deployment once every instance runs this release): ' +
+        'PreviousReleaseColumnsDropped1764600000000',
+    ]);
+  });
+});
+
+describe(CliLogger.name, () => {
+  let stderr: jest.SpyInstance;
+  let stdout: jest.SpyInstance;
+  beforeEach(() => {
+    stderr = jest.spyOn(process.stderr, 'write').mockImplementation(() => true);
+    stdout = jest.spyOn(process.stdout, 'write').mockImplementation(() => true);
+  });
+  afterEach(() => jest.restoreAllMocks());
+  const written = () => stderr.mock.calls.map(([text]) => String(text)).join('');
+
+  it("for migrate, shows the migrations' progress on stderr: the database's info lines, the tool's among them", () => {
+    const logger = new CliLogger(true);
+    logger.log('Migration PlantsByName1799000000000 has been executed successfully.', DATABASE_LOG_CONTEXT);
+    logger.log('pt-online-schema-change: Copying `plantstore`.`plants`:  45% 00:11 remain', DATABASE_LOG_CONTEXT);
+    logger.log('CliModule dependencies initialized', 'InstanceLoader');
+    expect(written()).toContain('Migration PlantsByName1799000000000 has been executed successfully.');
+    expect(written()).toContain('pt-online-schema-change: Copying `plantstore`.`plants`:  45% 00:11 remain');
+    // Nest's own lines of its start are no progress of the command's.
+    expect(written()).not.toContain('CliModule dependencies initialized');
+    expect(stdout).not.toHaveBeenCalled();
+  });
+
+  it('for any other command, shows warnings and errors only', () => {
+    const logger = new CliLogger();
+    logger.log('Migration PlantsByName1799000000000 has been executed successfully.', DATABASE_LOG_CONTEXT);
+    expect(stderr).not.toHaveBeenCalled();
+    logger.warn('Statement took 2000 ms: SELECT 1', DATABASE_LOG_CONTEXT);
+    expect(written()).toContain('Statement took 2000 ms: SELECT 1');
+  });
+
+  it('is the logger runCli opens the context of migrate with', async () => {
+    const open = jest.spyOn(NestFactory, 'createApplicationContext').mockResolvedValue({
+      get: jest.fn(() => dataSource),
+      close: jest.fn().mockResolvedValue(undefined),
+    } as unknown as INestApplicationContext);
+    const dataSource = {} as DataSource;
+    applied.mockReturnValue([]);
+    pending.mockResolvedValue([]);
+    await expect(runCli(['migrate'], fakeIo())).resolves.toBe(EXIT_OK);
+    const { logger } = open.mock.calls[0][1] as { logger: CliLogger };
+    logger.log('Migration PlantsByName1799000000000 has been executed successfully.', DATABASE_LOG_CONTEXT);
+    expect(written()).toContain('PlantsByName1799000000000');
   });
 });

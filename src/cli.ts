@@ -12,7 +12,8 @@ import { AppConfigModule } from './config/config.module';
 import { ConfigValidationError } from './config/configuration';
 import { parseDuration } from './config/duration';
 import { DatabaseModule } from './database/database.module';
-import { pendingMigrations, runPendingMigrations } from './database/migrations-runner';
+import { DATABASE_LOG_CONTEXT } from './database/database-logger';
+import { migrationsApplied, pendingMigrations, runPendingMigrations } from './database/migrations-runner';
 import { IdempotencyModule } from './idempotency/idempotency.module';
 import { SealedAnswers } from './idempotency/sealed-answers';
 import { ResealReport, SealedStore } from './secrets/sealed-store';
@@ -268,18 +269,18 @@ export async function execute(command: TokenCommand, tokens: TokensService, io: 
 
 /**
  * Opening the context ran the regular migrations, as a start of the service does; the
- * post-deployment ones run now, when asked for. Each line names a migration applied.
+ * post-deployment ones run now, when asked for. Each line names a migration this command applied,
+ * or says that none was pending; their progress went to stderr meanwhile (CliLogger).
  */
-async function migrate(
+export async function migrate(
   command: Extract<CliCommand, { kind: 'migrate' }>,
   dataSource: DataSource,
   io: CliIo,
 ): Promise<number> {
-  if (command.postDeployment) {
-    const pending = await pendingMigrations(dataSource, 'post-deployment');
-    await runPendingMigrations(dataSource, 'post-deployment');
-    for (const name of pending) io.out(`applied ${name}`);
-  }
+  if (command.postDeployment) await runPendingMigrations(dataSource, 'post-deployment');
+  const applied = migrationsApplied(dataSource);
+  for (const name of applied) io.out(`applied ${name}`);
+  if (applied.length === 0) io.out('No migration was pending.');
   const left = await pendingMigrations(dataSource, 'post-deployment');
   io.out(
     left.length === 0
@@ -290,16 +291,25 @@ async function migrate(
 }
 
 /** Builds the context a command runs in; tests pass one configured by a record of their own. */
-export type CliContextFactory = () => Promise<INestApplicationContext>;
+export type CliContextFactory = (command: CliCommand) => Promise<INestApplicationContext>;
 
 /**
  * Nest's readable lines on stderr: stdout carries only what the command prints (a token, a table).
  * A wrong setting is left to the command's own last line, which names each wrong variable, without
- * Nest's report of it and its stack.
+ * Nest's report of it and its stack. Errors and warnings only, but for `migrate` the database's
+ * info lines too: the migrations that start and end, and the progress of a large table's change
+ * (pt-online-schema-change's lines on a Galera cluster), which can take minutes. Nest's own info
+ * lines (the modules it loads) stay out.
  */
-class CliLogger extends ConsoleLogger {
-  constructor() {
-    super({ logLevels: ['error', 'warn'] });
+export class CliLogger extends ConsoleLogger {
+  constructor(private readonly migrationLog = false) {
+    super({ logLevels: migrationLog ? ['error', 'warn', 'log'] : ['error', 'warn'] });
+  }
+
+  override log(message: unknown, ...optionalParams: unknown[]): void {
+    if (this.migrationLog && optionalParams[optionalParams.length - 1] === DATABASE_LOG_CONTEXT) {
+      super.log(message, ...optionalParams);
+    }
   }
 
   override error(message: unknown, ...optionalParams: unknown[]): void {
@@ -323,8 +333,11 @@ class CliLogger extends ConsoleLogger {
  * The database is opened as the service opens it: while it cannot be reached, each failed attempt is
  * reported as it happens, for at most DB_STARTUP_TIMEOUT; then the command fails with why.
  */
-const openCliContext: CliContextFactory = () =>
-  NestFactory.createApplicationContext(CliModule, { logger: new CliLogger(), abortOnError: false });
+const openCliContext: CliContextFactory = (command) =>
+  NestFactory.createApplicationContext(CliModule, {
+    logger: new CliLogger(command.kind === 'migrate'),
+    abortOnError: false,
+  });
 
 /** Runs one command line; resolves to the process exit code. */
 export async function runCli(
@@ -346,7 +359,7 @@ export async function runCli(
   // A long-running process of its own, logging as the API does; not a command on the CLI's context.
   if (command.kind === 'worker') return runWorker();
 
-  const app = await openContext();
+  const app = await openContext(command);
   try {
     if (command.kind === 'migrate') return await migrate(command, app.get(DataSource), io);
     if (command.kind === 'reseal') {

@@ -97,14 +97,27 @@ describe.each(testDatabases())('plantstore CLI on %s', (database) => {
 
   it('runs the post-deployment migrations when told, which start-up left pending', async () => {
     const postDeployment = POST_DEPLOYMENT_MIGRATIONS.map((migration) => migration.name);
+    const applied = async () =>
+      ((await t.dataSource.query('SELECT name FROM migrations ORDER BY timestamp')) as { name: string }[]).map(
+        (row) => row.name,
+      );
+    const before = await applied();
     await undoMigrations(t.dataSource, postDeployment);
+    const left = await applied();
+    // Those applied after them went too; the command applies them all again, in timestamp order.
+    const undone = before.filter((name) => !left.includes(name));
+    const undoneRegular = undone.filter((name) => !postDeployment.includes(name));
     // What a start of the service leaves: on SQLite nothing, since no other release can serve beside it.
     const started = await cli('migrate');
     expect(started.code).toBe(EXIT_OK);
     expect(started.out).toEqual(
       database === 'sqlite'
-        ? ['The schema is up to date.']
+        ? [...undone.map((name) => `applied ${name}`), 'The schema is up to date.']
         : [
+            // Regular migrations applied after the post-deployment ones went with them, and came back.
+            ...(undoneRegular.length > 0
+              ? undoneRegular.map((name) => `applied ${name}`)
+              : ['No migration was pending.']),
             'Post-deployment migrations pending (run migrate --post-deployment once every instance runs this release): ' +
               postDeployment.join(', '),
           ],

@@ -45,7 +45,7 @@ async function runnerChange(url: string, connection: Connection, table: string, 
   };
   const queryRunner = {
     query: async (sql: string) => (await connection.query(sql))[0],
-    connection: { options: { url }, logger: { logMigration: () => undefined } },
+    connection: { options: { url }, logger: { logMigration: () => undefined, log: () => undefined } },
   };
   await module.galeraLargeTableChange(queryRunner, table, alteration);
 }

@@ -9,6 +9,7 @@ import { Setting } from '../../src/config/settings';
 import { IN_FLIGHT_LEASE_MS, PURGE_BATCH, PURGE_MAX_BATCHES } from '../../src/idempotency/idempotency.limits';
 import { PLANT_NAME_MAX_LENGTH, PLANT_TAG_MAX_LENGTH } from '../../src/plants/plants.limits';
 import { INT32_MAX } from '../../src/plants/plants.limits';
+import { SCHEMA_CHANGE_PROGRESS_SECONDS } from '../../src/database/galera-schema-change';
 import { RATE_LIMIT_WINDOW_MS } from '../../src/rate-limit/rate-limit.limits';
 import { MAX_URL_LENGTH } from '../../src/webhooks/webhooks.limits';
 import { WEBHOOK_DESCRIPTION_MAX_LENGTH } from '../../src/webhooks/webhooks.limits';
@@ -71,6 +72,7 @@ export function facts(root = ROOT): Facts {
     alerts: { block: true, text: alertsTable() },
     // The request and its body.
     'body-limit': text(bytes(BODY_LIMIT_BYTES)),
+    'schema-change-progress': text(duration(SCHEMA_CHANGE_PROGRESS_SECONDS * 1000)),
     'body-limit-bytes': text(BODY_LIMIT_BYTES),
     'json-depth': text(MAX_JSON_DEPTH),
     'plant-name-max': text(PLANT_NAME_MAX_LENGTH),

@@ -1,6 +1,9 @@
 import { Logger as NestLogger } from '@nestjs/common';
 import { Logger as TypeOrmLogger } from 'typeorm';
 
+/** The context of the database's log lines: the migrations' progress among them. */
+export const DATABASE_LOG_CONTEXT = 'Database';
+
 /**
  * TypeORM's messages through the service's own logger (JSON lines in production). Statements are
  * logged without their parameters, which hold user data and token hashes; failed statements are not
@@ -8,7 +11,7 @@ import { Logger as TypeOrmLogger } from 'typeorm';
  * (a duplicate id answered 409) are not failures of the service.
  */
 export class DatabaseLogger implements TypeOrmLogger {
-  private readonly logger = new NestLogger('Database');
+  private readonly logger = new NestLogger(DATABASE_LOG_CONTEXT);
 
   logQuery(): void {}
 

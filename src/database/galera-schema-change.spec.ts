@@ -3,10 +3,19 @@ import { existsSync, readFileSync, statSync } from 'node:fs';
 import { PassThrough } from 'node:stream';
 import { QueryRunner } from 'typeorm';
 import { spawn } from 'node:child_process';
-import { PT_ONLINE_SCHEMA_CHANGE, galeraLargeTableChange, onlineSchemaChangeArguments } from './galera-schema-change';
+import { dropOldCopy } from './galera-old-copy';
+import {
+  PT_ONLINE_SCHEMA_CHANGE,
+  SCHEMA_CHANGE_PROGRESS_SECONDS,
+  galeraLargeTableChange,
+  onlineSchemaChangeArguments,
+} from './galera-schema-change';
 
 jest.mock('node:child_process', () => ({ spawn: jest.fn() }));
 const spawned = spawn as unknown as jest.Mock;
+// What it does node by node is galera-old-copy.spec.ts's; here, when it is asked to.
+jest.mock('./galera-old-copy', () => ({ dropOldCopy: jest.fn(async () => undefined) }));
+const droppedOldCopy = dropOldCopy as unknown as jest.Mock;
 
 /** A child process that writes `lines` and exits with `code`; what it was started with is kept. */
 function fakeTool(code: number, lines: string[]) {
@@ -62,6 +71,9 @@ describe('onlineSchemaChangeArguments', () => {
     expect(args).toContain('--execute');
     expect(args).toContain('--no-version-check');
     expect(args).toContain("--set-vars=lock_wait_timeout=2,tx_isolation='READ-COMMITTED'");
+    // The old table stays for dropOldCopy; the copy's progress is told as it goes.
+    expect(args).toContain('--no-drop-old-table');
+    expect(args).toContain(`--progress=time,${SCHEMA_CHANGE_PROGRESS_SECONDS}`);
     expect(
       onlineSchemaChangeArguments(
         { host: 'db', port: 3306, user: 'root', database: 'p' },
@@ -74,13 +86,38 @@ describe('onlineSchemaChangeArguments', () => {
 });
 
 describe('galeraLargeTableChange', () => {
-  beforeEach(() => spawned.mockReset());
+  beforeEach(() => {
+    spawned.mockReset();
+    droppedOldCopy.mockClear();
+  });
 
   it('makes a change the server can make in the definition alone with ALGORITHM=INSTANT, without the tool', async () => {
     const { queryRunner, query } = fakeQueryRunner('done');
     await galeraLargeTableChange(queryRunner, 'plants', 'DROP COLUMN note');
     expect(query).toHaveBeenCalledWith('ALTER TABLE plants DROP COLUMN note, ALGORITHM=INSTANT');
     expect(spawned).not.toHaveBeenCalled();
+    expect(droppedOldCopy).not.toHaveBeenCalled();
+  });
+
+  it('drops the old copy node by node before the tool runs (one left by an earlier run) and once it has swapped the tables', async () => {
+    const { queryRunner } = fakeQueryRunner('refused');
+    fakeTool(0, ['Successfully altered `plantstore`.`plants`.']);
+    const order: string[] = [];
+    droppedOldCopy.mockImplementation(async (_runner: QueryRunner, table: string) => void order.push(`drop ${table}`));
+    spawned.mockImplementationOnce((...args: unknown[]) => {
+      order.push('tool');
+      return (spawned.getMockImplementation() as (...a: unknown[]) => unknown)(...args);
+    });
+    await galeraLargeTableChange(queryRunner, 'plants', 'ADD INDEX i (owner, name)');
+    expect(order).toEqual(['drop plants', 'tool', 'drop plants']);
+    expect(droppedOldCopy.mock.calls.every(([runner]) => runner === queryRunner)).toBe(true);
+  });
+
+  it('leaves the old copy of a change the tool failed to make: the tool swapped nothing', async () => {
+    const { queryRunner } = fakeQueryRunner('refused', 'mysql://root@127.0.0.1:3306/p');
+    fakeTool(1, ['`p`.`plants` was not altered.']);
+    await expect(galeraLargeTableChange(queryRunner, 'plants', 'ADD INDEX i (name)')).rejects.toThrow(/exit code 1/);
+    expect(droppedOldCopy).toHaveBeenCalledTimes(1);
   });
 
   it('hands any other change to pt-online-schema-change, on the data source server, logging its output', async () => {

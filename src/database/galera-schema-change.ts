@@ -4,28 +4,26 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { QueryRunner } from 'typeorm';
-import { DriverUtils } from 'typeorm/driver/DriverUtils.js';
+import { dropOldCopy } from './galera-old-copy';
+import { SchemaChangeTarget, targetOf } from './migration-target';
 import { LargeTableChange, boundLockWaits, codeOf, online } from './migrations/online-ddl';
 
 /** Percona Toolkit's online schema change (Debian and Ubuntu package `percona-toolkit`), found on PATH. */
 export const PT_ONLINE_SCHEMA_CHANGE = 'pt-online-schema-change';
 
+/** How often the tool reports how far its copy is (docs/scaling.md, "Schema changes"). */
+export const SCHEMA_CHANGE_PROGRESS_SECONDS = 10;
+
 /** What the server answers an `ALGORITHM=INSTANT` it cannot honour: it changed nothing. */
 const NOT_INSTANT = new Set(['ER_ALTER_OPERATION_NOT_SUPPORTED', 'ER_ALTER_OPERATION_NOT_SUPPORTED_REASON']);
-
-/** Where the tool connects: the server and database the migrations run on. */
-export interface SchemaChangeTarget {
-  host: string;
-  port: number;
-  user: string;
-  database: string;
-}
 
 /**
  * The tool's command line for one change (docs/scaling.md, "Schema changes"). It copies the table
  * into an altered copy in small chunks, keeps the copy current with triggers meanwhile, and swaps
  * the two with one RENAME: each of its statements is short, so the cluster-wide pause of a schema
- * change becomes many short ones.
+ * change becomes many short ones. It leaves the old table (`_<table>_old`) for dropOldCopy, since
+ * its own DROP TABLE of it would hold the cluster's writes for as long as the engine takes to
+ * delete the table's file, which grows with the table.
  */
 export function onlineSchemaChangeArguments(
   target: SchemaChangeTarget,
@@ -61,30 +59,11 @@ export function onlineSchemaChangeArguments(
     '--charset=utf8mb4',
     // Else it asks Percona's server over the internet for newer versions on every run.
     '--no-version-check',
-    '--progress=time,30',
+    '--no-drop-old-table',
+    // A line now and then (on stderr): how far the copy is and what it expects to take, for the
+    // migration log and `plantstore migrate`.
+    `--progress=time,${SCHEMA_CHANGE_PROGRESS_SECONDS}`,
   ];
-}
-
-/** The server and database of the data source `queryRunner` belongs to, and its password. */
-function targetOf(queryRunner: QueryRunner): { target: SchemaChangeTarget; password?: string } {
-  const options = queryRunner.connection.options as { url?: string };
-  // Read as the connection reads DATABASE_URL (src/config/env/database.ts).
-  const read = DriverUtils.buildDriverOptions({ url: options.url }) as {
-    host?: string;
-    port?: number;
-    username?: string;
-    password?: string;
-    database?: string;
-  };
-  return {
-    target: {
-      host: read.host ?? '127.0.0.1',
-      port: read.port ?? 3306,
-      user: read.username ?? '',
-      database: read.database ?? '',
-    },
-    password: read.password || undefined,
-  };
 }
 
 /** The session variable of the isolation level: `transaction_isolation` where the server has it, else `tx_isolation` (MariaDB before 11.1). */
@@ -149,6 +128,10 @@ async function runOnlineSchemaChange(queryRunner: QueryRunner, table: string, al
  * within milliseconds, so it is made so; one it cannot make so is refused at once, having changed
  * nothing, and pt-online-schema-change makes it instead, through the same server. A refused
  * statement also committed the migration's open transaction, so the tool waits on no lock of ours.
+ * The old table the tool leaves is dropped node by node (dropOldCopy), and before the tool too: the
+ * swap renames the table to `_<table>_old`, and one left there by a run that stopped halfway, on
+ * some nodes only, would fail that rename on those nodes alone, which Galera answers by taking them
+ * out of the cluster.
  */
 export const galeraLargeTableChange: LargeTableChange = async (queryRunner, table, alteration) => {
   try {
@@ -159,5 +142,7 @@ export const galeraLargeTableChange: LargeTableChange = async (queryRunner, tabl
   } catch (error) {
     if (!NOT_INSTANT.has(codeOf(error) ?? '')) throw error;
   }
+  await dropOldCopy(queryRunner, table);
   await runOnlineSchemaChange(queryRunner, table, alteration);
+  await dropOldCopy(queryRunner, table);
 };

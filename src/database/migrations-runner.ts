@@ -3,6 +3,7 @@ import { DataSource, Migration, MigrationExecutor, QueryRunner } from 'typeorm';
 import { POST_DEPLOYMENT_MIGRATIONS } from './data-source';
 import { isUniqueViolation } from './database-errors';
 import { isGaleraNode } from './galera';
+import { dropLeftoverOldCopies } from './galera-old-copy';
 import { galeraLargeTableChange } from './galera-schema-change';
 import { LARGE_TABLE_CHANGE } from './migrations/online-ddl';
 import { isRetryable } from './statement-retry';
@@ -65,6 +66,19 @@ export async function pendingMigrations(dataSource: DataSource, run: MigrationRu
   return pending.map((migration) => migration.name);
 }
 
+/** The migrations each data source's runs applied, in order. */
+const appliedBy = new WeakMap<DataSource, string[]>();
+
+/**
+ * The names of the migrations that runPendingMigrations applied on `dataSource`, in order: at its
+ * opening (the regular ones) and since (for a command to say what it did). Those another instance
+ * applied meanwhile are not among them.
+ */
+export const migrationsApplied = (dataSource: DataSource): string[] => [...(appliedBy.get(dataSource) ?? [])];
+
+const record = (dataSource: DataSource, applied: Migration[]) =>
+  appliedBy.set(dataSource, [...(appliedBy.get(dataSource) ?? []), ...applied.map((migration) => migration.name)]);
+
 /**
  * Runs pending migrations once, however many instances start at the same moment. On MySQL and
  * MariaDB the instances take turns on a lock row: one INSERT under a primary key, which on a Galera
@@ -73,21 +87,23 @@ export async function pendingMigrations(dataSource: DataSource, run: MigrationRu
  * others wait, then find nothing pending. A row whose lease ran out (its holder died) is taken
  * over. MySQL's DDL is not transactional, so without the lock two instances could both start the
  * same CREATE TABLE. On a Galera node the migrations change large tables without stopping the
- * cluster's writes (galeraLargeTableChange). SQLite is one file for one process; its migrations run
+ * cluster's writes (galeraLargeTableChange), after dropping what a run that stopped halfway through
+ * one left (dropLeftoverOldCopies). SQLite is one file for one process; its migrations run
  * in one transaction.
  */
 export async function runPendingMigrations(dataSource: DataSource, run: MigrationRun = 'start-up'): Promise<void> {
   if (!isMysql(dataSource)) {
     const executor = new SelectedMigrations(dataSource, appliesPostDeployment(dataSource, run));
     executor.transaction = 'all';
-    await executor.executePendingMigrations();
+    record(dataSource, await executor.executePendingMigrations());
     return;
   }
   const runner = dataSource.createQueryRunner();
   // The migrations' own connection, which tells changeLargeTable (migrations/online-ddl.ts) how to
   // change a large table on this server.
   const migrating = dataSource.createQueryRunner();
-  if (await isGaleraNode(dataSource)) migrating.data = { [LARGE_TABLE_CHANGE]: galeraLargeTableChange };
+  const galera = await isGaleraNode(dataSource);
+  if (galera) migrating.data = { [LARGE_TABLE_CHANGE]: galeraLargeTableChange };
   const executor = new SelectedMigrations(dataSource, appliesPostDeployment(dataSource, run), migrating);
   executor.transaction = 'each';
   try {
@@ -105,7 +121,9 @@ export async function runPendingMigrations(dataSource: DataSource, run: Migratio
     const queryTimeout = driverOptions.enableQueryTimeout;
     driverOptions.enableQueryTimeout = false;
     try {
-      await executor.executePendingMigrations();
+      // What a run that stopped halfway through a large table's change left, gone before anything else.
+      if (galera) await dropLeftoverOldCopies(migrating);
+      record(dataSource, await executor.executePendingMigrations());
     } finally {
       driverOptions.enableQueryTimeout = queryTimeout;
       clearInterval(renewal);

@@ -300,10 +300,7 @@ function captureLines(r: Round): string[] {
     `- log file: ${c.logBytes} bytes`,
     `- a plain INSERT meanwhile: ${c.plainInsert}; the guarded INSERT: ${c.guardedInsert}`,
     `- processlist (${c.processlist.length}): ${c.processlist.slice(0, 12).join('; ') || 'none'}`,
-    `- InnoDB: ${c.innodb.summary
-      .filter((line) => !/^---TRANSACTION.*not started/.test(line))
-      .slice(0, 20)
-      .join(' / ')}`,
+    `- InnoDB (the log, and transactions in this database): ${c.innodb.summary.slice(0, 20).join(' / ')}`,
     `- in full: bench/.out/stall/capture-${r.round}-${r.target}-${i + 1}.txt`,
     '',
   ]);

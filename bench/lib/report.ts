@@ -61,6 +61,8 @@ export function sqlPerRequest(rounds: RoundResult[], target: TargetName, counter
 const rps = (r: RoundResult) => r.load.rps;
 const p50 = (r: RoundResult) => r.load.latencyMs.p50;
 const p99 = (r: RoundResult) => r.load.latencyMs.p99;
+/** The slowest request answered in the run. */
+const slowest = (r: RoundResult) => r.load.latencyMs.max;
 /** The target's CPU time over the responses it gave, in microseconds (NaN for results from before it was recorded). */
 export const cpuPerResponseUs = (r: RoundResult) => ((r.cpu.targetSec ?? NaN) * 1e6) / r.load.responses;
 
@@ -287,6 +289,7 @@ function scenarioTable(rounds: RoundResult[]): string[] {
   row('req/s, median [min–max]', (rs) => fmtSpread(spread(rs.map(rps)), (x) => num(x)));
   row('p50 ms', (rs) => fmtSpread(spread(rs.map(p50)), ms));
   row('p99 ms', (rs) => fmtSpread(spread(rs.map(p99)), ms));
+  row('slowest request ms', (rs) => fmtSpread(spread(rs.map(slowest)), ms));
   row('SQL statements / request (Questions), median of rounds (pooled)', (rs) =>
     rs.length
       ? `${sqlPerRequestMedian(rs, rs[0].target, 'Questions').toFixed(3)} (${sqlPerRequest(rs, rs[0].target, 'Questions').toFixed(3)})`

@@ -1,6 +1,6 @@
 /** Processes, CPU pinning and /proc readings for the benchmark. Linux only. */
 import { ChildProcess, execFile, spawn } from 'node:child_process';
-import { createWriteStream, existsSync, readFileSync, readdirSync } from 'node:fs';
+import { closeSync, createWriteStream, existsSync, openSync, readFileSync, readdirSync } from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
 
@@ -51,21 +51,31 @@ export interface Spawned {
   exited: Promise<number | null>;
 }
 
-/** Starts a process, pinned with taskset when `cpus` is given, its output going to a log file. */
+/**
+ * Starts a process, pinned with taskset when `cpus` is given, its output going to a log file:
+ * through a pipe this process copies from (as a container runtime reads it), or with `toFile` as
+ * the file itself (as `> file` in a shell gives it).
+ */
 export function startProcess(
   name: string,
   command: string[],
-  options: { env: NodeJS.ProcessEnv; cwd: string; cpus?: string; logPath: string; ipc?: boolean },
+  options: { env: NodeJS.ProcessEnv; cwd: string; cpus?: string; logPath: string; ipc?: boolean; toFile?: boolean },
 ): Spawned {
   const argv = options.cpus ? ['taskset', '-c', options.cpus, ...command] : command;
-  const log = createWriteStream(options.logPath);
+  const file = options.toFile ? openSync(options.logPath, 'w') : undefined;
+  const output = file ?? 'pipe';
   const child = spawn(argv[0], argv.slice(1), {
     cwd: options.cwd,
     env: options.env,
-    stdio: options.ipc ? ['ignore', 'pipe', 'pipe', 'ipc'] : ['ignore', 'pipe', 'pipe'],
+    stdio: options.ipc ? ['ignore', output, output, 'ipc'] : ['ignore', output, output],
   });
-  child.stdout?.pipe(log);
-  child.stderr?.pipe(log);
+  if (file === undefined) {
+    const log = createWriteStream(options.logPath);
+    child.stdout?.pipe(log);
+    child.stderr?.pipe(log);
+  } else {
+    closeSync(file);
+  }
   const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
   if (child.pid === undefined) throw new Error(`could not start ${name}: ${argv.join(' ')}`);
   // taskset execs the command, so the pid is the command's own.

@@ -110,7 +110,7 @@ export function describe(r: RoundResult): string {
     .map(([c, n]) => `${c}×${n}`)
     .join(' ');
   return (
-    `${TARGET_LABEL[r.target].padEnd(LABEL_WIDTH)} ${Math.round(r.load.rps).toString().padStart(6)} req/s  p50 ${l.p50.toFixed(2)} ms  p99 ${l.p99.toFixed(2)} ms  ` +
+    `${TARGET_LABEL[r.target].padEnd(LABEL_WIDTH)} ${Math.round(r.load.rps).toString().padStart(6)} req/s  p50 ${l.p50.toFixed(2)} ms  p99 ${l.p99.toFixed(2)} ms  slowest ${l.max.toFixed(1)} ms  ` +
     `${cpuPerResponseUs(r).toFixed(0)} µs CPU/req  ${r.sqlPerRequest.Questions.toFixed(3)} SQL/req  RSS ${r.rssMaxMb.toFixed(0)} MB  CPU ${(r.cpu.target * 100).toFixed(0)}%  others ${(r.cpu.others * 100).toFixed(0)}%  [${statuses}${r.load.errors ? ` errors×${r.load.errors}` : ''}]`
   );
 }

@@ -70,7 +70,8 @@ export function buildDataSourceOptions(database: DatabaseConfig): DataSourceOpti
       poolSize: database.poolSize,
       connectTimeout: database.connectTimeoutMs,
       // A statement that gets no answer in time fails (and its connection is dropped), so a
-      // silent network never holds a request: the client gets 503 and the pool reconnects.
+      // silent network never holds a request: the client gets 503 and the pool reconnects. In
+      // time as the event loop sees it: statement-timeout.ts.
       maxQueryExecutionTime: database.queryTimeoutMs,
       enableQueryTimeout: true,
       subscribers: [TimedOutConnectionSubscriber],

@@ -12,6 +12,7 @@ import { prepareGaleraSessions } from './galera';
 import { runPendingMigrations } from './migrations-runner';
 import { serializeSqliteTransactions } from './sqlite-transactions';
 import { openAtStartup } from './startup-retry';
+import { timeStatementsByTheLoop } from './statement-timeout';
 import { traceStatements } from './traced-statements';
 import { tracingOn } from '../tracing/tracing';
 
@@ -24,6 +25,7 @@ async function openDataSource(options: DataSourceOptions): Promise<DataSource> {
   try {
     if (tracingOn()) await traceStatements(dataSource);
     serializeSqliteTransactions(dataSource);
+    timeStatementsByTheLoop(dataSource);
     // Before the migrations: their reads of the migrations table must be causal too.
     await prepareGaleraSessions(dataSource);
     await runPendingMigrations(dataSource);

@@ -1,6 +1,12 @@
+import { spawnSync } from 'node:child_process';
+import { closeSync, mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { setImmediate as nextTurn, setTimeout as sleep } from 'node:timers/promises';
 import { LOG_BUFFER_BYTES, LOG_FLUSH_BYTES, LOG_FLUSH_INTERVAL_MS, LogOutput } from './log-output';
+
+const ROOT = join(__dirname, '..', '..');
 
 /** Long enough for waiting lines to be handed over. */
 const handedOver = () => sleep(LOG_FLUSH_INTERVAL_MS * 3);
@@ -179,5 +185,69 @@ describe(LogOutput.name, () => {
     output.abandon();
     await handedOver();
     expect(reader.writes).toEqual([]);
+  });
+});
+
+describe('LogOutput with stdout redirected to a file', () => {
+  /**
+   * Runs `script` in a process of its own whose stdout is a fresh file, with one thread in libuv's
+   * pool, and returns what it printed on stderr and the file's lines.
+   */
+  function withStdoutAFile(script: string): { stderr: string; lines: Array<Record<string, unknown>> } {
+    const dir = mkdtempSync(join(tmpdir(), 'log-output-'));
+    const file = join(dir, 'stdout.log');
+    const fd = openSync(file, 'w');
+    try {
+      const { stderr } = spawnSync(
+        process.execPath,
+        ['-r', require.resolve('ts-node/register/transpile-only'), '-e', script],
+        {
+          env: { PATH: process.env.PATH, TS_NODE_PROJECT: join(ROOT, 'tsconfig.json'), UV_THREADPOOL_SIZE: '1' },
+          stdio: ['ignore', fd, 'pipe'],
+          encoding: 'utf8',
+          timeout: 60_000,
+        },
+      );
+      const lines = readFileSync(file, 'utf8')
+        .split('\n')
+        .filter(Boolean)
+        .map((line) => JSON.parse(line) as Record<string, unknown>);
+      return { stderr, lines };
+    } finally {
+      closeSync(fd);
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }
+
+  const setUp = `
+    const { fstatSync } = require('node:fs');
+    const { LogOutput } = require(${JSON.stringify(join(__dirname, 'log-output.ts'))});
+    const output = new LogOutput({ level: 'info', pretty: false });
+  `;
+
+  it('hands the file its lines without holding the event loop while the write has not returned', () => {
+    // The pool's one thread busy (as with a disk that stalls): a write through it must wait, and
+    // the event loop goes on meanwhile; a synchronous write would already be in the file.
+    const { stderr, lines } = withStdoutAFile(`${setUp}
+      require('node:crypto').pbkdf2('stalled', 'disk', 200000, 32, 'sha256', () => undefined);
+      const filler = 'x'.repeat(1000);
+      for (let i = 0; i < 100; i++) output.logger.info({ filler }, 'line ' + i);
+      output.flush();
+      const bytesWhenHandedOver = fstatSync(1).size;
+      setTimeout(() => {
+        const loopRanWhileWaiting = fstatSync(1).size === 0;
+        output.close(30000).then(() => process.stderr.write(JSON.stringify({ bytesWhenHandedOver, loopRanWhileWaiting })));
+      }, 0);
+    `);
+    expect(JSON.parse(stderr)).toEqual({ bytesWhenHandedOver: 0, loopRanWhileWaiting: true });
+    expect(lines.map((line) => line.msg)).toEqual(Array.from({ length: 100 }, (_, i) => `line ${i}`));
+  });
+
+  it('still writes the lines not handed over yet when the process exits at once', () => {
+    const { lines } = withStdoutAFile(`${setUp}
+      output.logger.error('the last line before a crash');
+      process.exit(1);
+    `);
+    expect(lines.map((line) => line.msg)).toEqual(['the last line before a crash']);
   });
 });

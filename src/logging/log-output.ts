@@ -1,4 +1,5 @@
 import { OnApplicationShutdown } from '@nestjs/common';
+import { createWriteStream, fstatSync, writeSync } from 'node:fs';
 import { Writable } from 'node:stream';
 import pino, { Level, Logger } from 'pino';
 import { LogConfig } from '../config/configuration';
@@ -47,14 +48,19 @@ function countLines(entries: Array<string | DeferredLine>): number {
  * - A request line is serialized then, with the others waiting, not when its request ends: one
  *   loop over many lines keeps its code and data in the CPU's caches, where serializing each line
  *   between two requests found them cold and cost several times as much.
- * - stdout is Node's own stream. Piped (the container runtime, a log shipper) it is a non-blocking
- *   libuv stream: a write goes straight to the pipe from this thread, and what the reader has not
- *   taken yet waits in the stream. No write goes through libuv's thread pool, whose hand-off to a
- *   worker thread and back costs more than the line (bench/RESULTS.md). Redirected to a file it
- *   writes synchronously, as files do not stall.
- * - At most LOG_BUFFER_BYTES may wait for a slow or stalled reader. Lines beyond are dropped and
- *   counted (`droppedLines`, the metric `log_lines_dropped_total`), and once stdout takes lines
- *   again a warning says how many were lost. A reader that is gone (EPIPE) ends the output.
+ * - Piped (the container runtime, a log shipper), stdout is Node's own stream, a non-blocking libuv
+ *   stream: a write goes straight to the pipe from this thread, and what the reader has not taken
+ *   yet waits in the stream. No write goes through libuv's thread pool, whose hand-off to a worker
+ *   thread and back costs more than the line (bench/RESULTS.md).
+ * - Redirected to a file, stdout is written through the thread pool instead (fileOutput), a batch
+ *   at a time: Node's own stream writes a file synchronously, and a disk that stalls (a journal
+ *   commit behind the database's flushes, a full device queue, a network volume) then held the
+ *   event loop, and every request with it, for as long as the write took. A batch costs one
+ *   hand-off, a few hundred lines at a time under load.
+ * - At most LOG_BUFFER_BYTES may wait for a slow or stalled reader or disk. Lines beyond are
+ *   dropped and counted (`droppedLines`, the metric `log_lines_dropped_total`), and once stdout
+ *   takes lines again a warning says how many were lost. A reader that is gone (EPIPE) ends the
+ *   output.
  */
 export class LogOutput implements OnApplicationShutdown {
   readonly logger: Logger;
@@ -77,6 +83,9 @@ export class LogOutput implements OnApplicationShutdown {
   private droppingSince = '';
   private broken = false;
   private closed = false;
+  /** stdout's descriptor when it is a file: at exit, what waits is written to it directly. */
+  private readonly exitFd?: number;
+  private exiting = false;
 
   /** `sink`: where the lines go, stdout unless a test gives another stream. */
   constructor(log: LogConfig, sink?: Writable) {
@@ -87,18 +96,20 @@ export class LogOutput implements OnApplicationShutdown {
       return;
     }
     this.json = true;
-    this.sink = sink ?? process.stdout;
+    const file = sink ? undefined : fileOutput(STDOUT_FD);
+    this.sink = sink ?? file ?? process.stdout;
+    this.exitFd = file ? STDOUT_FD : undefined;
     // EPIPE: the reader is gone. Nothing more is written, and nothing is thrown.
     this.sink.on('error', this.onSinkError);
     // A sudden exit (a crash) still writes the lines not handed over yet, as far as stdout takes them.
-    process.on('exit', this.flush);
+    process.on('exit', this.flushAtExit);
     this.logger = pino(options, { write: (line: string) => this.write(line) });
     this.bindings = (this.logger as unknown as Record<symbol, string>)[pino.symbols.chindingsSym];
   }
 
   /** The app is closing: its last lines go out through `close`, no longer at process exit. */
   onApplicationShutdown(): void {
-    process.removeListener('exit', this.flush);
+    process.removeListener('exit', this.flushAtExit);
   }
 
   /**
@@ -144,7 +155,14 @@ export class LogOutput implements OnApplicationShutdown {
           : `{"level":"${entry.level}"${isoTimeField(entry.time)}${this.bindings},${entry.serialize(entry.fields as never)}}\n`;
     }
     if (this.sink.writableLength + lines.length > LOG_BUFFER_BYTES) this.drop(countLines([lines]));
+    else if (this.exiting && this.exitFd !== undefined) writeAtExit(this.exitFd, lines);
     else this.sink.write(lines);
+  };
+
+  /** At exit nothing asynchronous runs any more: to a file, the last lines are written at once. */
+  private readonly flushAtExit = (): void => {
+    this.exiting = true;
+    this.flush();
   };
 
   private readonly onSinkError = (): void => {
@@ -183,7 +201,7 @@ export class LogOutput implements OnApplicationShutdown {
     if (!sink || this.closed) return;
     this.flush();
     this.closed = true;
-    process.removeListener('exit', this.flush);
+    process.removeListener('exit', this.flushAtExit);
     if (this.broken || sink.writableLength === 0) return;
     await new Promise<void>((resolve) => {
       const done = () => {
@@ -205,6 +223,32 @@ export class LogOutput implements OnApplicationShutdown {
     this.pending = [];
     this.pendingBytes = 0;
     clearTimeout(this.flushTimer);
-    process.removeListener('exit', this.flush);
+    process.removeListener('exit', this.flushAtExit);
+  }
+}
+
+const STDOUT_FD = 1;
+
+/**
+ * A stream that writes a file through libuv's thread pool, one write at a time, when `fd` is a
+ * regular file (stdout redirected with `> file`); undefined for anything else (a pipe, a socket, a
+ * terminal: Node's own stream serves those). Lines that wait for it count in its `writableLength`,
+ * as they do in a pipe's stream, so the same bound (LOG_BUFFER_BYTES) applies.
+ */
+export function fileOutput(fd: number): Writable | undefined {
+  try {
+    if (!fstatSync(fd).isFile()) return undefined;
+  } catch {
+    return undefined;
+  }
+  return createWriteStream('', { fd, autoClose: false, emitClose: false });
+}
+
+/** As much of `lines` as the file takes at exit; a failure (the disk is gone) loses them. */
+function writeAtExit(fd: number, lines: string): void {
+  try {
+    writeSync(fd, lines);
+  } catch {
+    // nothing more can be done at exit
   }
 }

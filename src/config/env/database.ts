@@ -50,7 +50,7 @@ export const databaseSettings = {
     max: 600_000,
     default: 5000,
     description:
-      'How long a MySQL statement may go unanswered before the request gets 503 and the connection is replaced, so a silent network never holds requests.',
+      'How long a MySQL statement may go unanswered before the request gets 503 and the connection is replaced, so a silent network never holds requests. Counted as the event loop sees it: an answer that arrived while the loop was busy is read first.',
   }),
   DB_STARTUP_TIMEOUT: duration({
     units: ['ms', 's', 'm', 'h'],

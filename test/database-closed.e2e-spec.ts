@@ -119,6 +119,8 @@ const CALLS: [Type<object>, Record<string, unknown[]>][] = [
         [1n, { deliveryId: 1n }],
       ],
       startRecovery: [1n, 0],
+      takeTestLease: [1n, 25_000],
+      endTestLease: [1n, 0],
       recoverNext: [10],
       previousSecretsNotStartingWith: ['v1.new.', 1n, 10],
       replacePreviousSecret: [1n, 'old', 'new'],

@@ -23,11 +23,11 @@ import {
   MAX_SECRET_GRACE_SECONDS,
   RECOVER_BATCH,
 } from '../../src/webhooks/webhooks.limits';
-import { constantFacts } from './constant-facts';
 import { Fact, Facts } from './fragments';
 import { alertFacts, alertsTable, panelsTable } from './monitoring';
 import { bytes, code, count, duration, listed, ordinal } from './readable';
 import { retryScheduleFacts } from './retry-schedule';
+import { constantFacts } from './constant-facts';
 import { routesOf, routesSummary, routesTable } from './routes';
 import { settingFacts } from './setting-facts';
 import { settingsTable } from './settings';

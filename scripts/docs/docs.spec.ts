@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { SETTINGS } from '../../src/config/configuration';
 import { QUOTED_IN_CODE, ROOT, facts } from './facts';
 import { DOCS_COMMAND, documents, staleFacts, statedFacts, withFacts } from './fragments';
+import { typedFacts } from './typed-numbers';
 import { anchorsOf, fileNamesIn, linksOf, namedPaths, npmScriptsOf, pathExists, scriptsOf } from './references';
 import { needsToken, routesOf } from './routes';
 import { ENV_EXAMPLE, envExample } from './settings';
@@ -23,6 +24,30 @@ describe('facts stated in the docs', () => {
       stated.includes('\n') ? `the fact "${name}" differs from the code` : `"${name}" says ${stated}, the code ${fact}`,
     );
     if (stale.length > 0) throw new Error(`${file}: ${stale.join('; ')}; run \`${DOCS_COMMAND}\``);
+  });
+
+  // A number the code defines, typed rather than marked, goes stale silently (scripts/docs/typed-numbers.ts).
+  it.each(DOCUMENTS)('%s types no fact outside its markers in a sentence that names it', (file) => {
+    const typed = typedFacts(read(file), FACTS).map(
+      ({ fact, written, sentence }) => `"${written}" (${fact}) in: ${sentence}`,
+    );
+    if (typed.length > 0) {
+      throw new Error(`${file} types what is a fact; mark it and run \`${DOCS_COMMAND}\`:\n${typed.join('\n')}`);
+    }
+  });
+
+  // The check finds a typed fact only in a sentence its `about` recognizes: each fact a document
+  // states, typed there instead, must be found, or the check would not see it come back.
+  it.each(DOCUMENTS)('%s would be refused with any fact it states typed in its place', (file) => {
+    const document = read(file);
+    const unseen = statedFacts(document)
+      .filter(({ name }) => FACTS[name]?.about !== undefined)
+      .filter(({ name, text, index }) => {
+        const marked = `<!-- fact: ${name} -->${text}<!-- /fact -->`;
+        const typed = document.slice(0, index) + text + document.slice(index + marked.length);
+        return !typedFacts(typed, FACTS).some(({ fact }) => fact === name);
+      });
+    expect(unseen.map(({ name, text }) => `${name}: ${text}`)).toEqual([]);
   });
 
   // A merge's conflict left in a document reads as two versions of it, both checked as prose.
@@ -50,7 +75,9 @@ describe('facts stated in the docs', () => {
       ...DOCUMENTS.flatMap((file) => statedFacts(read(file)).map(({ name }) => name)),
       ...QUOTED_IN_CODE.map(({ fact }) => fact),
     ]);
-    const unstated = Object.keys(FACTS).filter((name) => !stated.has(name) && !name.startsWith('default:'));
+    // A setting's declared values and an alert's durations are offered whether or not a document states them.
+    const offered = /^(default|min|max|alert-for|alert-threshold):/;
+    const unstated = Object.keys(FACTS).filter((name) => !stated.has(name) && !offered.test(name));
     expect(unstated).toEqual([]);
   });
 });

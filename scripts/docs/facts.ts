@@ -5,7 +5,6 @@ import { SCOPE_NAMES } from '../../src/auth/scopes';
 import { REJECTED_CACHE_MAX_ENTRIES, TOKEN_CACHE_MAX_ENTRIES } from '../../src/auth/auth.limits';
 import { BODY_LIMIT_BYTES, MAX_JSON_DEPTH } from '../../src/common/json/json-body.limits';
 import { SETTINGS } from '../../src/config/configuration';
-import { Setting } from '../../src/config/settings';
 import { IN_FLIGHT_LEASE_MS, PURGE_BATCH, PURGE_MAX_BATCHES } from '../../src/idempotency/idempotency.limits';
 import { PLANT_NAME_MAX_LENGTH, PLANT_TAG_MAX_LENGTH } from '../../src/plants/plants.limits';
 import { INT32_MAX } from '../../src/plants/plants.limits';
@@ -25,30 +24,15 @@ import {
   RECOVER_BATCH,
 } from '../../src/webhooks/webhooks.limits';
 import { Fact, Facts } from './fragments';
-import { alertsTable, panelsTable } from './monitoring';
+import { alertFacts, alertsTable, panelsTable } from './monitoring';
 import { bytes, code, count, duration, listed, ordinal } from './readable';
 import { retryScheduleFacts } from './retry-schedule';
+import { constantFacts } from './constant-facts';
 import { routesOf, routesSummary, routesTable } from './routes';
+import { settingFacts } from './setting-facts';
 import { settingsTable } from './settings';
 
 export const ROOT = join(__dirname, '..', '..');
-
-/** A setting's default as prose states it: a duration in words, anything else as it is written. */
-function defaultInProse(name: string, setting: Setting<unknown>): string | undefined {
-  if (setting.default === undefined) return undefined;
-  const isDuration = /_MS$/.test(name) || /^\d+(ms|s|m|h|d)$/.test(setting.default);
-  return isDuration && typeof setting.defaultValue === 'number' ? duration(setting.defaultValue) : setting.default;
-}
-
-/** `default:NAME` for each setting with a default: what the docs mean by "(5 seconds by default)". */
-function settingDefaults(): Facts {
-  return Object.fromEntries(
-    Object.entries(SETTINGS).flatMap(([name, setting]): [string, Fact][] => {
-      const text = defaultInProse(name, setting);
-      return text === undefined ? [] : [[`default:${name}`, { text }]];
-    }),
-  );
-}
 
 /**
  * Every fact the documents may state, by name, each read from the code that defines it (see
@@ -59,7 +43,9 @@ export function facts(root = ROOT): Facts {
   const text = (value: string | number): Fact => ({ text: String(value) });
   return {
     settings: { block: true, text: settingsTable(SETTINGS) },
-    ...settingDefaults(),
+    ...settingFacts(SETTINGS),
+    ...constantFacts(),
+    ...alertFacts(),
     routes: { block: true, text: routesTable(routes) },
     'routes:webhooks': {
       block: true,
@@ -117,6 +103,20 @@ export function facts(root = ROOT): Facts {
 export const QUOTED_IN_CODE: readonly { file: string; pattern: RegExp; fact: string }[] = [
   { file: 'docs/api.md', pattern: /RateLimit-Policy: "default";q=(\d+)/g, fact: 'default:RATE_LIMIT_PER_MINUTE' },
   { file: 'docs/api.md', pattern: /RateLimit-Policy: "default";q=\d+;w=(\d+)/g, fact: 'rate-limit-window-seconds' },
+  { file: 'docs/api.md', pattern: /RateLimit: "default";r=(\d+)/g, fact: 'rate-limit-left-after-one' },
+  { file: 'docs/api.md', pattern: /RateLimit: "default";r=\d+;t=(\d+)/g, fact: 'rate-limit-window-seconds' },
+  {
+    file: 'docs/api.md',
+    pattern: /Too many requests: at most (\d+) per minute/g,
+    fact: 'default:RATE_LIMIT_PER_MINUTE',
+  },
+  { file: 'docs/development.md', pattern: /`engines` admits exactly those \(`([^`]+)`/g, fact: 'engines' },
+  {
+    file: 'docs/operations.md',
+    pattern: /# effective within TOKEN_CACHE_TTL_MS \(([^)]+)\)/g,
+    fact: 'default:TOKEN_CACHE_TTL_MS',
+  },
+  { file: 'docs/operations.md', pattern: /secrets reseal \[--batch-size (\d+)\]/g, fact: 'reseal-batch' },
   {
     file: 'clients/typescript/README.md',
     pattern: /response\.rateLimit; .*\blimit: (\d+)/g,

@@ -14,6 +14,12 @@ import { join } from 'node:path';
 export interface Fact {
   text: string;
   block?: boolean;
+  /**
+   * What names the fact in a sentence (a setting's name, the option it is the default of): the
+   * docs check refuses its value typed outside the markers in a sentence so named
+   * (scripts/docs/typed-numbers.ts).
+   */
+  about?: RegExp;
 }
 
 export type Facts = Readonly<Record<string, Fact>>;

@@ -1,7 +1,9 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse } from 'yaml';
-import { markdownTable } from './fragments';
+import { parseDuration } from '../../src/config/duration';
+import { Fact, Facts, markdownTable } from './fragments';
+import { duration } from './readable';
 
 /**
  * The monitoring that ships in deploy/observability as the docs state it: docs/operations.md's
@@ -75,5 +77,25 @@ export function alertsTable(): string {
         rule.for ?? 'at once',
         `\`${rule.expr.trim().replace(/\s+/g, ' ')}\``,
       ]),
+  );
+}
+
+/**
+ * What the runbook says of each alert's rule: `alert-for:NAME`, how long its condition lasts before
+ * it fires, and `alert-threshold:NAME`, the age in seconds its expression compares with, if any.
+ */
+export function alertFacts(): Facts {
+  return Object.fromEntries(
+    rules().flatMap((rule): [string, Fact][] => {
+      if (!rule.alert) return [];
+      const threshold = /_seconds\) > (\d+)$/.exec(rule.expr.trim())?.[1];
+      const lasting = rule.for === undefined ? undefined : parseDuration(rule.for);
+      return [
+        ...(lasting === undefined ? [] : [[`alert-for:${rule.alert}`, { text: duration(lasting) }] as [string, Fact]]),
+        ...(threshold === undefined
+          ? []
+          : [[`alert-threshold:${rule.alert}`, { text: duration(Number(threshold) * 1000) }] as [string, Fact]]),
+      ];
+    }),
   );
 }

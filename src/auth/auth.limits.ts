@@ -9,5 +9,8 @@ export const TOKEN_CACHE_MAX_ENTRIES = 10_000;
  */
 export const REJECTED_CACHE_MAX_ENTRIES = 1_000;
 
+/** The longest user id, a `pst_` token's or an identity provider's owner claim, in characters. */
+export const USER_ID_MAX_LENGTH = 128;
+
 /** Most verified tokens remembered at once; the oldest is dropped first. */
 export const JWT_CACHE_MAX_ENTRIES = 10_000;

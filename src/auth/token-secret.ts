@@ -1,11 +1,14 @@
 import { hash, randomBytes } from 'node:crypto';
 
 export const TOKEN_PREFIX = 'pst_';
-const SECRET_BYTES = 32; // 256 bits of randomness
-const TOKEN_PATTERN = /^pst_[A-Za-z0-9_-]{43}$/;
+/** The random bytes of a token's secret: 256 bits. */
+export const TOKEN_SECRET_BYTES = 32;
+/** Its length after the prefix: base64url without padding, 4 characters per 3 bytes. */
+export const TOKEN_SECRET_CHARACTERS = Math.ceil((TOKEN_SECRET_BYTES * 4) / 3);
+const TOKEN_PATTERN = new RegExp(`^${TOKEN_PREFIX}[A-Za-z0-9_-]{${TOKEN_SECRET_CHARACTERS}}$`);
 
 export function generateTokenSecret(): string {
-  return TOKEN_PREFIX + randomBytes(SECRET_BYTES).toString('base64url');
+  return TOKEN_PREFIX + randomBytes(TOKEN_SECRET_BYTES).toString('base64url');
 }
 
 /** SHA-256, hex. Runs twice per request (rate limit, authentication): the one-shot form costs least. */

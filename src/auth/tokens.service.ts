@@ -7,10 +7,10 @@ import { Principal } from './principal';
 import { SCOPE_NAMES, Scope } from './scopes';
 import { generateTokenSecret, hashTokenSecret, looksLikeTokenSecret, TOKEN_PREFIX } from './token-secret';
 import { TokensRepository } from './tokens.repository';
-import { REJECTED_CACHE_MAX_ENTRIES, TOKEN_CACHE_MAX_ENTRIES } from './auth.limits';
+import { REJECTED_CACHE_MAX_ENTRIES, TOKEN_CACHE_MAX_ENTRIES, USER_ID_MAX_LENGTH } from './auth.limits';
 
 /** User ids: printable ASCII without spaces, so they read the same in logs, URLs and shells. */
-export const SUBJECT_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._@:+|-]{0,127}$/;
+export const SUBJECT_PATTERN = new RegExp(`^[A-Za-z0-9][A-Za-z0-9._@:+|-]{0,${USER_ID_MAX_LENGTH - 1}}$`);
 
 /** `last_used_at` is written at most this often per token, not on every request. */
 export const LAST_USED_RESOLUTION_MS = 60_000;
@@ -70,7 +70,7 @@ export class TokensService {
   async create(input: CreateTokenInput): Promise<IssuedToken> {
     if (!SUBJECT_PATTERN.test(input.subject)) {
       throw new TokenInputError(
-        'A user id is 1 to 128 characters: letters, digits and . _ @ : + | - (starting with a letter or digit)',
+        `A user id is 1 to ${USER_ID_MAX_LENGTH} characters: letters, digits and . _ @ : + | - (starting with a letter or digit)`,
       );
     }
     const scopes = input.scopes && input.scopes.length > 0 ? [...new Set(input.scopes)] : [...SCOPE_NAMES];

@@ -29,6 +29,12 @@ export interface Setting<T> {
   readonly default: string | undefined;
   /** The value when the variable is unset. */
   readonly defaultValue: T;
+  /**
+   * The least and the most an integer or a duration may be (a duration in milliseconds), as its
+   * rules hold it to; undefined for a setting without such a bound.
+   */
+  readonly min?: number;
+  readonly max?: number;
   /** The typed value of a text that passed the rules, or the default for undefined. */
   readonly read: (value: unknown) => T;
   /** A value never echoed in an error, not even in part. */
@@ -61,7 +67,7 @@ export type SettingValues<Table extends SettingsTable> = {
 };
 
 function define<T>(
-  options: Documented & { default?: string | number | boolean },
+  options: Documented & { default?: string | number | boolean; min?: number; max?: number },
   rules: PropertyDecorator[],
   parse: (text: string) => T,
   integer = false,
@@ -73,6 +79,8 @@ function define<T>(
     integer,
     default: text,
     defaultValue,
+    min: options.min,
+    max: options.max,
     read: (value) => (value === undefined ? defaultValue : parse(String(value))),
     secret: options.secret ?? false,
     doc: {

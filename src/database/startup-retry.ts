@@ -6,6 +6,11 @@ import { DatabaseUnreachableAtStartup } from './startup.errors';
 /** The wait after the first failed attempt; it doubles after each, up to the cap. */
 export const STARTUP_RETRY_FIRST_DELAY_MS = 500;
 export const STARTUP_RETRY_MAX_DELAY_MS = 5000;
+
+/** The wait after the `attempt`-th failed attempt (from 1), before the time left cuts it. */
+export function startupRetryDelayMs(attempt: number): number {
+  return Math.min(STARTUP_RETRY_FIRST_DELAY_MS * 2 ** (attempt - 1), STARTUP_RETRY_MAX_DELAY_MS);
+}
 /** A driver's message is quoted up to this length. */
 const REASON_CHARS = 300;
 
@@ -56,7 +61,7 @@ export async function openAtStartup<T>(
       const reason = describeStartupFailure(error);
       const left = deadline - Date.now();
       if (left <= 0) throw new DatabaseUnreachableAtStartup(timeoutMs, attempt, reason);
-      const delay = Math.min(STARTUP_RETRY_FIRST_DELAY_MS * 2 ** (attempt - 1), STARTUP_RETRY_MAX_DELAY_MS, left);
+      const delay = Math.min(startupRetryDelayMs(attempt), left);
       logger.warn(
         `Database unreachable at start-up (attempt ${attempt}): ${reason}; ` +
           `trying again in ${Math.round(delay)} ms, for at most ${Math.ceil(left / 1000)} s more`,

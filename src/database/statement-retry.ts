@@ -45,6 +45,14 @@ export interface RetryOptions {
  */
 export const STATEMENT_RETRY_DEFAULTS = { attempts: 4, baseDelayMs: 15, maxDelayMs: 250, windowMs: 1000 } as const;
 
+/** The bound below which the wait after the `attempt`-th failure (from 1) is chosen at random. */
+export function backoffBoundMs(
+  attempt: number,
+  { baseDelayMs, maxDelayMs }: { baseDelayMs: number; maxDelayMs: number } = STATEMENT_RETRY_DEFAULTS,
+): number {
+  return Math.min(maxDelayMs, baseDelayMs * 2 ** (attempt - 1));
+}
+
 interface DriverFields {
   code?: unknown;
   errno?: unknown;
@@ -101,7 +109,7 @@ export async function withStatementRetry<T>(run: () => Promise<T>, options: Retr
     } catch (error) {
       const reason = attempt < attempts ? retryReason(error, options.readOnly) : undefined;
       if (reason === undefined) throw error;
-      const delay = Math.random() * Math.min(max, base * 2 ** (attempt - 1));
+      const delay = Math.random() * backoffBoundMs(attempt, { baseDelayMs: base, maxDelayMs: max });
       if (Date.now() + delay - started >= window) throw error;
       if (STATEMENT_RETRIES.hasSubscribers) STATEMENT_RETRIES.publish({ reason });
       await new Promise((resolve) => setTimeout(resolve, delay));

@@ -1,11 +1,12 @@
 import { createHash } from 'node:crypto';
 import { toExactJson } from '../common/json/exact-json';
 import { InvalidIdempotencyKey } from './idempotency.errors';
+import { IDEMPOTENCY_KEY_MAX_LENGTH } from './idempotency.limits';
 
 export const IDEMPOTENCY_KEY_HEADER = 'Idempotency-Key';
 export const REPLAYED_HEADER = 'Idempotent-Replayed';
 
-const KEY = /^[\x21-\x7e]{1,255}$/;
+const KEY = new RegExp(`^[\\x21-\\x7e]{1,${IDEMPOTENCY_KEY_MAX_LENGTH}}$`);
 
 /**
  * The key as sent, or a 400. Two `Idempotency-Key` fields arrive joined by ", " and so are refused

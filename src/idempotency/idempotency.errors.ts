@@ -1,12 +1,15 @@
 import { BadRequestException, ConflictException, UnprocessableEntityException } from '@nestjs/common';
 import { errorDoc } from '../common/openapi/error-doc';
 import { MOMENTARY } from './final-answer';
+import { IDEMPOTENCY_KEY_MAX_LENGTH } from './idempotency.limits';
 
 export class InvalidIdempotencyKey extends BadRequestException {
   static readonly doc = errorDoc(new InvalidIdempotencyKey(), 'An invalid `Idempotency-Key`, or the field twice');
 
   constructor() {
-    super('Idempotency-Key must be one value of 1 to 255 visible ASCII characters (0x21 to 0x7E)');
+    super(
+      `Idempotency-Key must be one value of 1 to ${IDEMPOTENCY_KEY_MAX_LENGTH} visible ASCII characters (0x21 to 0x7E)`,
+    );
   }
 }
 

@@ -7,6 +7,9 @@
  */
 export const IN_FLIGHT_LEASE_MS = 30_000;
 
+/** The longest `Idempotency-Key`, in visible ASCII characters (what the key's column holds). */
+export const IDEMPOTENCY_KEY_MAX_LENGTH = 255;
+
 /** An instance deletes expired keys at most this often, in batches, while keyed requests arrive. */
 export const PURGE_INTERVAL_MS = 60_000;
 /** Expired keys deleted per statement, and statements per round: no purge holds locks for long. */

@@ -11,6 +11,7 @@ import {
   InvalidIdempotencyKey,
 } from './idempotency.errors';
 import { IDEMPOTENCY_KEY_HEADER, REPLAYED_HEADER } from './idempotency-key';
+import { IDEMPOTENCY_KEY_MAX_LENGTH } from './idempotency.limits';
 import { IdempotencyService } from './idempotency.service';
 import { runIdempotent } from './idempotent-call';
 
@@ -74,14 +75,14 @@ export function Idempotent<H extends Handler>(options: IdempotentOptions<H> = {}
       name: IDEMPOTENCY_KEY_HEADER,
       required: false,
       description:
-        'Makes the request safe to retry (draft-ietf-httpapi-idempotency-key-header): 1 to 255 visible ASCII ' +
+        `Makes the request safe to retry (draft-ietf-httpapi-idempotency-key-header): 1 to ${IDEMPOTENCY_KEY_MAX_LENGTH} visible ASCII ` +
         'characters, unique per request, e.g. a UUID. The answer to the first request with the key (success, ' +
         'or a 4xx refusal) is kept for IDEMPOTENCY_TTL (24 hours by default) and given again, with ' +
         '`Idempotent-Replayed: true`, to every repeat of the same request (same method, path and JSON body) ' +
         'by the same user. An answer that depends on the moment is not kept, and the retry runs again: a 5xx, ' +
         'a 408, 425 or 429, the 409 of a request still in progress, and the 400 of a webhook URL whose host ' +
         'did not resolve. Without the field nothing is kept. See docs/api.md.',
-      schema: { type: 'string', minLength: 1, maxLength: 255, pattern: '^[\\x21-\\x7E]+$' },
+      schema: { type: 'string', minLength: 1, maxLength: IDEMPOTENCY_KEY_MAX_LENGTH, pattern: '^[\\x21-\\x7E]+$' },
     }),
     ApiErrors(
       InvalidIdempotencyKey.doc,

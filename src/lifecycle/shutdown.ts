@@ -19,7 +19,7 @@ export const EXIT_NOT_STARTED = 1;
  */
 export const EXIT_MARGIN_MS = 2000;
 /** At most this long is spent writing the last buffered log lines before exit. */
-const LOG_FLUSH_MS = 1000;
+export const LOG_FLUSH_MS = 1000;
 
 /**
  * Stops an instance without losing work:

@@ -11,15 +11,16 @@ import { requestElapsedMs, startRequestClock } from '../common/http/request-cloc
 import { routeTemplate } from '../common/http/route-template';
 import { tracingOn } from '../tracing/tracing';
 import { LogOutput } from './log-output';
+import { REQUEST_ID_MAX_LENGTH } from './logging.limits';
 
 export const REQUEST_ID_HEADER = 'X-Request-Id';
 
 /**
- * A client's request id is kept if it is 1 to 128 visible ASCII characters with nothing shaped like
+ * A client's request id is kept if it is 1 to REQUEST_ID_MAX_LENGTH visible ASCII characters with nothing shaped like
  * a token in it (it is written in every line of the request, where the one redaction would leave
  * lines no id tells apart); otherwise one is made.
  */
-const ACCEPTED_REQUEST_ID = /^[\x21-\x7e]{1,128}$/;
+const ACCEPTED_REQUEST_ID = new RegExp(`^[\\x21-\\x7e]{1,${REQUEST_ID_MAX_LENGTH}}$`);
 
 /** Logged for a request whose client closed the connection before the answer was complete, as nginx does. */
 export const CLIENT_CLOSED_REQUEST = 499;

@@ -6,7 +6,12 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
 import { AppConfig } from '../config/configuration';
 import { parseRedisUrl } from '../config/redis-url';
-import { RATE_LIMIT_WINDOW_MS } from './rate-limit.limits';
+import {
+  RATE_LIMIT_WINDOW_MS,
+  REDIS_COMMAND_TIMEOUT_MS,
+  REDIS_RECONNECT_MAX_MS,
+  REDIS_RECONNECT_STEP_MS,
+} from './rate-limit.limits';
 
 const STARTUP_WAIT_MS = 1000;
 
@@ -20,9 +25,9 @@ const READONLY = /^READONLY\b/;
 const CLIENT_OPTIONS: RedisOptions = {
   enableOfflineQueue: false,
   maxRetriesPerRequest: 0,
-  commandTimeout: 500,
+  commandTimeout: REDIS_COMMAND_TIMEOUT_MS,
   connectTimeout: 2000,
-  retryStrategy: (attempt) => Math.min(attempt * 200, 2000),
+  retryStrategy: (attempt) => Math.min(attempt * REDIS_RECONNECT_STEP_MS, REDIS_RECONNECT_MAX_MS),
   // Leave a demoted primary at once: through Sentinel the reconnection finds the new one.
   reconnectOnError: (error) => READONLY.test(error.message),
 };

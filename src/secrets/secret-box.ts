@@ -11,9 +11,12 @@ const VERSION = 'v1';
 const IV_BYTES = 12;
 const TAG_BYTES = 16;
 
-/** A key's public name: the first 8 hex digits of its SHA-256. It tells keys apart and reveals nothing of them. */
+/** The hex digits of a key's id. */
+export const KEY_ID_HEX_DIGITS = 8;
+
+/** A key's public name: the first KEY_ID_HEX_DIGITS hex digits of its SHA-256. It tells keys apart and reveals nothing of them. */
 export function keyIdOf(key: Buffer): string {
-  return createHash('sha256').update(key).digest('hex').slice(0, 8);
+  return createHash('sha256').update(key).digest('hex').slice(0, KEY_ID_HEX_DIGITS);
 }
 
 /** The start of every text sealed under the key `keyId`, for finding such texts where they are stored. */

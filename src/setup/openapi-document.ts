@@ -19,6 +19,7 @@ import { IDEMPOTENCY_KEY_HEADER } from '../idempotency/idempotency-key';
 import { REPLAYED_RESPONSE_HEADERS } from '../idempotency/idempotent.decorator';
 import { operationsOf } from '../common/openapi/operations';
 import { withDeprecations } from '../deprecation/deprecation-document';
+import { REQUEST_ID_MAX_LENGTH } from '../logging/logging.limits';
 import { TooManyRequests } from '../rate-limit/rate-limit.errors';
 import { isRateLimited } from '../rate-limit/rate-limit.middleware';
 import {
@@ -44,7 +45,7 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
         "authentication: every response but the health probes' carries the `RateLimit-Policy` and " +
         '`RateLimit` headers, unknown paths and the documentation included, and any call may be ' +
         'refused with 429 and `Retry-After`. Every response carries `X-Request-Id` ' +
-        "(the client's own, if it sent one of 1 to 128 visible ASCII characters with nothing shaped like " +
+        `(the client's own, if it sent one of 1 to ${REQUEST_ID_MAX_LENGTH} visible ASCII characters with nothing shaped like ` +
         'a token), which the service logs.',
     )
     .setVersion(contractVersion())

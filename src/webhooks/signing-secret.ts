@@ -1,6 +1,9 @@
 import { randomBytes } from 'node:crypto';
 
-/** A Standard Webhooks signing secret: `whsec_` and 32 random bytes in base64. */
+/** The random bytes of a signing secret. */
+export const SIGNING_SECRET_BYTES = 32;
+
+/** A Standard Webhooks signing secret: `whsec_` and SIGNING_SECRET_BYTES random bytes in base64. */
 export function newSigningSecret(): string {
-  return `whsec_${randomBytes(32).toString('base64')}`;
+  return `whsec_${randomBytes(SIGNING_SECRET_BYTES).toString('base64')}`;
 }

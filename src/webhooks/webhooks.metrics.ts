@@ -6,6 +6,9 @@ import { perScrape } from '../metrics/per-scrape';
 import { EventOutbox } from './event-outbox.service';
 import { WebhooksRepository } from './webhooks.repository';
 
+/** The buckets of an attempt's duration, in seconds: from a receiver on the same network to WEBHOOK_TIMEOUT_MS's most. */
+export const ATTEMPT_DURATION_BUCKETS = [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
+
 /**
  * The delivery as this instance sees it. Its attempts are counted by the dispatcher, which is given
  * these metrics, as each starts and ends (no request waits on an attempt). The backlog and the
@@ -32,7 +35,7 @@ export class WebhookDeliveryMetrics {
       name: 'webhook_delivery_duration_seconds',
       help: 'Webhook delivery attempts from connect to response, by event type',
       labelNames: ['event'],
-      buckets: [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+      buckets: ATTEMPT_DURATION_BUCKETS,
       registers,
     });
     this.disabledSubscriptions = new Counter({

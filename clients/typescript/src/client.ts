@@ -31,6 +31,15 @@ import type {
 } from './types';
 import { VERSION } from './version';
 
+/** What the options of ClientOptions below are when left out (the README's table states them). */
+export const DEFAULTS = {
+  timeoutMs: 10_000,
+  retries: 2,
+  backoffBaseMs: 250,
+  backoffMaxMs: 5_000,
+  maxRetryAfterMs: 30_000,
+} as const;
+
 export interface ClientOptions {
   /** Where the service is, e.g. `https://plants.example.com` (a path prefix is kept). */
   baseUrl: string | URL;
@@ -190,11 +199,11 @@ export function createClient(options: ClientOptions): PlantStoreClient {
     throw new TypeError('No fetch: pass options.fetch (every supported Node.js line has one)');
   const transport = new Transport({
     token: typeof options.token === 'function' ? options.token : checkedToken(options.token, 'token'),
-    timeoutMs: positive('timeoutMs', options.timeoutMs ?? 10_000),
-    retries: count('retries', options.retries ?? 2),
-    backoffBaseMs: count('backoffBaseMs', options.backoffBaseMs ?? 250),
-    backoffMaxMs: count('backoffMaxMs', options.backoffMaxMs ?? 5_000),
-    maxRetryAfterMs: count('maxRetryAfterMs', options.maxRetryAfterMs ?? 30_000),
+    timeoutMs: positive('timeoutMs', options.timeoutMs ?? DEFAULTS.timeoutMs),
+    retries: count('retries', options.retries ?? DEFAULTS.retries),
+    backoffBaseMs: count('backoffBaseMs', options.backoffBaseMs ?? DEFAULTS.backoffBaseMs),
+    backoffMaxMs: count('backoffMaxMs', options.backoffMaxMs ?? DEFAULTS.backoffMaxMs),
+    maxRetryAfterMs: count('maxRetryAfterMs', options.maxRetryAfterMs ?? DEFAULTS.maxRetryAfterMs),
     userAgent: userAgent(options.userAgent),
     headers: callerHeaders('headers', options.headers),
     hooks: { ...options.hooks },

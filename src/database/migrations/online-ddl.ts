@@ -9,7 +9,7 @@ import { QueryRunner } from 'typeorm';
  * queues behind it: the session's wait is bounded to LOCK_WAIT_SECONDS, so they are held that long at
  * most, and the change is tried again until it gets the lock between their statements.
  */
-const LOCK_WAIT_SECONDS = 2;
+export const LOCK_WAIT_SECONDS = 2;
 const LOCK_ATTEMPTS = 60;
 
 /** The driver's error code of a failed statement (mysql2's or better-sqlite3's). */

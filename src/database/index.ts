@@ -2,6 +2,7 @@
 export { Database, NOW_MS, READ, READ_COMMITTED, WRITE, withNow } from './database';
 export type { Condition, Dialect, IsolationLevel, PerDialect, Row, Statement, TransactionOptions } from './database';
 export { isUniqueViolation } from './database-errors';
+export type { EntityTable, PropertyOf, Read } from './entity-table';
 export { galeraNodeServes, readGaleraStatus } from './galera';
 export type { GaleraStatus } from './galera';
 export type { Inserted } from './pooled-statements';

@@ -1,0 +1,143 @@
+import {
+  DataSource,
+  DeleteQueryBuilder,
+  EntityMetadata,
+  ObjectLiteral,
+  QueryBuilder,
+  SelectQueryBuilder,
+} from 'typeorm';
+
+type ColumnMetadata = EntityMetadata['columns'][number];
+
+/** A property of an entity that may be a column. */
+export type PropertyOf<E> = Extract<keyof E, string>;
+
+/** A row as a statement that selected `K` reads it: its NULL columns left out. */
+export type Read<E, K extends PropertyOf<E>> = { [P in K]?: Exclude<E[P], null> };
+
+/** A named parameter while a statement is compiled: where the query builder puts it tells its position. */
+class Placeholder {
+  constructor(readonly name: string) {}
+}
+
+/**
+ * One entity's table as its statements need it, from TypeORM's metadata of the entity: statements
+ * made with TypeORM's query builder (or, where it has none, from the column list), compiled once, when
+ * a repository is made at start-up, into the SQL text this database runs with positional
+ * parameters; and the conversions of the values between the entity's properties and the columns
+ * (the column types as the driver stores and reads them, the columns' transformers), which the
+ * statements' parameters and rows go through. A request then builds no SQL and hydrates no
+ * entity: it sends a text made once with its values in order, and reads plain rows
+ * (docs/performance.md).
+ */
+export class EntityTable<E extends ObjectLiteral> {
+  /** The table's name, quoted for this database. */
+  readonly name: string;
+  private readonly metadata: EntityMetadata;
+  private readonly columns: readonly ColumnMetadata[];
+
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly entity: new () => E,
+  ) {
+    this.metadata = dataSource.getMetadata(entity);
+    this.name = dataSource.driver.escape(this.metadata.tablePath);
+    this.columns = this.metadata.columns;
+  }
+
+  /** Every property of the entity that is a column, in the order the entity declares them. */
+  get properties(): PropertyOf<E>[] {
+    return this.columns.map((column) => column.propertyName as PropertyOf<E>);
+  }
+
+  /** A SELECT of `properties` from the table as `alias`, each column named as its property. */
+  select(alias: string, properties: readonly PropertyOf<E>[]): SelectQueryBuilder<E> {
+    const query = this.dataSource.createQueryBuilder(this.entity, alias).select([]);
+    for (const property of properties) query.addSelect(`${alias}.${this.column(property).propertyPath}`, property);
+    return query;
+  }
+
+  /** A DELETE from the table, its WHERE naming columns by their properties. */
+  delete(): DeleteQueryBuilder<E> {
+    return this.dataSource.createQueryBuilder().delete().from(this.entity);
+  }
+
+  /**
+   * The text of a statement made with the query builder, its named parameters (`:owner`) sent as
+   * `?` in the order `parameters` gives. A parameter the statement places elsewhere, or one it does
+   * not take, fails here, at start-up.
+   */
+  compile(query: QueryBuilder<E>, parameters: readonly string[]): string {
+    const [sql, sent] = query
+      .setParameters(Object.fromEntries(parameters.map((name) => [name, new Placeholder(name)])))
+      .getQueryAndParameters();
+    const order = (sent as unknown[]).map((value) => (value instanceof Placeholder ? value.name : String(value)));
+    if (order.join() !== parameters.join()) {
+      throw new Error(`${sql} takes its parameters as (${order.join(', ')}), not (${parameters.join(', ')})`);
+    }
+    return sql;
+  }
+
+  /**
+   * An INSERT of one row, every column in the entity's order (its parameters: `values()`). With
+   * `condition`, the row is inserted only while that SQL condition holds, checked by the same
+   * statement; its parameters follow the row's. TypeORM's query builder makes no INSERT ... SELECT.
+   */
+  insert(condition?: string): string {
+    const columns = this.columns.map((column) => this.dataSource.driver.escape(column.databaseName)).join(', ');
+    const placeholders = this.columns.map(() => '?').join(', ');
+    if (condition === undefined) return `INSERT INTO ${this.name} (${columns}) VALUES (${placeholders})`;
+    // MySQL/MariaDB need a table to select from for a WHERE; SQLite has no DUAL.
+    const from = this.dataSource.options.type === 'better-sqlite3' ? '' : ' FROM DUAL';
+    return `INSERT INTO ${this.name} (${columns}) SELECT ${placeholders}${from} WHERE ${condition}`;
+  }
+
+  /** The parameters of `insert()` for a row: each column's value as the driver stores it, NULL for none. */
+  values(row: E): unknown[] {
+    const values: unknown[] = [];
+    for (const column of this.columns) {
+      values.push(this.dataSource.driver.preparePersistentValue(column.getEntityValue(row), column) ?? null);
+    }
+    return values;
+  }
+
+  /**
+   * A row about to be inserted, as it will be stored: the values given, and for a column they leave
+   * out the time of insertion when it is a creation or update date, else its declared default.
+   * The caller has the whole row before the INSERT runs, to answer with it and to record it in an
+   * event of the same transaction, without reading it back.
+   */
+  newRow(values: Partial<E>): E {
+    const row = { ...values } as E;
+    for (const column of this.columns) {
+      if (column.getEntityValue(row) !== undefined) continue;
+      const value = column.isCreateDate || column.isUpdateDate ? new Date() : column.default;
+      if (value !== undefined && typeof value !== 'function') column.setEntityValue(row, value);
+    }
+    return row;
+  }
+
+  /**
+   * How to read the rows of a statement that selected `properties` (each as its property, as
+   * `select()` names them): each value as the driver and the column's transformer make it, and a
+   * NULL left out rather than set to null.
+   */
+  reader<K extends PropertyOf<E>>(properties: readonly K[]): (row: Record<string, unknown>) => Read<E, K> {
+    const driver = this.dataSource.driver;
+    const columns = properties.map((property) => this.column(property));
+    return (row) => {
+      const read: Record<string, unknown> = {};
+      for (const column of columns) {
+        const value: unknown = driver.prepareHydratedValue(row[column.propertyName], column);
+        if (value !== null && value !== undefined) read[column.propertyName] = value;
+      }
+      return read as Read<E, K>;
+    };
+  }
+
+  private column(property: string): ColumnMetadata {
+    const column = this.metadata.findColumnWithPropertyName(property);
+    if (column === undefined) throw new Error(`${this.metadata.targetName} has no column ${property}`);
+    return column;
+  }
+}

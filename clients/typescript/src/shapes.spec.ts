@@ -2,7 +2,8 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { PlantStoreError } from './errors';
 import type { Answer } from './http';
-import { ANSWERS, type Expected, readChecked } from './shapes';
+import { ANSWERS } from './answers';
+import { type Expected, readChecked } from './shapes';
 
 const document = JSON.parse(readFileSync(join(__dirname, '..', '..', '..', 'openapi.json'), 'utf8'));
 

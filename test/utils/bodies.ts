@@ -1,3 +1,4 @@
+import { isInteger, parse, stringify } from 'lossless-json';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
@@ -15,6 +16,7 @@ import { join } from 'node:path';
 interface PropertySchema {
   type?: string;
   format?: string;
+  example?: unknown;
 }
 interface ObjectSchema {
   properties: Record<string, PropertySchema>;
@@ -42,6 +44,11 @@ export const anyDateTime = {
   toAsymmetricMatcher: () => 'AnyDateTime',
 };
 
+/** JSON text as a careful client reads it: every integer a bigint, exact; other numbers as numbers. */
+export function exactBody<T = unknown>(text: string): T {
+  return parse(text, undefined, (n: string) => (isInteger(n) ? BigInt(n) : Number(n))) as T;
+}
+
 /** A body of `schema` with the values given (see the top of this file). */
 export function bodyOf(schema: string, given: object): Record<string, unknown> {
   const declared = SCHEMAS[schema];
@@ -61,6 +68,22 @@ export function bodyOf(schema: string, given: object): Record<string, unknown> {
   return body;
 }
 
+/**
+ * A body of `schema` with concrete values, for a spec that hands a body to something that reads it
+ * (the contract checker, a stored answer): the values given, and the schema's example for each
+ * other property it requires. A value given as undefined is left out.
+ */
+export function exampleBodyOf(schema: string, given: object): Record<string, unknown> {
+  const declared = SCHEMAS[schema];
+  if (declared?.properties === undefined) throw new Error(`openapi.json has no object schema ${schema}`);
+  const body: Record<string, unknown> = {};
+  for (const [name, property] of Object.entries(declared.properties)) {
+    if (Object.hasOwn(given, name)) body[name] = (given as Record<string, unknown>)[name];
+    else if (declared.required?.includes(name)) body[name] = property.example;
+  }
+  return body;
+}
+
 type Id = bigint | number;
 
 /** The fields a client gives a plant. */
@@ -68,12 +91,27 @@ export interface PlantFields {
   id: Id;
   name: string;
   tag?: string | null;
-  [field: string]: unknown;
 }
 
-/** A plant as the API answers it (`Plant`): a null or missing tag left out. */
-export function expectedPlant(plant: PlantFields): Record<string, unknown> {
+/** A plant as the API answers it (`Plant`): a null or missing tag left out; other properties may be given. */
+export function expectedPlant<T extends PlantFields>(plant: T): Record<string, unknown> {
   return bodyOf('Plant', { ...plant, tag: plant.tag ?? undefined });
+}
+
+/**
+ * A plant as a service or a stored answer would hold it, for a spec to hand on: the fields given,
+ * the Plant schema's examples for the others it requires (a null or missing tag left out).
+ */
+export function examplePlant(plant: PlantFields): Record<string, unknown> {
+  return exampleBodyOf('Plant', { ...plant, tag: plant.tag ?? undefined });
+}
+
+/**
+ * A plant body as JSON text, int64 exact: the fields given (a LosslessNumber as its digits: an id
+ * no int64 is), the Plant schema's examples for the others it requires.
+ */
+export function plantText(plant: { id?: unknown; name?: unknown; tag?: unknown }): string {
+  return stringify(exampleBodyOf('Plant', plant)) as string;
 }
 
 /** A webhook subscription as the API answers it (`Webhook`), enabled unless said otherwise. */

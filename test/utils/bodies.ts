@@ -138,7 +138,7 @@ export function expectedRotatedWebhook(webhook: Parameters<typeof expectedWebhoo
 }
 
 /** The `data` of a plant event: the plant as created, or the id of the one deleted. */
-export function expectedEventData(type: 'plant.created', plant: PlantFields): Record<string, unknown>;
+export function expectedEventData<T extends PlantFields>(type: 'plant.created', plant: T): Record<string, unknown>;
 export function expectedEventData(type: 'plant.deleted', plant: { id: Id }): Record<string, unknown>;
 export function expectedEventData(type: string, plant: PlantFields | { id: Id }): Record<string, unknown> {
   return type === 'plant.created'
@@ -147,7 +147,7 @@ export function expectedEventData(type: string, plant: PlantFields | { id: Id })
 }
 
 /** The body of a plant event as a subscription receives it (`PlantCreatedEvent`, `PlantDeletedEvent`). */
-export function expectedDelivery(type: 'plant.created', plant: PlantFields): Record<string, unknown>;
+export function expectedDelivery<T extends PlantFields>(type: 'plant.created', plant: T): Record<string, unknown>;
 export function expectedDelivery(type: 'plant.deleted', plant: { id: Id }): Record<string, unknown>;
 export function expectedDelivery(type: string, plant: PlantFields | { id: Id }): Record<string, unknown> {
   const data = expectedEventData(type as 'plant.created', plant as PlantFields);
@@ -155,8 +155,18 @@ export function expectedDelivery(type: string, plant: PlantFields | { id: Id }):
 }
 
 /** An event as GET /events lists it (`Event`): its id `evt_<n>` unless given. */
+export function expectedEvent<T extends PlantFields>(
+  type: 'plant.created',
+  plant: T,
+  event?: { id?: string; timestamp?: string },
+): Record<string, unknown>;
 export function expectedEvent(
-  type: 'plant.created' | 'plant.deleted',
+  type: 'plant.deleted',
+  plant: { id: Id },
+  event?: { id?: string; timestamp?: string },
+): Record<string, unknown>;
+export function expectedEvent(
+  type: string,
   plant: PlantFields | { id: Id },
   event: { id?: string; timestamp?: string } = {},
 ): Record<string, unknown> {

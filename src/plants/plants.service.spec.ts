@@ -1,6 +1,7 @@
 import { ConflictException, NotFoundException } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import { Test } from '@nestjs/testing';
+import { examplePlant } from '../../test/utils/bodies';
 import { CreatePlantDto } from './dto/create-plant.dto';
 import { PlantDto, toPlantDto } from './dto/plant.dto';
 import { EventOutbox } from '../webhooks/event-outbox.service';
@@ -16,7 +17,8 @@ function dto(fields: Partial<CreatePlantDto>): CreatePlantDto {
   return Object.assign(new CreatePlantDto(), fields);
 }
 
-const plants = (...ids: bigint[]): PlantDto[] => ids.map((id) => ({ id, name: `plant ${id}` }));
+/** Plants as the repository reads them. */
+const plants = (...ids: bigint[]) => ids.map((id) => examplePlant({ id, name: `plant ${id}` }) as unknown as PlantDto);
 
 describe(PlantsService.name, () => {
   let service: PlantsService;

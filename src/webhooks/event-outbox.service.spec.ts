@@ -7,6 +7,7 @@ import { PlantDto } from '../plants/dto/plant.dto';
 
 /** A created plant as the service hands it to the outbox. */
 const FERN = examplePlant({ id: 7n, name: 'Fern' }) as unknown as PlantDto;
+const IVY = examplePlant({ id: 9n, name: 'Ivy' }) as unknown as PlantDto;
 
 /** The step the conditional statement of an owner's change shows as (the condition is the repository's). */
 const UNWATCHED = 'write if condition';
@@ -128,7 +129,7 @@ describe(EventOutbox.name, () => {
     await outbox.change('created', 'alice', FERN, writer(false));
     await outbox.change('deleted', 'alice', { id: 8n }, writer(false, false));
     await expect(
-      outbox.change('created', 'alice', { id: 9n, name: 'Ivy' }, jest.fn().mockRejectedValue(new Error('lost'))),
+      outbox.change('created', 'alice', IVY, jest.fn().mockRejectedValue(new Error('lost'))),
     ).rejects.toThrow('lost');
     expect(outbox.deliveriesRecorded).toBe(3);
     await outbox.change('deleted', 'alice', { id: 7n }, writer(false));

@@ -32,7 +32,14 @@ describe.each(testDatabases())(`${EntityTable.name} on %s`, (name) => {
 
   beforeAll(async () => {
     const options = buildDataSourceOptions(databaseConfig(await prepareDatabase(name)));
-    dataSource = createDataSource({ ...options, entities: [Sample], migrations: [], subscribers: [], logging: false });
+    dataSource = createDataSource({
+      ...options,
+      entities: [Sample],
+      migrations: [],
+      subscribers: [],
+      logging: false,
+      logger: undefined,
+    });
     await dataSource.initialize();
     await dataSource.synchronize();
     samples = new EntityTable(dataSource, Sample);

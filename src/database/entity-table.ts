@@ -16,11 +16,12 @@ export type PropertyOf<E> = Extract<keyof E, string>;
 export type Read<E, K extends PropertyOf<E>> = { [P in K]?: Exclude<E[P], null> };
 
 /**
- * Column types whose values the drivers (MySQL's and SQLite's `prepareHydratedValue`) hand over as
- * they read them, before the column's transformer: text and integers. A row's value of one is read
- * without the driver's chain of type tests, which cost a list a few microseconds a page.
+ * Column types whose values the drivers (MySQL's and SQLite's `prepareHydratedValue` and
+ * `preparePersistentValue`) pass as they are, both ways, but for the column's transformer: text and
+ * integers. A value of one is read and written without the driver's chain of type tests, which cost
+ * a list a few microseconds a page.
  */
-const READ_AS_GIVEN = new Set<unknown>(['varchar', 'char', 'text', 'bigint', 'int', 'integer']);
+const AS_THEY_ARE = new Set<unknown>(['varchar', 'char', 'text', 'bigint', 'int', 'integer']);
 
 type Transformer = NonNullable<ColumnMetadata['transformer']>;
 
@@ -31,6 +32,12 @@ function fromColumn(transformer: Transformer): (value: unknown) => unknown {
   if (!Array.isArray(transformer)) return (value) => transformer.from(value);
   const reversed = [...transformer].reverse();
   return (value) => reversed.reduce((read, each) => each.from(read), value);
+}
+
+/** A transformer's `to`, or each of a list's in order. */
+function toColumn(transformer: Transformer): (value: unknown) => unknown {
+  if (!Array.isArray(transformer)) return (value) => transformer.to(value);
+  return (value) => transformer.reduce((written, each) => each.to(written), value);
 }
 
 /** A named parameter while a statement is compiled: where the query builder puts it tells its position. */
@@ -53,6 +60,10 @@ export class EntityTable<E extends ObjectLiteral> {
   readonly name: string;
   private readonly metadata: EntityMetadata;
   private readonly columns: readonly ColumnMetadata[];
+  /** Each column's property, in order, and how its value becomes a parameter (undefined: as it is). */
+  private readonly writers: readonly { property: string; convert?: (value: unknown) => unknown }[];
+  /** What a new row holds in a column it was given no value for: a creation or update date, a literal default. */
+  private readonly stamps: readonly { property: string; value: () => unknown }[];
 
   constructor(
     private readonly dataSource: DataSource,
@@ -61,6 +72,22 @@ export class EntityTable<E extends ObjectLiteral> {
     this.metadata = dataSource.getMetadata(entity);
     this.name = dataSource.driver.escape(this.metadata.tablePath);
     this.columns = this.metadata.columns;
+    const driver = dataSource.driver;
+    const embedded = this.columns.find((column) => column.embeddedMetadata !== undefined);
+    if (embedded) throw new Error(`${this.metadata.targetName}.${embedded.propertyPath}: an embedded column`);
+    this.writers = this.columns.map((column) => ({
+      property: column.propertyName,
+      convert: !AS_THEY_ARE.has(column.type)
+        ? (value: unknown) => driver.preparePersistentValue(value, column)
+        : column.transformer && toColumn(column.transformer),
+    }));
+    this.stamps = this.columns.flatMap((column) => {
+      const stamp = column.isCreateDate || column.isUpdateDate;
+      const literal = column.default !== undefined && typeof column.default !== 'function';
+      if (!stamp && !literal) return [];
+      const value = stamp ? () => new Date() : () => column.default as unknown;
+      return [{ property: column.propertyName, value }];
+    });
   }
 
   /** Every property of the entity that is a column, in the order the entity declares them. */
@@ -112,9 +139,11 @@ export class EntityTable<E extends ObjectLiteral> {
 
   /** The parameters of `insert()` for a row: each column's value as the driver stores it, NULL for none. */
   values(row: E): unknown[] {
-    const values: unknown[] = [];
-    for (const column of this.columns) {
-      values.push(this.dataSource.driver.preparePersistentValue(column.getEntityValue(row), column) ?? null);
+    const values: unknown[] = new Array(this.writers.length);
+    for (let i = 0; i < this.writers.length; i++) {
+      const { property, convert } = this.writers[i];
+      const value: unknown = (row as Record<string, unknown>)[property];
+      values[i] = (convert === undefined ? value : convert(value)) ?? null;
     }
     return values;
   }
@@ -126,13 +155,9 @@ export class EntityTable<E extends ObjectLiteral> {
    * event of the same transaction, without reading it back.
    */
   newRow(values: Partial<E>): E {
-    const row = { ...values } as E;
-    for (const column of this.columns) {
-      if (column.getEntityValue(row) !== undefined) continue;
-      const value = column.isCreateDate || column.isUpdateDate ? new Date() : column.default;
-      if (value !== undefined && typeof value !== 'function') column.setEntityValue(row, value);
-    }
-    return row;
+    const row: Record<string, unknown> = { ...values };
+    for (const { property, value } of this.stamps) if (row[property] === undefined) row[property] = value();
+    return row as E;
   }
 
   /**
@@ -144,7 +169,7 @@ export class EntityTable<E extends ObjectLiteral> {
     const driver = this.dataSource.driver;
     const converters = properties.map((property) => {
       const column = this.column(property);
-      if (!READ_AS_GIVEN.has(column.type)) return (value: unknown) => driver.prepareHydratedValue(value, column);
+      if (!AS_THEY_ARE.has(column.type)) return (value: unknown) => driver.prepareHydratedValue(value, column);
       return column.transformer ? fromColumn(column.transformer) : undefined;
     });
     // Written for these columns as a hand-written mapping would be: each read and store names its

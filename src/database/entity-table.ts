@@ -6,6 +6,7 @@ import {
   QueryBuilder,
   SelectQueryBuilder,
 } from 'typeorm';
+import { compileCopy, compileList } from '../common/compiled-copy';
 
 type ColumnMetadata = EntityMetadata['columns'][number];
 
@@ -24,8 +25,6 @@ export type Read<E, K extends PropertyOf<E>> = { [P in K]?: Exclude<E[P], null> 
 const AS_THEY_ARE = new Set<unknown>(['varchar', 'char', 'text', 'bigint', 'int', 'integer']);
 
 type Transformer = NonNullable<ColumnMetadata['transformer']>;
-
-const IDENTIFIER = /^[A-Za-z_$][\w$]*$/;
 
 /** A transformer's `from`, or each of a list's in reverse order, as TypeORM applies them. */
 function fromColumn(transformer: Transformer): (value: unknown) => unknown {
@@ -60,8 +59,10 @@ export class EntityTable<E extends ObjectLiteral> {
   readonly name: string;
   private readonly metadata: EntityMetadata;
   private readonly columns: readonly ColumnMetadata[];
-  /** Each column's property, in order, and how its value becomes a parameter (undefined: as it is). */
-  private readonly writers: readonly { property: string; convert?: (value: unknown) => unknown }[];
+  /** Every column's value of a row, in order, as the driver stores it (the parameters of `insert()`). */
+  private readonly listValues: (row: object) => unknown[];
+  /** A copy of the columns of an object, and no other property. */
+  private readonly copyColumns: (values: object) => Record<string, unknown>;
   /** What a new row holds in a column it was given no value for: a creation or update date, a literal default. */
   private readonly stamps: readonly { property: string; value: () => unknown }[];
 
@@ -75,12 +76,15 @@ export class EntityTable<E extends ObjectLiteral> {
     const driver = dataSource.driver;
     const embedded = this.columns.find((column) => column.embeddedMetadata !== undefined);
     if (embedded) throw new Error(`${this.metadata.targetName}.${embedded.propertyPath}: an embedded column`);
-    this.writers = this.columns.map((column) => ({
-      property: column.propertyName,
-      convert: !AS_THEY_ARE.has(column.type)
-        ? (value: unknown) => driver.preparePersistentValue(value, column)
-        : column.transformer && toColumn(column.transformer),
-    }));
+    this.listValues = compileList(
+      this.columns.map((column) => ({
+        name: column.propertyName,
+        convert: !AS_THEY_ARE.has(column.type)
+          ? (value: unknown) => driver.preparePersistentValue(value, column)
+          : column.transformer && toColumn(column.transformer),
+      })),
+    );
+    this.copyColumns = compileCopy(this.columns.map((column) => ({ name: column.propertyName })));
     this.stamps = this.columns.flatMap((column) => {
       const stamp = column.isCreateDate || column.isUpdateDate;
       const literal = column.default !== undefined && typeof column.default !== 'function';
@@ -139,23 +143,17 @@ export class EntityTable<E extends ObjectLiteral> {
 
   /** The parameters of `insert()` for a row: each column's value as the driver stores it, NULL for none. */
   values(row: E): unknown[] {
-    const values: unknown[] = new Array(this.writers.length);
-    for (let i = 0; i < this.writers.length; i++) {
-      const { property, convert } = this.writers[i];
-      const value: unknown = (row as Record<string, unknown>)[property];
-      values[i] = (convert === undefined ? value : convert(value)) ?? null;
-    }
-    return values;
+    return this.listValues(row);
   }
 
   /**
-   * A row about to be inserted, as it will be stored: the values given, and for a column they leave
-   * out the time of insertion when it is a creation or update date, else its declared default.
-   * The caller has the whole row before the INSERT runs, to answer with it and to record it in an
-   * event of the same transaction, without reading it back.
+   * A row about to be inserted, as it will be stored: the columns' values given (any other property
+   * is not copied), and for a column they leave out the time of insertion when it is a creation or
+   * update date, else its declared default. The caller has the whole row before the INSERT runs, to
+   * answer with it and to record it in an event of the same transaction, without reading it back.
    */
   newRow(values: Partial<E>): E {
-    const row: Record<string, unknown> = { ...values };
+    const row = this.copyColumns(values);
     for (const { property, value } of this.stamps) if (row[property] === undefined) row[property] = value();
     return row as E;
   }
@@ -167,25 +165,17 @@ export class EntityTable<E extends ObjectLiteral> {
    */
   reader<K extends PropertyOf<E>>(properties: readonly K[]): (row: Record<string, unknown>) => Read<E, K> {
     const driver = this.dataSource.driver;
+    // Each value as the driver and the column's transformer read it, in a copy written for these
+    // columns (compileCopy: what a hand-written mapping costs).
     const converters = properties.map((property) => {
       const column = this.column(property);
       if (!AS_THEY_ARE.has(column.type)) return (value: unknown) => driver.prepareHydratedValue(value, column);
       return column.transformer ? fromColumn(column.transformer) : undefined;
     });
-    // Written for these columns as a hand-written mapping would be: each read and store names its
-    // property, so V8 keeps the rows' and the results' shapes fixed. A loop storing by a computed
-    // name cost a page of 21 plants about twice what the whole mapping costs written out. The names
-    // are the entity's properties, identifiers by construction; anything else is refused.
-    const steps = properties.map((property, i) => {
-      if (!IDENTIFIER.test(property)) throw new Error(`${property} is not a property name a reader can use`);
-      const value = converters[i] === undefined ? `row.${property}` : `convert[${i}](row.${property})`;
-      return `value = ${value}; if (value !== null && value !== undefined) read.${property} = value;`;
-    });
-    const make = new Function(
-      'convert',
-      `'use strict'; return function read(row) { const read = {}; let value; ${steps.join(' ')} return read; };`,
-    ) as (convert: typeof converters) => (row: Record<string, unknown>) => Read<E, K>;
-    return make(converters);
+    return compileCopy(
+      properties.map((property, i) => ({ name: property, convert: converters[i] })),
+      { leaveOutNull: true },
+    );
   }
 
   private column(property: string): ColumnMetadata {

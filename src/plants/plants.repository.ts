@@ -50,7 +50,9 @@ export class PlantsRepository {
    * and what the service sets (a creation date, say). Created by `insert`.
    */
   newRow(owner: string, fields: Partial<Omit<Plant, 'owner'>>): Plant {
-    return this.table.newRow({ ...fields, owner });
+    const row = this.table.newRow(fields);
+    row.owner = owner;
+    return row;
   }
 
   /**

@@ -1,6 +1,7 @@
 import { brotliCompressSync, deflateSync, gzipSync } from 'node:zlib';
 import { BODY_LIMIT_BYTES as LIMIT } from '../src/common/json/json-body.limits';
 import { Plant } from '../src/plants/plant.entity';
+import { exactBody, expectedPlant } from './utils/bodies';
 import { testDatabases } from './utils/databases';
 import { RawResponse, expectCleanError, listenOnLoopback, rawRequest, rawSocketExchange } from './utils/raw-http';
 import { TestApp, bearer, startTestApp } from './utils/test-app';
@@ -66,7 +67,7 @@ describe.each(testDatabases())('Abusive requests on %s', (database) => {
   async function expectStillServing(): Promise<void> {
     const res = await get('/plants');
     expect(res.status).toBe(200);
-    expect(res.text).toBe('[{"id":1,"name":"Seed","tag":"first"}]');
+    expect(exactBody(res.text)).toEqual([expectedPlant({ id: 1n, name: 'Seed', tag: 'first' })]);
   }
 
   describe('bodies over the cap', () => {
@@ -123,7 +124,7 @@ describe.each(testDatabases())('Abusive requests on %s', (database) => {
     it('accepts a gzip body that inflates to just under the cap (the encoding itself is supported)', async () => {
       const res = await post(gzipSync(Buffer.from(padded(LIMIT - 10))), { 'Content-Encoding': 'gzip' });
       expect(res.status).toBe(200);
-      expect(res.text).toBe('{"id":2,"name":"x"}');
+      expect(exactBody(res.text)).toEqual(expectedPlant({ id: 2n, name: 'x' }));
     });
 
     it('answers 400 for a body that claims gzip but is not', async () => {
@@ -197,7 +198,8 @@ describe.each(testDatabases())('Abusive requests on %s', (database) => {
     it('takes -0 as the JSON integer 0 (documented: any JSON integer literal), stored as 0', async () => {
       const res = await post('{"id":-0,"name":"zero"}');
       expect(res.status).toBe(200);
-      expect(res.text).toBe('{"id":0,"name":"zero"}');
+      expect(res.text).toContain('"id":0,');
+      expect(exactBody(res.text)).toEqual(expectedPlant({ id: 0n, name: 'zero' }));
       expect(await snapshot()).toEqual(['mallory|0|"zero"|null', ...before]);
     });
 
@@ -234,7 +236,7 @@ describe.each(testDatabases())('Abusive requests on %s', (database) => {
     it('accepts a key repeated with the same value (documented: only different values are refused), storing one plant', async () => {
       const res = await post('{"id":2,"name":"x","id":2,"name":"x"}');
       expect(res.status).toBe(200);
-      expect(res.text).toBe('{"id":2,"name":"x"}');
+      expect(exactBody(res.text)).toEqual(expectedPlant({ id: 2n, name: 'x' }));
       expect(await snapshot()).toEqual([...before, 'mallory|2|"x"|null']);
     });
   });

@@ -1,5 +1,6 @@
 import { CliIo, EXIT_FAILURE, EXIT_OK, EXIT_USAGE, runCli } from '../src/cli';
 import { POST_DEPLOYMENT_MIGRATIONS } from '../src/database/data-source';
+import { expectedPlant } from './utils/bodies';
 import { testDatabases } from './utils/databases';
 import { undoMigrations } from './utils/migrations';
 import { cliContext } from './utils/service-process';
@@ -36,7 +37,7 @@ describe.each(testDatabases())('plantstore CLI on %s', (database) => {
       .set('Content-Type', 'application/json')
       .send('{"id":1,"name":"Basil"}');
     expect(res.status).toBe(200);
-    expect((await t.http().get('/plants').set(bearer(secret))).body).toEqual([{ id: 1, name: 'Basil' }]);
+    expect((await t.http().get('/plants').set(bearer(secret))).body).toEqual([expectedPlant({ id: 1, name: 'Basil' })]);
   });
 
   it('honours --scope and --expires-in', async () => {

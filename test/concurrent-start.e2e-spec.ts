@@ -4,6 +4,7 @@ import { MIGRATIONS, POST_DEPLOYMENT_MIGRATIONS, buildDataSourceOptions } from '
 import { MIGRATION_LOCK_TABLE, runPendingMigrations } from '../src/database/migrations-runner';
 import { mysqlConnection, testDatabases } from './utils/databases';
 import { TestApp, bearer, startTestApp } from './utils/test-app';
+import { expectedPlant } from './utils/bodies';
 
 const onMysql = testDatabases().includes('mysql');
 
@@ -76,7 +77,9 @@ async function emptyDatabase(suffix: string): Promise<string> {
         .set('Content-Type', 'application/json')
         .send('{"id":1,"name":"Seedling"}');
       expect(created.status).toBe(200);
-      expect((await apps[1].http().get('/plants').set(bearer(token))).body).toEqual([{ id: 1, name: 'Seedling' }]);
+      expect((await apps[1].http().get('/plants').set(bearer(token))).body).toEqual([
+        expectedPlant({ id: 1, name: 'Seedling' }),
+      ]);
       const rows = (await apps[1].dataSource.query('SELECT COUNT(*) AS n FROM migrations')) as { n: unknown }[];
       // Each once: start-up's regular ones, then the post-deployment ones the test apps run as an operator would.
       expect(Number(rows[0].n)).toBe(MIGRATIONS.length + POST_DEPLOYMENT_MIGRATIONS.length);

@@ -15,6 +15,7 @@ import {
 import { TestApp, bearer, expectErrorBody, startTestApp } from './utils/test-app';
 import { freePort } from './utils/service-process';
 import { waitFor } from './utils/wait-for';
+import { expectedPlant } from './utils/bodies';
 
 const INVALID = `Bearer realm="plant-store", error="invalid_token", error_description="${JWT_REFUSED}"`;
 const RW = 'plants:read plants:write';
@@ -72,7 +73,7 @@ describe('OpenID Connect access tokens', () => {
     expect((await postPlant(t, token, 1, 'Monstera')).status).toBe(200);
     const list = await t.http().get('/plants').set(bearer(token));
     expect(list.status).toBe(200);
-    expect(list.body).toEqual([{ id: 1, name: 'Monstera' }]);
+    expect(list.body).toEqual([expectedPlant({ id: 1, name: 'Monstera' })]);
     const owners = await t.dataSource.query('SELECT owner FROM plants');
     expect(owners).toEqual([{ owner: 'writer' }]);
 
@@ -83,7 +84,7 @@ describe('OpenID Connect access tokens', () => {
   it('keeps pst_ tokens working beside JWTs', async () => {
     const pst = await t.token({ subject: 'alice' });
     expect((await postPlant(t, pst, 2)).status).toBe(200);
-    expect((await t.http().get('/plants').set(bearer(pst))).body).toEqual([{ id: 2, name: 'plant 2' }]);
+    expect((await t.http().get('/plants').set(bearer(pst))).body).toEqual([expectedPlant({ id: 2, name: 'plant 2' })]);
     // Another owner: the JWT's client sees none of alice's plants.
     expect(
       (
@@ -199,7 +200,9 @@ describe('OIDC_OWNER_CLAIM: one store per organisation', () => {
     const outsider = await provider.token('outsider', RW);
 
     expect((await postPlant(t, writer, 10, 'Shared fern')).status).toBe(200);
-    expect((await t.http().get('/plants').set(bearer(colleague))).body).toEqual([{ id: 10, name: 'Shared fern' }]);
+    expect((await t.http().get('/plants').set(bearer(colleague))).body).toEqual([
+      expectedPlant({ id: 10, name: 'Shared fern' }),
+    ]);
     expect((await t.http().get('/plants').set(bearer(outsider))).body).toEqual([]);
     expect((await t.http().delete('/plants/10').set(bearer(outsider))).status).toBe(404);
 

@@ -1,5 +1,6 @@
 import { connect } from 'node:net';
 import { listenOnLoopback } from './utils/raw-http';
+import { expectedPlant } from './utils/bodies';
 import { testDatabases } from './utils/databases';
 import { TestApp, bearer, startTestApp } from './utils/test-app';
 
@@ -80,9 +81,9 @@ describe.each(testDatabases())('Pipelined requests on %s', (database) => {
     const answers = await pipeline(port, [create(1, 'Moss'), create(2, 'Ivy'), list(), remove(1), list()], 5);
     expect(answers.map((a) => a.status)).toEqual([200, 200, 200, 204, 200]);
     expect(JSON.parse(answers[2].body)).toEqual([
-      { id: 1, name: 'Moss' },
-      { id: 2, name: 'Ivy' },
+      expectedPlant({ id: 1, name: 'Moss' }),
+      expectedPlant({ id: 2, name: 'Ivy' }),
     ]);
-    expect(JSON.parse(answers[4].body)).toEqual([{ id: 2, name: 'Ivy' }]);
+    expect(JSON.parse(answers[4].body)).toEqual([expectedPlant({ id: 2, name: 'Ivy' })]);
   });
 });

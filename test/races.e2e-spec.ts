@@ -1,6 +1,7 @@
 import { isInteger, parse } from 'lossless-json';
 import { Plant } from '../src/plants/plant.entity';
 import { PlantAlreadyExists } from '../src/plants/plants.errors';
+import { exactBody, expectedPlant } from './utils/bodies';
 import { testDatabases } from './utils/databases';
 import { RawResponse, expectCleanError, listenOnLoopback, rawRequest } from './utils/raw-http';
 import { TestApp, bearer, startTestApp } from './utils/test-app';
@@ -98,11 +99,10 @@ describe.each(testDatabases())('Concurrent writes on %s', (database) => {
         expect(JSON.parse(conflict.text).message).toBe(new PlantAlreadyExists(BigInt(id)).message);
       }
       const winner = answers.findIndex((r) => r.status === 200);
-      expect(answers[winner].text).toBe(`{"id":${id},"name":${JSON.stringify(names[winner])}}`);
+      expect(exactBody(answers[winner].text)).toEqual(expectedPlant({ id, name: names[winner] }));
 
-      const expected = [{ id, name: names[winner] }];
-      expect(await rowsOf('racer')).toEqual(expected);
-      expect(await listAll(racer)).toEqual(expected);
+      expect(await rowsOf('racer')).toEqual([{ id, name: names[winner] }]);
+      expect(await listAll(racer)).toEqual([expectedPlant({ id, name: names[winner] })]);
     },
   );
 
@@ -122,7 +122,7 @@ describe.each(testDatabases())('Concurrent writes on %s', (database) => {
       const won = JSON.parse(mine.find((r) => r.status === 200)!.text).name as string;
       expect(won.startsWith(owner)).toBe(true);
       expect(await rowsOf(owner)).toEqual([{ id: 7n, name: won }]);
-      expect(await listAll(token)).toEqual([{ id: 7n, name: won }]);
+      expect(await listAll(token)).toEqual([expectedPlant({ id: 7n, name: won })]);
     }
   });
 
@@ -207,13 +207,13 @@ describe.each(testDatabases())('Concurrent writes on %s', (database) => {
             o.status,
           ]);
         if (o.kind === 'create' && o.status === 200)
-          expect(o.text).toBe(`{"id":${o.id},"name":${JSON.stringify(o.name)}}`);
+          expect(exactBody(o.text)).toEqual(expectedPlant({ id: o.id, name: o.name! }));
         if (o.kind === 'delete' && o.status === 204) expect(o.text).toBe('');
       }
 
       const stored = await rowsOf('racer');
       const listed = await listAll(racer);
-      expect(listed).toEqual(stored);
+      expect(listed).toEqual(stored.map((plant) => expectedPlant(plant)));
       const replayed = ids
         .map((id) =>
           replay(

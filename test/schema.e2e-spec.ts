@@ -5,6 +5,7 @@ import { PreviousReleaseColumnsUnwritten1764500000000 } from '../src/database/mi
 import { MIGRATION_LOCK_TABLE, pendingMigrations, runPendingMigrations } from '../src/database/migrations-runner';
 import { SchemaHealthIndicator } from '../src/health/schema.health';
 import { PLANT_NAME_MAX_LENGTH, PLANT_TAG_MAX_LENGTH } from '../src/plants/plants.limits';
+import { expectedEventData } from './utils/bodies';
 import { testDatabases } from './utils/databases';
 import { undoMigrations } from './utils/migrations';
 import { TestApp, bearer, startTestApp } from './utils/test-app';
@@ -260,7 +261,7 @@ describe.each(testDatabases())('Schema on %s', (database) => {
     }
     expect(holding.sort()).toEqual(['plants.name', 'plants.tag']);
     const [delivery] = (await t.dataSource.query('SELECT data FROM webhook_deliveries')) as { data: string }[];
-    expect(JSON.parse(delivery.data)).toEqual({ id: 1, name, tag });
+    expect(JSON.parse(delivery.data)).toEqual(expectedEventData('plant.created', { id: 1, name, tag }));
   });
 
   it('keeps token times to the millisecond, so a token expires when it was said to', async () => {

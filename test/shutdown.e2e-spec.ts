@@ -1,3 +1,4 @@
+import { expectedPlant } from './utils/bodies';
 import { mysqlConnection, prepareDatabase, testDatabases } from './utils/databases';
 import { createTokenWithCli, startServiceProcess } from './utils/service-process';
 import { waitFor } from './utils/wait-for';
@@ -152,7 +153,7 @@ describe.each(testDatabases())('Graceful shutdown on %s', (database) => {
         released = true;
         const res = await pending;
         expect(res.status).toBe(200);
-        expect(await res.json()).toEqual({ id: 77, name: 'In flight' });
+        expect(await res.json()).toEqual(expectedPlant({ id: 77, name: 'In flight' }));
         expect(await service.exited).toBe(0);
       } finally {
         if (!released) await lock.release();

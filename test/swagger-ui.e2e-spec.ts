@@ -3,6 +3,7 @@ import { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { parse, parseNumberAndBigInt } from 'lossless-json';
 import { Browser, BrowserContext, Locator, Page, Response, chromium } from 'playwright-core';
+import { expectedPlant } from './utils/bodies';
 import { TestDatabase, testDatabases } from './utils/databases';
 import { TestClient, TestProvider, TEST_AUDIENCE, signingKey, startTestProvider } from './utils/oidc-provider';
 import { TestApp, bearer, startTestApp } from './utils/test-app';
@@ -325,7 +326,7 @@ describeWithBrowser().each(testDatabases())('Swagger UI in Chromium, ids beyond 
       expect(created.request().postData()).toBe(typed);
       const createdShown = await shownResponse(create, true);
       expect(createdShown.status).toBe('200');
-      expect(exact(createdShown.body!)).toEqual({ id: BIG_ID, name: 'Exact Fern' });
+      expect(exact(createdShown.body!)).toEqual(expectedPlant({ id: BIG_ID, name: 'Exact Fern' }));
       expect(await storedIds()).toEqual([String(BIG_ID)]);
 
       // GET /plants: the list as the page shows it.
@@ -334,7 +335,7 @@ describeWithBrowser().each(testDatabases())('Swagger UI in Chromium, ids beyond 
       expect((await execute(page, list, 'GET', '/plants')).status()).toBe(200);
       const listShown = await shownResponse(list, true);
       expect(listShown.body).toContain(`"id": ${BIG_ID}`);
-      expect(exact(listShown.body!)).toEqual([{ id: BIG_ID, name: 'Exact Fern' }]);
+      expect(exact(listShown.body!)).toEqual([expectedPlant({ id: BIG_ID, name: 'Exact Fern' })]);
       mkdirSync(ARTIFACTS, { recursive: true });
       await list
         .locator('.live-responses-table')

@@ -1,6 +1,7 @@
 import Redis from 'ioredis';
+import { expectedPlant } from './utils/bodies';
 import { testDatabases } from './utils/databases';
-import { TestApp, bearer, expectErrorBody, startTestApp } from './utils/test-app';
+import { TestApp, bearer, exactJson, expectErrorBody, startTestApp } from './utils/test-app';
 
 const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
 const onMysql = testDatabases().includes('mysql');
@@ -51,7 +52,7 @@ const onMysql = testDatabases().includes('mysql');
 
     const listed = await b.http().get('/plants').set(bearer(token));
     expect(listed.status).toBe(200);
-    expect(listed.text).toBe('[{"id":9007199254740993,"name":"Shared"}]');
+    expect(exactJson(listed)).toEqual([expectedPlant({ id: 9007199254740993n, name: 'Shared' })]);
     expect(listed.headers['ratelimit']).toMatch(new RegExp(`^"default";r=${LIMIT - 2};t=\\d+$`));
 
     expect((await b.http().delete('/plants/9007199254740993').set(bearer(token))).status).toBe(204);

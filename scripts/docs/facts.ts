@@ -23,6 +23,7 @@ import {
   MAX_SECRET_GRACE_SECONDS,
   RECOVER_BATCH,
 } from '../../src/webhooks/webhooks.limits';
+import { exampleFacts, schemasOf } from './examples';
 import { Fact, Facts } from './fragments';
 import { alertFacts, alertsTable, panelsTable } from './monitoring';
 import { bytes, code, count, duration, listed, ordinal } from './readable';
@@ -36,7 +37,7 @@ export const ROOT = join(__dirname, '..', '..');
 
 /**
  * Every fact the documents may state, by name, each read from the code that defines it (see
- * scripts/docs/fragments.ts for the markers). A fact no document states is refused by the spec.
+ * scripts/docs/fragments.ts for the markers), or from the committed openapi.json that it makes. A fact no document states is refused by the spec.
  */
 export function facts(root = ROOT): Facts {
   const routes = routesOf(root);
@@ -93,6 +94,8 @@ export function facts(root = ROOT): Facts {
     'events-page-max': text(count(EVENTS_MAX_PAGE)),
     'recover-batch': text(RECOVER_BATCH),
     ...retryScheduleFacts(),
+    // The example bodies and the fields a body has, from the DTOs' declared examples.
+    ...exampleFacts(schemasOf(root)),
   };
 }
 

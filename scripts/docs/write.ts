@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { format, resolveConfig } from 'prettier';
 import { SETTINGS } from '../../src/config/configuration';
 import { ROOT, facts } from './facts';
-import { documents, withFacts } from './fragments';
+import { documents, staleFacts, withFacts } from './fragments';
 import { ENV_EXAMPLE, envExample } from './settings';
 
 /**
@@ -19,7 +19,12 @@ async function main(): Promise<void> {
     const before = readFileSync(path, 'utf8');
     const after = withFacts(file, before, known);
     if (after === before) continue;
-    writeFileSync(path, await format(after, { ...(await resolveConfig(path)), filepath: path }));
+    const formatted = await format(after, { ...(await resolveConfig(path)), filepath: path });
+    // A fact Prettier writes otherwise (a table cell aside, which only changes its padding) would
+    // never read as the code has it: the fact is to be written as Prettier writes it.
+    const reformatted = staleFacts(formatted, known).map(({ name }) => name);
+    if (reformatted.length > 0) throw new Error(`${file}: Prettier rewrites the fact ${reformatted.join(', ')}`);
+    writeFileSync(path, formatted);
     written.push(file);
   }
   const example = envExample(SETTINGS);

@@ -2,9 +2,10 @@ import { Propagation, TransactionHost } from '@nestjs-cls/transactional';
 import { TransactionalAdapterTypeOrm } from '@nestjs-cls/transactional-adapter-typeorm';
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource, QueryRunner } from 'typeorm';
+import { DataSource, ObjectLiteral, QueryRunner } from 'typeorm';
 import { DatabaseUnavailable } from '../common/filters/server.errors';
 import { isDatabaseUnavailable } from './database-errors';
+import { EntityTable } from './entity-table';
 import { Inserted, PooledStatements, Want, generatedKey } from './pooled-statements';
 import { RetryOptions, withStatementRetry } from './statement-retry';
 
@@ -103,6 +104,15 @@ export class Database {
   /** This database's value of a per-dialect pair (or the plain statement). */
   sql(statement: Statement): string {
     return typeof statement === 'string' ? statement : statement[this.dialect];
+  }
+
+  /**
+   * An entity's table as a repository's statements need it (EntityTable): statements made from the
+   * entity's metadata and TypeORM's query builder, for the repository to compile once, and the
+   * conversions of its values. Sent, like any statement, through query(), execute() or insert().
+   */
+  table<E extends ObjectLiteral>(entity: new () => E): EntityTable<E> {
+    return new EntityTable(this.dataSource, entity);
   }
 
   /** The rows a statement returns. */

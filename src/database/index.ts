@@ -3,6 +3,7 @@ export { Database, NOW_MS, READ, READ_COMMITTED, WRITE, withNow } from './databa
 export type { Condition, Dialect, IsolationLevel, PerDialect, Row, Statement, TransactionOptions } from './database';
 export { isUniqueViolation } from './database-errors';
 export { DATABASE_LOG_CONTEXT } from './database-logger';
+export type { EntityTable, PropertyOf, Read } from './entity-table';
 export { galeraNodeServes, readGaleraStatus } from './galera';
 export type { GaleraStatus } from './galera';
 export type { Inserted } from './pooled-statements';

@@ -11,6 +11,7 @@ import { Principal } from '../auth/principal';
 import { TokensService } from '../auth/tokens.service';
 import { writeJsonExactly } from '../common/json/exact-json';
 import { IdempotencyService } from '../idempotency/idempotency.service';
+import { examplePlant, plantText } from '../../test/utils/bodies';
 import { CreatePlantDto } from './dto/create-plant.dto';
 import { PLANT_NAME_MAX_LENGTH as NAME_MAX, PLANT_TAG_MAX_LENGTH as TAG_MAX } from './plants.limits';
 import { PlantsController } from './plants.controller';
@@ -88,9 +89,8 @@ describe(PlantsController.name, () => {
   beforeEach(() => {
     jest.resetAllMocks();
     tokensService.authenticate.mockImplementation(async (secret: string) => PRINCIPALS[secret] ?? null);
-    plantsService.create.mockImplementation(async (_owner: string, dto: CreatePlantDto) =>
-      dto.tag == null ? { id: dto.id, name: dto.name } : { id: dto.id, name: dto.name, tag: dto.tag },
-    );
+    // The plant as the service would answer it (its spec, and the repository's, say how it is made).
+    plantsService.create.mockImplementation(async (_owner: string, dto: CreatePlantDto) => examplePlant(dto));
     plantsService.list.mockResolvedValue({ plants: [], limit: 1000 });
     plantsService.remove.mockResolvedValue(undefined);
     logError = jest.spyOn(Logger.prototype, 'error').mockImplementation(() => undefined);
@@ -106,7 +106,7 @@ describe(PlantsController.name, () => {
 
       expect(res.status).toBe(200);
       expect(res.headers['content-type']).toMatch(/^application\/json; charset=utf-8/);
-      expect(res.text).toBe('{"id":7,"name":"Fern","tag":"green"}');
+      expect(res.text).toBe(plantText({ id: 7, name: 'Fern', tag: 'green' }));
       expect(plantsService.create).toHaveBeenCalledTimes(1);
       const [owner, dto] = plantsService.create.mock.calls[0] as [string, CreatePlantDto];
       expect(owner).toBe('alice');
@@ -121,7 +121,8 @@ describe(PlantsController.name, () => {
 
         expect(res.status).toBe(200);
         expect(plantsService.create).toHaveBeenCalledWith('alice', expect.objectContaining({ id: BigInt(id) }));
-        expect(res.text).toBe(`{"id":${id},"name":"Big"}`);
+        expect(res.text).toBe(plantText({ id: BigInt(id), name: 'Big' }));
+        expect(res.text).toContain(`"id":${id},`);
       },
     );
 
@@ -129,7 +130,7 @@ describe(PlantsController.name, () => {
       const res = await postJson('{"id":1,"name":"Moss","tag":null}');
       expect(res.status).toBe(200);
       expect(plantsService.create).toHaveBeenCalledWith('alice', expect.objectContaining({ tag: null }));
-      expect(res.text).toBe('{"id":1,"name":"Moss"}');
+      expect(res.text).toBe(plantText({ id: 1, name: 'Moss' }));
     });
 
     it('counts an emoji as one character, so the longest name of them passes', async () => {
@@ -267,7 +268,7 @@ describe(PlantsController.name, () => {
         .serialize((body: unknown) => body as string)
         .send(gzipSync('{"id":3,"name":"Zipped"}'));
       expect(res.status).toBe(200);
-      expect(res.text).toBe('{"id":3,"name":"Zipped"}');
+      expect(res.text).toBe(plantText({ id: 3, name: 'Zipped' }));
     });
 
     it('answers a body over the cap with 413', async () => {
@@ -370,11 +371,11 @@ describe(PlantsController.name, () => {
       idempotencyService.begin.mockResolvedValue({
         kind: 'replay',
         statusCode: 200,
-        body: '{"id":9223372036854775807,"name":"Fern"}',
+        body: plantText({ id: 9223372036854775807n, name: 'Fern' }),
       });
       const res = await postKeyed('k');
       expect(res.status).toBe(200);
-      expect(res.text).toBe('{"id":9223372036854775807,"name":"Fern"}');
+      expect(res.text).toBe(plantText({ id: 9223372036854775807n, name: 'Fern' }));
       expect(res.headers['idempotent-replayed']).toBe('true');
       expect(plantsService.create).not.toHaveBeenCalled();
       expect(idempotencyService.succeed).not.toHaveBeenCalled();
@@ -446,10 +447,7 @@ describe(PlantsController.name, () => {
   describe('GET /plants', () => {
     it('answers the page with a Link to the next one when the service returns nextAfter', async () => {
       plantsService.list.mockResolvedValue({
-        plants: [
-          { id: 1n, name: 'a' },
-          { id: 9223372036854775806n, name: 'b', tag: 't' },
-        ],
+        plants: [examplePlant({ id: 1n, name: 'a' }), examplePlant({ id: 9223372036854775806n, name: 'b', tag: 't' })],
         limit: 2,
         nextAfter: 9223372036854775806n,
       });
@@ -458,16 +456,18 @@ describe(PlantsController.name, () => {
 
       expect(res.status).toBe(200);
       expect(res.headers['content-type']).toMatch(/^application\/json/);
-      expect(res.text).toBe('[{"id":1,"name":"a"},{"id":9223372036854775806,"name":"b","tag":"t"}]');
+      expect(res.text).toBe(
+        `[${plantText({ id: 1n, name: 'a' })},${plantText({ id: 9223372036854775806n, name: 'b', tag: 't' })}]`,
+      );
       expect(res.headers.link).toBe('<?limit=2&after=9223372036854775806>; rel="next"');
       expect(plantsService.list).toHaveBeenCalledWith('alice', expect.objectContaining({ limit: 2 }));
     });
 
     it('sends no Link header on the last page', async () => {
-      plantsService.list.mockResolvedValue({ plants: [{ id: 1n, name: 'a' }], limit: 1000 });
+      plantsService.list.mockResolvedValue({ plants: [examplePlant({ id: 1n, name: 'a' })], limit: 1000 });
       const res = await http().get('/plants').set(bearer(READER_TOKEN));
       expect(res.status).toBe(200);
-      expect(res.text).toBe('[{"id":1,"name":"a"}]');
+      expect(res.text).toBe(`[${plantText({ id: 1n, name: 'a' })}]`);
       expect(res.headers.link).toBeUndefined();
     });
 

@@ -1,8 +1,9 @@
 import { ConflictException, NotFoundException } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import { Test } from '@nestjs/testing';
+import { examplePlant } from '../../test/utils/bodies';
 import { CreatePlantDto } from './dto/create-plant.dto';
-import { PlantDto } from './dto/plant.dto';
+import { PlantDto, toPlantDto } from './dto/plant.dto';
 import { EventOutbox } from '../webhooks/event-outbox.service';
 import { PlantsRepository } from './plants.repository';
 import { PlantsService } from './plants.service';
@@ -16,16 +17,19 @@ function dto(fields: Partial<CreatePlantDto>): CreatePlantDto {
   return Object.assign(new CreatePlantDto(), fields);
 }
 
-const plants = (...ids: bigint[]): PlantDto[] => ids.map((id) => ({ id, name: `plant ${id}` }));
+/** Plants as the repository reads them. */
+const plants = (...ids: bigint[]) => ids.map((id) => examplePlant({ id, name: `plant ${id}` }) as unknown as PlantDto);
 
 describe(PlantsService.name, () => {
   let service: PlantsService;
-  let repository: { insert: jest.Mock; page: jest.Mock; delete: jest.Mock };
+  let repository: { newRow: jest.Mock; insert: jest.Mock; page: jest.Mock; delete: jest.Mock };
   let config: { get: jest.Mock };
   let events: { change: jest.Mock };
 
   beforeEach(async () => {
     repository = {
+      // The row as stored: the owner and the fields given (the repository's own spec covers what it adds).
+      newRow: jest.fn((owner: string, fields: object) => ({ owner, ...fields })),
       insert: jest.fn().mockResolvedValue(true),
       page: jest.fn().mockResolvedValue([]),
       delete: jest.fn().mockResolvedValue(true),
@@ -50,19 +54,21 @@ describe(PlantsService.name, () => {
   });
 
   describe('create', () => {
-    it('inserts once, owned by the caller, and returns the plant as stored', async () => {
-      await expect(service.create('alice', dto({ id: 7n, name: 'Fern', tag: 'green' }))).resolves.toStrictEqual({
-        id: 7n,
-        name: 'Fern',
-        tag: 'green',
-      });
+    it('inserts the row the repository made for the caller, once, and answers with it as the API shows it', async () => {
+      const row = { owner: 'alice', id: 7n, name: 'Fern', tag: 'green' };
+      repository.newRow.mockReturnValue(row);
+      const created = await service.create('alice', dto({ id: 7n, name: 'Fern', tag: 'green' }));
+      expect(repository.newRow).toHaveBeenCalledWith('alice', dto({ id: 7n, name: 'Fern', tag: 'green' }));
       expect(repository.insert).toHaveBeenCalledTimes(1);
-      expect(repository.insert).toHaveBeenCalledWith({ owner: 'alice', id: 7n, name: 'Fern', tag: 'green' }, undefined);
+      expect(repository.insert).toHaveBeenCalledWith(row, undefined);
+      // What the API shows of a row is toPlantDto's (its spec): the service answers with that, not the row.
+      expect(created).toStrictEqual(toPlantDto(row));
+      expect(created).not.toHaveProperty('owner');
     });
 
-    it('makes the insert through the outbox, as a created plant of the caller', async () => {
-      await service.create('alice', dto({ id: 7n, name: 'Fern' }));
-      expect(events.change).toHaveBeenCalledWith('created', 'alice', { id: 7n, name: 'Fern' }, expect.any(Function));
+    it('makes the insert through the outbox, as a created plant of the caller, as it answers', async () => {
+      const created = await service.create('alice', dto({ id: 7n, name: 'Fern' }));
+      expect(events.change).toHaveBeenCalledWith('created', 'alice', created, expect.any(Function));
     });
 
     it.each([

@@ -3,10 +3,10 @@ import { ConfigService } from '@nestjs/config';
 import { isUniqueViolation } from '../database';
 import { AppConfig } from '../config/configuration';
 import { CreatePlantDto } from './dto/create-plant.dto';
-import { PlantDto } from './dto/plant.dto';
+import { PlantDto, toPlantDto } from './dto/plant.dto';
 import { EventOutbox } from '../webhooks/event-outbox.service';
 import { PlantAlreadyExists, PlantNotFound } from './plants.errors';
-import { PlantsRepository, toPlantDto } from './plants.repository';
+import { PlantsRepository } from './plants.repository';
 
 export interface PlantPage {
   plants: PlantDto[];
@@ -35,9 +35,11 @@ export class PlantsService {
    * events of the change are recorded with it (EventOutbox).
    */
   async create(owner: string, dto: CreatePlantDto): Promise<PlantDto> {
-    const plant = toPlantDto(dto);
+    // The row and the answer are whole before the INSERT: no read after it.
+    const row = this.plants.newRow(owner, dto);
+    const plant = toPlantDto(row);
     try {
-      await this.events.change('created', owner, plant, (onlyIf) => this.plants.insert({ owner, ...dto }, onlyIf));
+      await this.events.change('created', owner, plant, (onlyIf) => this.plants.insert(row, onlyIf));
       return plant;
     } catch (error) {
       if (isUniqueViolation(error)) {

@@ -2,6 +2,12 @@ import { Test } from '@nestjs/testing';
 import { Condition, Database } from '../database';
 import { EventOutbox } from './event-outbox.service';
 import { WebhooksRepository, noSubscriptionWants } from './webhooks.repository';
+import { examplePlant, plantText } from '../../test/utils/bodies';
+import { PlantDto } from '../plants/dto/plant.dto';
+
+/** A created plant as the service hands it to the outbox. */
+const FERN = examplePlant({ id: 7n, name: 'Fern' }) as unknown as PlantDto;
+const IVY = examplePlant({ id: 9n, name: 'Ivy' }) as unknown as PlantDto;
 
 /** The step the conditional statement of an owner's change shows as (the condition is the repository's). */
 const UNWATCHED = 'write if condition';
@@ -61,7 +67,7 @@ describe(EventOutbox.name, () => {
 
   it('makes the change of an owner nobody watches as one conditional statement, recording nothing', async () => {
     const write = writer(true);
-    await expect(outbox.change('created', 'alice', { id: 7n, name: 'Fern' }, write)).resolves.toBe(true);
+    await expect(outbox.change('created', 'alice', FERN, write)).resolves.toBe(true);
     expect(steps).toEqual([UNWATCHED]);
     expect(write).toHaveBeenCalledWith(noSubscriptionWants('alice', ['plant.created']));
     expect(repository.recordEvents).not.toHaveBeenCalled();
@@ -69,10 +75,10 @@ describe(EventOutbox.name, () => {
 
   it('records the events first, then makes the change, in one transaction, when a subscription wants them', async () => {
     const write = writer(false);
-    await expect(outbox.change('created', 'alice', { id: 7n, name: 'Fern' }, write)).resolves.toBe(true);
+    await expect(outbox.change('created', 'alice', FERN, write)).resolves.toBe(true);
     expect(steps).toEqual([UNWATCHED, 'any subscription?', 'begin', 'record events', 'write', 'commit']);
     expect(repository.recordEvents).toHaveBeenCalledWith('alice', [
-      { type: 'plant.created', data: '{"id":7,"name":"Fern"}' },
+      { type: 'plant.created', data: plantText({ id: 7n, name: 'Fern' }) },
     ]);
   });
 
@@ -113,17 +119,17 @@ describe(EventOutbox.name, () => {
       if (onlyIf) return false;
       throw duplicate;
     });
-    await expect(outbox.change('created', 'alice', { id: 7n, name: 'Fern' }, write)).rejects.toBe(duplicate);
+    await expect(outbox.change('created', 'alice', FERN, write)).rejects.toBe(duplicate);
     expect(steps).toEqual(['any subscription?', 'begin', 'record events', 'rollback']);
   });
 
   it('counts the deliveries of committed changes only', async () => {
     expect(outbox.deliveriesRecorded).toBe(0);
     repository.recordEvents.mockResolvedValue(3);
-    await outbox.change('created', 'alice', { id: 7n, name: 'Fern' }, writer(false));
+    await outbox.change('created', 'alice', FERN, writer(false));
     await outbox.change('deleted', 'alice', { id: 8n }, writer(false, false));
     await expect(
-      outbox.change('created', 'alice', { id: 9n, name: 'Ivy' }, jest.fn().mockRejectedValue(new Error('lost'))),
+      outbox.change('created', 'alice', IVY, jest.fn().mockRejectedValue(new Error('lost'))),
     ).rejects.toThrow('lost');
     expect(outbox.deliveriesRecorded).toBe(3);
     await outbox.change('deleted', 'alice', { id: 7n }, writer(false));

@@ -1,4 +1,4 @@
-import { ApiProperty, ApiPropertyOptional, ApiSchema } from '@nestjs/swagger';
+import { ApiProperty, ApiSchema, PickType } from '@nestjs/swagger';
 import { toExactJson } from '../common/json/exact-json';
 import { PlantDto } from '../plants/dto/plant.dto';
 
@@ -7,33 +7,23 @@ import { PlantDto } from '../plants/dto/plant.dto';
  * the OpenAPI document shows them. Everything else (the accepted `events` of a subscription, the
  * recording of a delivery in the plant's own transaction, the body sent, the document's
  * `x-webhooks` and schemas) is derived from WEBHOOK_EVENT_TYPES. Adding an event: a `data` schema
- * class, an entry below, docs/webhooks.md and the tests.
+ * class (derived from the plant's DTO), an entry below, docs/webhooks.md and the tests.
  */
 
+/** The `data` of plant.created: the plant as created, as the API returns it. */
 @ApiSchema({ name: 'PlantCreatedEventData' })
-class CreatedPlantData {
-  @ApiProperty({ type: 'integer', format: 'int64', description: 'Identification number of the plant', example: 7 })
-  id: bigint;
+class CreatedPlantData extends PlantDto {}
 
-  @ApiProperty({ example: 'Monstera deliciosa' })
-  name: string;
-
-  @ApiPropertyOptional({ description: 'Absent when the plant has no tag', example: 'tropical' })
-  tag?: string;
-}
-
+/** The `data` of plant.deleted: the plant's id (the statement deletes by id and reads nothing). */
 @ApiSchema({ name: 'PlantDeletedEventData' })
-class DeletedPlantData {
-  @ApiProperty({ type: 'integer', format: 'int64', description: 'Identification number of the plant', example: 7 })
-  id: bigint;
-}
+class DeletedPlantData extends PickType(PlantDto, ['id'] as const) {}
 
 /** The plant changes an event can fire on, with what the service knows of the plant at that moment. */
 export interface PlantChanges {
   /** A plant was inserted: as the API returns it. */
-  created: PlantDto;
-  /** A plant was deleted: its id (the statement deletes by id and reads nothing). */
-  deleted: Pick<PlantDto, 'id'>;
+  created: CreatedPlantData;
+  /** A plant was deleted: its id. */
+  deleted: DeletedPlantData;
 }
 export type PlantChange = keyof PlantChanges;
 
@@ -58,7 +48,7 @@ export const WEBHOOK_EVENT_TYPES = {
     on: 'created',
     summary: 'A plant of the user was created',
     dataSchema: CreatedPlantData,
-    dataDescription: 'The plant as created (the NewPlant fields)',
+    dataDescription: 'The plant as created, as the API returns it (Plant)',
     data: (plant) => plant,
     exampleTimestamp: '2026-11-24T09:30:00.123Z',
   }),

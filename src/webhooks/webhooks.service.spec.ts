@@ -3,6 +3,7 @@ import { ConfigService } from '@nestjs/config';
 import { Test } from '@nestjs/testing';
 import { randomBytes } from 'node:crypto';
 import dns from 'node:dns';
+import { expectedCreatedWebhook, expectedWebhook } from '../../test/utils/bodies';
 import { loadConfig } from '../config/configuration';
 import { isFinalRefusal } from '../idempotency/final-answer';
 import { SecretBox } from '../secrets/secret-box';
@@ -124,15 +125,16 @@ describe(WebhooksService.name, () => {
       expect(row.id).toBeGreaterThan(0n);
       expect(row.id).toBeLessThanOrEqual(MAX_SUBSCRIPTION_ID);
       expect(row.createdAt).toBeGreaterThanOrEqual(before);
-      expect(created).toStrictEqual({
-        id: row.id,
-        url: WEBHOOK_URL,
-        events: ['plant.deleted', 'plant.created'],
-        description: 'Inventory sync',
-        createdAt: new Date(row.createdAt).toISOString(),
-        enabled: true,
-        secret: created.secret,
-      });
+      expect(created).toStrictEqual(
+        expectedCreatedWebhook({
+          id: row.id,
+          url: WEBHOOK_URL,
+          events: ['plant.deleted', 'plant.created'],
+          description: 'Inventory sync',
+          createdAt: new Date(row.createdAt).toISOString(),
+          secret: created.secret,
+        }),
+      );
       expect(created.secret).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/);
       expect(row.sealedSecret).not.toBe(created.secret);
       expect(row.sealedSecret).not.toContain(created.secret.slice('whsec_'.length));
@@ -214,14 +216,13 @@ describe(WebhooksService.name, () => {
       repository.listSubscriptions.mockResolvedValue(rows);
 
       await expect(service.list('alice')).resolves.toStrictEqual([
-        {
+        expectedWebhook({
           id: 1n,
           url: 'https://a.example/x',
           events: ['plant.created'],
           createdAt: '2026-01-01T00:00:00.000Z',
-          enabled: true,
-        },
-        {
+        }),
+        expectedWebhook({
           id: 2n ** 63n - 1n,
           url: 'https://b.example/x',
           events: ['plant.created', 'plant.deleted'],
@@ -231,7 +232,7 @@ describe(WebhooksService.name, () => {
           disabledAt: '2026-01-03T00:00:00.000Z',
           disabledReason: 'the endpoint answered 410 Gone',
           previousSecretExpiresAt: '2026-01-04T00:00:00.000Z',
-        },
+        }),
       ]);
       expect(repository.listSubscriptions).toHaveBeenCalledWith('alice');
     });

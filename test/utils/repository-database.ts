@@ -16,7 +16,8 @@ export interface RepositoryDatabase {
   close: () => Promise<void>;
 }
 
-function databaseConfig(db: TestDatabase): DatabaseConfig {
+/** The service's database settings for a test database. */
+export function databaseConfig(db: TestDatabase): DatabaseConfig {
   if (db.name === 'sqlite') return { type: 'sqlite', path: db.env.SQLITE_PATH };
   const url = db.env.DATABASE_URL;
   return {

@@ -1,9 +1,10 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import openapiTS, { astToString, type OpenAPI3 } from 'openapi-typescript';
+import { ANSWERS_PATH, answersText } from './answers';
 import { int64AsBigint } from './int64-as-bigint';
 
-/** The service's committed OpenAPI document, the one source of the client's types. */
+/** The service's committed OpenAPI document, the one source of the client's types and checks (scripts/answers.ts). */
 const OPENAPI_PATH = join(__dirname, '..', '..', '..', 'openapi.json');
 export const SCHEMA_PATH = join(__dirname, '..', 'src', 'schema.ts');
 
@@ -17,7 +18,8 @@ export async function generateSchema(): Promise<string> {
   return HEADER + astToString(await openapiTS(document, { transform: int64AsBigint }));
 }
 
-// `--stdout` prints the text instead of writing it: the staleness test compares it with the file.
+// `--stdout` prints the text of src/schema.ts instead of writing the files: the staleness test
+// compares it with the file.
 if (require.main === module) {
   generateSchema().then(
     (text) => {
@@ -25,7 +27,8 @@ if (require.main === module) {
         process.stdout.write(text);
       } else {
         writeFileSync(SCHEMA_PATH, text);
-        process.stdout.write(`Wrote ${SCHEMA_PATH}\n`);
+        writeFileSync(ANSWERS_PATH, answersText());
+        process.stdout.write(`Wrote ${SCHEMA_PATH} and ${ANSWERS_PATH}\n`);
       }
     },
     (error: unknown) => {

@@ -1,4 +1,5 @@
 import { inspect } from 'node:util';
+import { plantOf, plantText, plantsText } from './answers.fixtures';
 import { createClient, type ClientOptions } from './client';
 import { PlantStoreError } from './errors';
 import type { RequestEvent, ResponseEvent, RetryEvent } from './http';
@@ -45,7 +46,8 @@ const networkFailure = (code: string) => () => {
 const hang = (): Responder => (_sent, signal) =>
   new Promise((_resolve, reject) => signal.addEventListener('abort', () => reject(signal.reason)));
 
-const PLANT = '{"id":9223372036854775807,"name":"Monstera","tag":"tropical"}';
+const MONSTERA = { id: 9223372036854775807n, name: 'Monstera', tag: 'tropical' };
+const PLANT = plantText(MONSTERA);
 
 function client(fetch: typeof globalThis.fetch, options: Partial<ClientOptions> = {}) {
   const retries: RetryEvent[] = [];
@@ -87,7 +89,7 @@ describe('createClient', () => {
         name: 'Monstera',
         tag: 'tropical',
       });
-      expect(plant).toEqual({ id: 9223372036854775807n, name: 'Monstera', tag: 'tropical' });
+      expect(plant).toEqual(plantOf(MONSTERA));
       expect(sent).toEqual([
         {
           method: 'POST',
@@ -242,10 +244,10 @@ describe('createClient', () => {
   describe('list', () => {
     it('follows Link rel="next" page by page, ids exact', async () => {
       const { fetch, sent } = fakeFetch(
-        json(200, '[{"id":9007199254740993,"name":"a"},{"id":9007199254740995,"name":"b"}]', {
+        json(200, plantsText({ id: 9007199254740993n, name: 'a' }, { id: 9007199254740995n, name: 'b' }), {
           Link: '</plants?limit=2&after=9007199254740995>; rel="next"',
         }),
-        json(200, '[{"id":9223372036854775807,"name":"c"}]'),
+        json(200, plantsText({ id: 9223372036854775807n, name: 'c' })),
       );
       const plants = await collect(client(fetch).api.plants.list({ limit: 2 }));
       expect(plants.map((p) => p.id)).toEqual([9007199254740993n, 9007199254740995n, 9223372036854775807n]);
@@ -256,10 +258,12 @@ describe('createClient', () => {
     });
 
     it('fetches a page only when the loop asks for it, and starts after a given id', async () => {
-      const { fetch, sent } = fakeFetch(json(200, '[{"id":5,"name":"a"}]', { Link: '</plants?after=5>; rel="next"' }));
+      const { fetch, sent } = fakeFetch(
+        json(200, plantsText({ id: 5n, name: 'a' }), { Link: '</plants?after=5>; rel="next"' }),
+      );
       const iterator = client(fetch).api.plants.list({ after: -1n });
       expect(sent).toHaveLength(0);
-      await expect(iterator.next()).resolves.toEqual({ done: false, value: { id: 5n, name: 'a' } });
+      await expect(iterator.next()).resolves.toEqual({ done: false, value: plantOf({ id: 5n, name: 'a' }) });
       await iterator.return?.(undefined);
       expect(sent.map((s) => s.url)).toEqual(['http://plants.test/plants?after=-1']);
     });
@@ -277,13 +281,13 @@ describe('createClient', () => {
       'follows a relative <%s> under a path-prefix baseUrl',
       async (target) => {
         const { fetch, sent } = fakeFetch(
-          json(200, '[{"id":5,"name":"a"}]', { Link: `<${target}>; rel="next"` }),
-          json(200, '[{"id":6,"name":"b"}]'),
+          json(200, plantsText({ id: 5n, name: 'a' }), { Link: `<${target}>; rel="next"` }),
+          json(200, plantsText({ id: 6n, name: 'b' })),
         );
         const { api } = client(fetch, { baseUrl: 'http://gw.test/plant-store' });
         await expect(collect(api.plants.list({ limit: 1 }))).resolves.toEqual([
-          { id: 5n, name: 'a' },
-          { id: 6n, name: 'b' },
+          plantOf({ id: 5n, name: 'a' }),
+          plantOf({ id: 6n, name: 'b' }),
         ]);
         expect(sent.map((s) => s.url)).toEqual([
           'http://gw.test/plant-store/plants?limit=1',
@@ -295,7 +299,9 @@ describe('createClient', () => {
     it.each(['/plants?limit=1&after=5', '../admin/plants?after=5', 'http://gw.test/plants?after=5'])(
       'refuses <%s>, outside a path-prefix baseUrl, without sending the token there',
       async (target) => {
-        const { fetch, sent } = fakeFetch(json(200, '[{"id":5,"name":"a"}]', { Link: `<${target}>; rel="next"` }));
+        const { fetch, sent } = fakeFetch(
+          json(200, plantsText({ id: 5n, name: 'a' }), { Link: `<${target}>; rel="next"` }),
+        );
         const { api } = client(fetch, { baseUrl: 'http://gw.test/plant-store/' });
         const failure = await caught(collect(api.plants.list({ limit: 1 })));
         expect(failure).toMatchObject({ kind: 'invalid-response', status: 200, attempts: 1 });
@@ -536,7 +542,7 @@ describe('createClient', () => {
       ['webhooks.list', '{}', 'the body is not a JSON array'],
       ['webhooks.deliveries', '[{"eventId":"msg_1"}]', 'item 0 has no type'],
       ['webhooks.create', '{"id":1,"url":"https://h.test/","events":[],"createdAt":"x","enabled":true}', 'no secret'],
-      ['plants.list', '[{"id":1,"name":null}]', 'name of item 0 is not a string'],
+      ['plants.list', plantsText({ id: 1n, name: null }), 'name of item 0 is not a string'],
     ])('refuses %s answered %s', async (call, body, problem) => {
       const { fetch } = fakeFetch(json(200, body));
       const { api } = client(fetch);
@@ -583,7 +589,7 @@ describe('createClient', () => {
       const call = client(fetch).api.plants.create({ id: 9223372036854775807n, name: 'Monstera' });
       const { data, response } = await call.withResponse();
       await expect(call).resolves.toBe(data);
-      expect(data).toEqual({ id: 9223372036854775807n, name: 'Monstera', tag: 'tropical' });
+      expect(data).toEqual(plantOf(MONSTERA));
       expect(response).toEqual({
         status: 200,
         headers: expect.any(Headers),
@@ -639,7 +645,7 @@ describe('createClient', () => {
     const pageOf = (ids: number[], after?: number) =>
       json(
         200,
-        JSON.stringify(ids.map((id) => ({ id, name: `p${id}` }))),
+        plantsText(...ids.map((id) => ({ id: BigInt(id), name: `p${id}` }))),
         after === undefined
           ? {}
           : { Link: `<plants?limit=2&after=${after}>; rel="next"`, 'X-Request-Id': `page-${after}` },
@@ -658,9 +664,9 @@ describe('createClient', () => {
     it('collects up to max plants, fetching no page beyond them', async () => {
       const twoPages = fakeFetch(pageOf([1, 2], 2), pageOf([3, 4], 4));
       await expect(client(twoPages.fetch).api.plants.list({ limit: 2 }).toArray({ max: 3 })).resolves.toEqual([
-        { id: 1n, name: 'p1' },
-        { id: 2n, name: 'p2' },
-        { id: 3n, name: 'p3' },
+        plantOf({ id: 1n, name: 'p1' }),
+        plantOf({ id: 2n, name: 'p2' }),
+        plantOf({ id: 3n, name: 'p3' }),
       ]);
       expect(twoPages.sent).toHaveLength(2);
 

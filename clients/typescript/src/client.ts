@@ -12,7 +12,8 @@ import {
 import { assertInt64, writeJson } from './json';
 import { isUnder, nextLink } from './link';
 import { apiResponse, type WithResponse } from './response';
-import { ANSWERS, type Expected, readChecked } from './shapes';
+import { ANSWERS } from './answers';
+import { type Expected, readChecked } from './shapes';
 import type {
   CreatedWebhook,
   Event,

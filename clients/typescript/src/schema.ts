@@ -319,17 +319,17 @@ export interface components {
         Plant: {
             /**
              * Format: int64
-             * @description Identification number of the plant
+             * @description Identification number of the plant, chosen by the client and unique per user. Any signed 64-bit integer (-9223372036854775808 to 9223372036854775807), written as a JSON integer; it is kept exactly, also beyond 2^53.
              * @example 7
              */
             id: bigint;
             /**
-             * @description The name of the plant
+             * @description The name of the plant: 1 to 255 characters, not only whitespace
              * @example Monstera deliciosa
              */
             name: string;
             /**
-             * @description Tag that specifies the type
+             * @description Tag that specifies the type: 1 to 64 characters; absent when the plant has none
              * @example tropical
              */
             tag?: string;
@@ -399,7 +399,7 @@ export interface components {
             previousSecretExpiresAt?: string;
             /**
              * @description The signing secret (Standard Webhooks: `whsec_` and base64). Shown only in this answer; keep it to verify the `webhook-signature` of every delivery.
-             * @example whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw
+             * @example whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSwdIiQ6z3oQ7A=
              */
             secret: string;
         };
@@ -641,14 +641,17 @@ export interface components {
         PlantCreatedEventData: {
             /**
              * Format: int64
-             * @description Identification number of the plant
+             * @description Identification number of the plant, chosen by the client and unique per user. Any signed 64-bit integer (-9223372036854775808 to 9223372036854775807), written as a JSON integer; it is kept exactly, also beyond 2^53.
              * @example 7
              */
             id: bigint;
-            /** @example Monstera deliciosa */
+            /**
+             * @description The name of the plant: 1 to 255 characters, not only whitespace
+             * @example Monstera deliciosa
+             */
             name: string;
             /**
-             * @description Absent when the plant has no tag
+             * @description Tag that specifies the type: 1 to 64 characters; absent when the plant has none
              * @example tropical
              */
             tag?: string;
@@ -665,13 +668,13 @@ export interface components {
              * @example 2026-11-24T09:30:00.123Z
              */
             timestamp: string;
-            /** @description The plant as created (the NewPlant fields) */
+            /** @description The plant as created, as the API returns it (Plant) */
             data: components["schemas"]["PlantCreatedEventData"];
         };
         PlantDeletedEventData: {
             /**
              * Format: int64
-             * @description Identification number of the plant
+             * @description Identification number of the plant, chosen by the client and unique per user. Any signed 64-bit integer (-9223372036854775808 to 9223372036854775807), written as a JSON integer; it is kept exactly, also beyond 2^53.
              * @example 7
              */
             id: bigint;

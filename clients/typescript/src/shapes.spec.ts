@@ -1,8 +1,10 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { answerOf, answerText, plantOf, plantText, plantsText } from './answers.fixtures';
 import { PlantStoreError } from './errors';
 import type { Answer } from './http';
-import { ANSWERS, type Expected, readChecked } from './shapes';
+import { ANSWERS } from './answers';
+import { type Expected, readChecked } from './shapes';
 
 const document = JSON.parse(readFileSync(join(__dirname, '..', '..', '..', 'openapi.json'), 'utf8'));
 
@@ -73,9 +75,12 @@ describe('answer shapes', () => {
   });
 
   it('passes documented bodies, an optional property absent, and properties it does not know', () => {
-    expect(readChecked(answer('{"id":7,"name":"Fern"}'), ANSWERS.createPlant)).toEqual({ id: 7n, name: 'Fern' });
-    expect(readChecked(answer('[{"id":7,"name":"Fern","tag":"x","color":"green"}]'), ANSWERS.listPlants)).toEqual([
-      { id: 7n, name: 'Fern', tag: 'x', color: 'green' },
+    expect(readChecked(answer(plantText({ id: 7n, name: 'Fern' })), ANSWERS.createPlant)).toEqual(
+      plantOf({ id: 7n, name: 'Fern' }),
+    );
+    const unknownToIt = { id: 7n, name: 'Fern', tag: 'x', color: 'green' };
+    expect(readChecked(answer(`[${answerText('Plant', unknownToIt)}]`), ANSWERS.listPlants)).toEqual([
+      answerOf('Plant', unknownToIt),
     ]);
     expect(readChecked(answer('[]'), ANSWERS.listWebhooks)).toEqual([]);
     const attempt =
@@ -90,8 +95,8 @@ describe('answer shapes', () => {
     ['{"id":"7","name":"Fern"}', 'createPlant', 'id of the body is not an int64'],
     ['{"id":7,"name":"Fern","tag":null}', 'createPlant', 'tag of the body is not a string'],
     ['{}', 'listWebhooks', 'the body is not a JSON array'],
-    ['[{"id":1,"name":"a"},{"id":2,"name":3}]', 'listPlants', 'name of item 1 is not a string'],
-    ['[{"id":1,"name":"a"},7]', 'listPlants', 'item 1 is not a JSON object'],
+    [plantsText({ id: 1n, name: 'a' }, { id: 2n, name: 3 }), 'listPlants', 'name of item 1 is not a string'],
+    [`[${plantText({ id: 1n, name: 'a' })},7]`, 'listPlants', 'item 1 is not a JSON object'],
   ] as const)('refuses %s as the answer to %s: %s', (text, operation, message) => {
     expect(problem(text, ANSWERS[operation])).toMatchObject({
       kind: 'invalid-response',

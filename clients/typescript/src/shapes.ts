@@ -1,16 +1,5 @@
 import { type Answer, invalidResponse, readJson } from './http';
-import type { components, operations } from './schema';
-import type {
-  CreatedWebhook,
-  Event,
-  Plant,
-  ResentWebhookDelivery,
-  RotatedWebhook,
-  Webhook,
-  WebhookAttempt,
-  WebhookRecoveryStarted,
-  WebhookTestResult,
-} from './types';
+import type { components } from './schema';
 
 type SchemaName = keyof components['schemas'];
 
@@ -30,49 +19,13 @@ type Kind<V> = V extends bigint
             : never;
 
 /**
- * Every documented property of `T` with its JSON type, `?` when it may be absent. The compiler
- * holds it to the type generated from openapi.json (a property missing, extra or of another type
- * does not compile) and src/shapes.spec.ts holds it to openapi.json itself.
+ * Every documented property of `T` with its JSON type, `?` when it may be absent: written from
+ * openapi.json into src/answers.ts by `npm run generate`, and held by the compiler to the type
+ * generated from the same document (a property missing, extra or of another type does not compile).
  */
 export type Shape<T> = {
   [K in keyof T]-?: undefined extends T[K] ? `${Kind<Exclude<T[K], undefined>>}?` : Kind<T[K]>;
 };
-
-const PLANT: Shape<Plant> = { id: 'int64', name: 'string', tag: 'string?' };
-const WEBHOOK: Shape<Webhook> = {
-  id: 'int64',
-  url: 'string',
-  events: 'string[]',
-  description: 'string?',
-  createdAt: 'string',
-  enabled: 'boolean',
-  disabledAt: 'string?',
-  disabledReason: 'string?',
-  previousSecretExpiresAt: 'string?',
-};
-const CREATED_WEBHOOK: Shape<CreatedWebhook> = { ...WEBHOOK, secret: 'string' };
-const WEBHOOK_ATTEMPT: Shape<WebhookAttempt> = {
-  eventId: 'string',
-  type: 'string',
-  attempt: 'number',
-  statusCode: 'number?',
-  error: 'string?',
-  attemptedAt: 'string',
-  durationMs: 'number',
-};
-
-const ROTATED_WEBHOOK: Shape<RotatedWebhook> = { ...WEBHOOK, secret: 'string' };
-const WEBHOOK_TEST_RESULT: Shape<WebhookTestResult> = {
-  eventId: 'string',
-  delivered: 'boolean',
-  statusCode: 'number?',
-  error: 'string?',
-  attemptedAt: 'string',
-  durationMs: 'number',
-};
-const RESENT_DELIVERY: Shape<ResentWebhookDelivery> = { eventId: 'string', type: 'string' };
-const RECOVERY_STARTED: Shape<WebhookRecoveryStarted> = { since: 'string' };
-const EVENT: Shape<Event> = { id: 'string', type: 'string', timestamp: 'string', data: 'object' };
 
 /** What a successful answer's body must be: one `schema` object, or a JSON array of them. */
 export interface Expected<T> {
@@ -83,23 +36,10 @@ export interface Expected<T> {
   readonly data?: T;
 }
 
-const one = <T>(schema: SchemaName, shape: Shape<T>): Expected<T> => ({ schema, list: false, shape });
-const many = <T>(schema: SchemaName, shape: Shape<T>): Expected<T[]> => ({ schema, list: true, shape });
-
-/** The body of each operation's success, by operationId (src/shapes.spec.ts checks them against openapi.json). */
-export const ANSWERS = {
-  createPlant: one('Plant', PLANT),
-  listPlants: many('Plant', PLANT),
-  createWebhook: one('CreatedWebhook', CREATED_WEBHOOK),
-  listWebhooks: many('Webhook', WEBHOOK),
-  listWebhookDeliveries: many('WebhookAttempt', WEBHOOK_ATTEMPT),
-  updateWebhook: one('Webhook', WEBHOOK),
-  rotateWebhookSecret: one('RotatedWebhook', ROTATED_WEBHOOK),
-  testWebhook: one('WebhookTestResult', WEBHOOK_TEST_RESULT),
-  resendWebhookDelivery: one('ResentWebhookDelivery', RESENT_DELIVERY),
-  recoverWebhook: one('WebhookRecoveryStarted', RECOVERY_STARTED),
-  listEvents: many('Event', EVENT),
-} satisfies Partial<Record<keyof operations, Expected<unknown>>>;
+/** An answer of one `schema` object (src/answers.ts, generated, lists each operation's). */
+export const one = <T>(schema: SchemaName, shape: Shape<T>): Expected<T> => ({ schema, list: false, shape });
+/** An answer that is a JSON array of `schema` objects. */
+export const many = <T>(schema: SchemaName, shape: Shape<T>): Expected<T[]> => ({ schema, list: true, shape });
 
 /**
  * The answer's body, if it has the documented shape: the documented properties present and of

@@ -1,41 +1,18 @@
-import { ApiProperty, ApiPropertyOptional, ApiSchema } from '@nestjs/swagger';
-import { IsOptional } from 'class-validator';
-import { IsInt64, IsText } from '../../common/validation/validators';
-import { PLANT_NAME_MAX_LENGTH, PLANT_TAG_MAX_LENGTH } from '../plants.limits';
+import { ApiPropertyOptional, ApiSchema, PickType } from '@nestjs/swagger';
+import { Plant } from '../plant.entity';
+import { PLANT_TAG_MAX_LENGTH } from '../plants.limits';
 
-/** The request body of create: the contract's NewPlant. */
+/**
+ * The request body of create, the contract's NewPlant: the properties of a plant the client
+ * chooses, with their rules (declared on the entity); the service sets any other.
+ */
 @ApiSchema({ name: 'NewPlant' })
-export class CreatePlantDto {
-  @ApiProperty({
-    type: 'integer',
-    format: 'int64',
-    description:
-      'Identification number of the plant, chosen by the client and unique per user. Any signed ' +
-      '64-bit integer (-9223372036854775808 to 9223372036854775807), written as a JSON integer; ' +
-      'it is kept exactly, also beyond 2^53.',
-    example: 7,
-  })
-  @IsInt64()
-  id: bigint;
-
-  @ApiProperty({
-    description: `The name of the plant: 1 to ${PLANT_NAME_MAX_LENGTH} characters, not only whitespace`,
-    minLength: 1,
-    maxLength: PLANT_NAME_MAX_LENGTH,
-    example: 'Monstera deliciosa',
-  })
-  @IsText(1, PLANT_NAME_MAX_LENGTH)
-  name: string;
-
+export class CreatePlantDto extends PickType(Plant, ['id', 'name', 'tag'] as const) {
+  // A request may send null for none, which an answer never holds.
   @ApiPropertyOptional({
     type: String,
     nullable: true,
     description: `Tag that specifies the type: 1 to ${PLANT_TAG_MAX_LENGTH} characters. Omit it (or send null) for none.`,
-    minLength: 1,
-    maxLength: PLANT_TAG_MAX_LENGTH,
-    example: 'tropical',
   })
-  @IsOptional()
-  @IsText(1, PLANT_TAG_MAX_LENGTH)
-  tag?: string | null;
+  declare tag?: string | null;
 }

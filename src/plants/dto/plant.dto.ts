@@ -1,14 +1,13 @@
-import { ApiProperty, ApiPropertyOptional, ApiSchema } from '@nestjs/swagger';
+import { ApiSchema, OmitType } from '@nestjs/swagger';
+import { viewAs } from '../../common/openapi/declared-properties';
+import { Plant } from '../plant.entity';
 
-/** A plant as the API returns it. `tag` is absent, never null, when the plant has none. */
+/**
+ * A plant as the API returns it: every property the entity declares for the API, which is all of
+ * its columns but the owner.
+ */
 @ApiSchema({ name: 'Plant' })
-export class PlantDto {
-  @ApiProperty({ type: 'integer', format: 'int64', description: 'Identification number of the plant', example: 7 })
-  id: bigint;
+export class PlantDto extends OmitType(Plant, ['owner'] as const) {}
 
-  @ApiProperty({ description: 'The name of the plant', example: 'Monstera deliciosa' })
-  name: string;
-
-  @ApiPropertyOptional({ description: 'Tag that specifies the type', example: 'tropical' })
-  tag?: string;
-}
+/** A plant (a row with its owner, say) as the API shows it: PlantDto's properties, a NULL one (`tag`) left out. */
+export const toPlantDto = viewAs(PlantDto);

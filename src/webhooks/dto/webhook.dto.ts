@@ -63,7 +63,7 @@ export class CreatedWebhookDto extends WebhookDto {
     description:
       'The signing secret (Standard Webhooks: `whsec_` and base64). Shown only in this answer; keep it to verify ' +
       'the `webhook-signature` of every delivery.',
-    example: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw',
+    example: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSwdIiQ6z3oQ7A=',
   })
   secret: string;
 }

@@ -1,9 +1,6 @@
-import { readFileSync } from 'node:fs';
 import { IncomingMessage, Server, ServerResponse, createServer } from 'node:http';
 import { AddressInfo, Socket, connect } from 'node:net';
-import { join } from 'node:path';
 import { LingerBounds, lingeringClose } from './lingering-close';
-import { LINGER_IDLE_MS, LINGER_MAX_BYTES, LINGER_MAX_MS } from './http.limits';
 
 const BOUNDS: LingerBounds = { maxMs: 1500, idleMs: 400, maxBytes: 256 * 1024 };
 const ANSWER = '{"error":413,"message":"too large"}';
@@ -140,16 +137,5 @@ describe(lingeringClose.name, () => {
     server.closeIdleConnections();
     const { msAfterAnswer } = await closed[0];
     expect(msAfterAnswer).toBeLessThan(BOUNDS.idleMs);
-  });
-});
-
-describe('the lingering bounds', () => {
-  /** A document's text with its line breaks as spaces. */
-  const doc = (file: string) => readFileSync(join(__dirname, '..', '..', '..', file), 'utf8').replace(/\s+/g, ' ');
-  const [mib, maxS, idleS] = [LINGER_MAX_BYTES / 1024 ** 2, LINGER_MAX_MS / 1000, LINGER_IDLE_MS / 1000];
-
-  it('are the ones the docs state', () => {
-    expect(doc('docs/api.md')).toContain(`after at most ${mib} MiB more, ${maxS} s, or ${idleS} s without a byte`);
-    expect(doc('docs/security.md')).toContain(`for at most ${mib} MiB and ${maxS} s`);
   });
 });

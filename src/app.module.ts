@@ -12,6 +12,7 @@ import { inOneLayer } from './common/http/in-one-layer';
 import { IdempotencyModule } from './idempotency/idempotency.module';
 import { LogOutput } from './logging/log-output';
 import { LoggingModule } from './logging/logging.module';
+import { RequestLogMiddleware } from './logging/request-log.middleware';
 import { HttpMetricsMiddleware } from './metrics/http-metrics.middleware';
 import { MetricsModule } from './metrics/metrics.module';
 import { PlantsModule } from './plants/plants.module';
@@ -57,6 +58,6 @@ export class AppModule implements NestModule {
     // route ('*path') would be matched as a pattern, with its parameters decoded, on every request.
     // The rate limit comes before anything that costs: a token lookup, routing, the body. Every
     // request passes through all three in this order, so they run as one layer.
-    consumer.apply(inOneLayer(HttpMetricsMiddleware, RateLimitMiddleware)).forRoutes('/');
+    consumer.apply(inOneLayer(RequestLogMiddleware, HttpMetricsMiddleware, RateLimitMiddleware)).forRoutes('/');
   }
 }

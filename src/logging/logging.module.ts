@@ -1,11 +1,10 @@
 import { DynamicModule, Global, Module } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
-import { LoggerModule } from 'nestjs-pino';
 import { AppConfig } from '../config/configuration';
 import { MetricsModule } from '../metrics/metrics.module';
 import { LogOutput } from './log-output';
 import { LoggingMetrics } from './logging.metrics';
-import { pinoHttpParams } from './pino-http-line';
+import { RequestLogMiddleware } from './request-log.middleware';
 
 /**
  * The log's stdout writer, one per application and global: what reports on the log (metrics,
@@ -22,10 +21,7 @@ export class LoggingModule {
   static forRoot(output?: LogOutput): DynamicModule {
     return {
       module: LoggingModule,
-      imports: [
-        MetricsModule,
-        LoggerModule.forRootAsync({ inject: [LogOutput], useFactory: (output: LogOutput) => pinoHttpParams(output) }),
-      ],
+      imports: [MetricsModule],
       providers: [
         output
           ? { provide: LogOutput, useValue: output }
@@ -34,9 +30,10 @@ export class LoggingModule {
               inject: [ConfigService],
               useFactory: (config: ConfigService<AppConfig, true>) => new LogOutput(config.get('log', { infer: true })),
             },
+        RequestLogMiddleware,
         LoggingMetrics,
       ],
-      exports: [LogOutput],
+      exports: [LogOutput, RequestLogMiddleware],
     };
   }
 }

@@ -2,7 +2,6 @@ import { LoggerService } from '@nestjs/common';
 import { Logger, Params, PinoLogger } from 'nestjs-pino';
 import { ConfigValidationError } from '../config/configuration';
 import { LogOutput } from './log-output';
-import { pinoHttpParams } from './pino-http-line';
 
 /**
  * Nest's own lines (start-up, modules, routes, shutdown) and every `new Logger(context)` as lines of
@@ -14,7 +13,7 @@ import { pinoHttpParams } from './pino-http-line';
  * naming it, without the error's stack, which would say nothing more and bury the lines.
  */
 export function nestLogger(output: LogOutput): LoggerService {
-  const params: Params = pinoHttpParams(output);
+  const params: Params = { pinoHttp: { logger: output.logger } };
   const logger = new Logger(new PinoLogger(params), params);
   const error = logger.error.bind(logger);
   logger.error = (message: unknown, ...optionalParams: unknown[]) => {

@@ -1,5 +1,5 @@
 import { Injectable, NestMiddleware } from '@nestjs/common';
-import { SpanContext } from '@opentelemetry/api';
+import { SpanContext, isSpanContextValid, trace } from '@opentelemetry/api';
 import { NextFunction, Request, Response } from 'express';
 import { randomUUID } from 'node:crypto';
 import { IncomingMessage, ServerResponse } from 'node:http';
@@ -7,11 +7,10 @@ import { Level } from 'pino';
 import { Principal, TokenKind } from '../auth/principal';
 import { clientAddress } from '../common/http/client-address';
 import { loggedPath, redactTokens } from '../common/http/redact-tokens';
-import { requestElapsedMs } from '../common/http/request-clock';
+import { requestElapsedMs, startRequestClock } from '../common/http/request-clock';
 import { routeTemplate } from '../common/http/route-template';
-import { pinoHttp } from 'pino-http';
+import { tracingOn } from '../tracing/tracing';
 import { LogOutput } from './log-output';
-import { pinoHttpOptions } from './pino-http-line';
 
 export const REQUEST_ID_HEADER = 'X-Request-Id';
 
@@ -140,6 +139,11 @@ export function logRequest(output: LogOutput, req: IncomingMessage, res: ServerR
   else logger[level](fields, requestLogMessage(fields));
 }
 
+function activeSpanContext(): SpanContext | undefined {
+  const span = trace.getActiveSpan()?.spanContext();
+  return span && isSpanContextValid(span) ? span : undefined;
+}
+
 /**
  * Gives every request its id (echoed in X-Request-Id) and writes one JSON line per request when it
  * is over, to the service's log output.
@@ -152,14 +156,34 @@ export function logRequest(output: LogOutput, req: IncomingMessage, res: ServerR
  */
 @Injectable()
 export class RequestLogMiddleware implements NestMiddleware {
-  /** pino-http's middleware: the request id, and the line when the response is over. */
-  private readonly http: (req: IncomingMessage, res: ServerResponse, next: () => void) => void;
+  /** One listener for every response, reading the response from `this`: no closure per request. */
+  private readonly onClose: (this: ServerResponse) => void;
+  /** Read once: with tracing off a request does nothing for it, not even a check per line. */
+  private readonly traced = tracingOn();
 
   constructor(output: LogOutput) {
-    this.http = pinoHttp(pinoHttpOptions(output));
+    // The line's fields are fixed and checked (requestLogFields), so the logger's key-based
+    // redaction, which would pass every field of every line through a redactor, has nothing to do.
+    this.onClose = this.traced
+      ? function onTracedClose(this: ServerResponse) {
+          logRequest(output, this.req, this, (this.req as LoggedRequest).spanContext);
+        }
+      : function onClose(this: ServerResponse) {
+          logRequest(output, this.req, this);
+        };
   }
 
   use(req: Request, res: Response, next: NextFunction): void {
-    this.http(req, res, next);
+    (req as LoggedRequest).id = requestIdFor(req, res);
+    startRequestClock(res);
+    // The server span of a sampled request, made active before any middleware ran
+    // (tracing/server-spans.ts); an unsampled request has none, and its line no trace ids.
+    if (this.traced) (req as LoggedRequest).spanContext = activeSpanContext();
+    // The client's address is read from the socket, which has none once the client has gone; read
+    // now, the socket keeps it for the line of a request that ends aborted.
+    void req.socket.remoteAddress;
+    // 'close' follows 'finish' for every answered response, and comes alone when the client left.
+    res.on('close', this.onClose);
+    next();
   }
 }

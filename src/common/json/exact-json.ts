@@ -1,19 +1,70 @@
 import { INestApplication } from '@nestjs/common';
 import { Express, Response } from 'express';
 
-/** Native on every supported Node.js line; TypeScript's libraries do not declare it yet. */
-const rawJSON = (JSON as unknown as { rawJSON(text: string): unknown }).rawJSON;
+/** Object keys as JSON (`"name":`), kept once written: answers repeat the same few keys. */
+const quotedKeys = new Map<string, string>();
+const MAX_QUOTED_KEYS = 1000;
 
-const bigintsAsRawJson = (_key: string, value: unknown): unknown =>
-  typeof value === 'bigint' ? rawJSON(value.toString()) : value;
+function quotedKey(key: string): string {
+  let quoted = quotedKeys.get(key);
+  if (quoted === undefined) {
+    quoted = `${JSON.stringify(key)}:`;
+    if (quotedKeys.size < MAX_QUOTED_KEYS) quotedKeys.set(key, quoted);
+  }
+  return quoted;
+}
 
 /**
  * `JSON.stringify(value)`, except that a bigint is written as a plain JSON number with all its
- * digits, where `JSON.stringify` throws: the bigint becomes raw JSON text (`JSON.rawJSON`) in a
- * replacer. Undefined for a value without JSON text, as there.
+ * digits, where `JSON.stringify` throws. Undefined for a value without JSON text, as there.
+ * Strings are escaped by `JSON.stringify` itself; this costs half of what a general-purpose
+ * lossless serializer does on a page of plants (bench/RESULTS.md).
  */
-export function toExactJson(value: unknown): string | undefined {
-  return JSON.stringify(value, bigintsAsRawJson);
+export function toExactJson(value: unknown, key = ''): string | undefined {
+  switch (typeof value) {
+    case 'string':
+      return JSON.stringify(value);
+    case 'bigint':
+      return value.toString();
+    case 'number':
+      return Number.isFinite(value) ? String(value) : 'null';
+    case 'boolean':
+      return value ? 'true' : 'false';
+    case 'object':
+      if (value === null) return 'null';
+      if (typeof (value as { toJSON?: unknown }).toJSON === 'function') {
+        return toExactJson((value as { toJSON: (key: string) => unknown }).toJSON(key), key);
+      }
+      if (Array.isArray(value)) return arrayJson(value);
+      // Boxed primitives hold no bigint; JSON.stringify unwraps them.
+      if (value instanceof Number || value instanceof String || value instanceof Boolean) return JSON.stringify(value);
+      return objectJson(value as Record<string, unknown>);
+    default:
+      // undefined, functions and symbols have no JSON text.
+      return undefined;
+  }
+}
+
+function arrayJson(array: readonly unknown[]): string {
+  let text = '[';
+  for (let i = 0; i < array.length; i++) {
+    if (i > 0) text += ',';
+    text += toExactJson(array[i], String(i)) ?? 'null';
+  }
+  return `${text}]`;
+}
+
+function objectJson(object: Record<string, unknown>): string {
+  let text = '{';
+  let first = true;
+  for (const key of Object.keys(object)) {
+    const member = toExactJson(object[key], key);
+    if (member === undefined) continue;
+    if (first) first = false;
+    else text += ',';
+    text += quotedKey(key) + member;
+  }
+  return `${text}}`;
 }
 
 /**

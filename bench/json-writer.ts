@@ -1,7 +1,7 @@
 /**
  * The service's exact-int64 JSON writer (`toExactJson`, src/common/json/exact-json.ts) against the
  * native ways of writing a bigint as a JSON number, on the bodies the service writes: a page of the
- * list, the largest page, a plant.created event's data and an error body.
+ * list, one of 100 plants, a plant.created event's data and an error body.
  *
  * - `JSON.rawJSON` through a replacer: `JSON.stringify(value, (k, v) => typeof v === 'bigint' ?
  *   JSON.rawJSON(String(v)) : v)`, a drop-in replacement of the writer;
@@ -46,7 +46,7 @@ function page(size: number): Plant[] {
 /** Each body with the calls of one measurement: about a tenth of a second each. */
 const BODIES: { name: string; body: unknown; calls: number }[] = [
   { name: 'list page (20 plants)', body: page(20), calls: 20_000 },
-  { name: 'largest page (100 plants)', body: page(100), calls: 4_000 },
+  { name: 'page of 100 plants', body: page(100), calls: 4_000 },
   {
     name: 'plant.created data',
     body: { id: 9_007_199_254_740_993n, name: 'Monstera deliciosa', tag: 'tropical' },

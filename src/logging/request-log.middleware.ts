@@ -149,11 +149,11 @@ function activeSpanContext(): SpanContext | undefined {
  * Gives every request its id (echoed in X-Request-Id) and writes one JSON line per request when it
  * is over, to the service's log output.
  *
- * This is the work pino-http does for nestjs-pino, without the parts that cost most of a request's
- * CPU when nothing uses them (bench/RESULTS.md): two pino child loggers per request and an
- * AsyncLocalStorage context (which Node 22 runs on async hooks, a hook for every promise of the
- * request). Lines that belong to a request and are written elsewhere (the exception filter's) carry
- * `requestId` themselves.
+ * This is the work pino-http does, without what made pino-http's line cost a fifth of a list
+ * request's CPU where this one costs a few percent, on Node.js 26 and 24 alike (`npm run
+ * bench:log-line`, bench/RESULTS.md): two pino child loggers per request, pino's serializer walking
+ * the line's object, and the line made when its request ends. Lines that belong to a request and are
+ * written elsewhere (the exception filter's) carry `requestId` themselves.
  */
 @Injectable()
 export class RequestLogMiddleware implements NestMiddleware {

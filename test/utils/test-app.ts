@@ -2,7 +2,6 @@ import { INestApplication, Type } from '@nestjs/common';
 import { NestExpressApplication } from '@nestjs/platform-express';
 import { Test } from '@nestjs/testing';
 import { isInteger, parse, stringify } from 'lossless-json';
-import { dirname, join } from 'node:path';
 import { Writable } from 'node:stream';
 import request from 'supertest';
 import { DataSource } from 'typeorm';
@@ -59,7 +58,6 @@ export async function startTestApp(
   const env = { ...TEST_ENV, ...db.env, ...extraEnv };
   let logOutput: LogOutput | undefined;
   if (logSink) {
-    useNewRootLogger();
     logOutput = new LogOutput(loadLogConfig(env), logSink);
   }
   const moduleRef = await Test.createTestingModule({
@@ -92,18 +90,6 @@ export async function startTestApp(
     },
     close: () => app.close(),
   };
-}
-
-/**
- * nestjs-pino keeps one root logger per process, made by the first app that asks for it, and
- * Nest's Logger writes through it: a second app of the process would have its lines written to the
- * first one's output. With the library's own reset for tests (not exported by its entry point), the
- * next app makes its own.
- */
-function useNewRootLogger(): void {
-  const pinoLogger = join(dirname(require.resolve('nestjs-pino')), 'PinoLogger.js');
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
-  (require(pinoLogger) as { __resetOutOfContextForTests: () => void }).__resetOutOfContextForTests();
 }
 
 export const bearer = (token: string) => ({ Authorization: `Bearer ${token}` });

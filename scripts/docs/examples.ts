@@ -1,8 +1,9 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { toExactJson } from '../../src/common/json/exact-json';
-import { deliveryBody } from '../../src/webhooks/events';
-import { Fact, Facts } from './fragments';
+import { eventChoice } from '../../src/webhooks/dto/webhook-event.dto';
+import { WEBHOOK_EVENTS, WEBHOOK_EVENT_TYPES, deliveryBody, eventSchemaName } from '../../src/webhooks/events';
+import { Fact, Facts, markdownTable } from './fragments';
 
 /** The parts of a schema of the committed OpenAPI document an example is made of. */
 interface Schema {
@@ -110,6 +111,27 @@ function fieldsOf(schemas: Schemas, name: string): Fact {
   return { text: `\`{${Object.keys(schemas[name].properties ?? {}).join(', ')}}\`` };
 }
 
+/**
+ * The event types a subscription chooses from, as the docs name them (`` `plant.created` and
+ * `plant.deleted` ``), and the table of what each fires on and carries: from their declarations
+ * (src/webhooks/events.ts), so a new type reaches the docs with `npm run docs`.
+ */
+function eventFacts(schemas: Schemas): Facts {
+  const quote = (name: string) => `\`${name}\``;
+  const rows = WEBHOOK_EVENTS.map((type) => {
+    const declared = WEBHOOK_EVENT_TYPES[type] as { summary: string; dataDescription?: string };
+    const data = schemas[`${eventSchemaName(type)}Data`];
+    const fields = `\`{${Object.keys(data?.properties ?? {}).join(', ')}}\``;
+    const { dataDescription: about } = declared;
+    const described = about === undefined ? '' : `: ${about[0].toLowerCase()}${about.slice(1)}`;
+    return [quote(type), declared.summary, `${fields}${described}`];
+  });
+  return {
+    'event-types': { text: eventChoice(quote) },
+    'table:events': { block: true, text: markdownTable(['`type`', 'fires when', '`data`'], rows) },
+  };
+}
+
 /** A plant id beyond 2^53, which JavaScript's JSON.parse would round: the docs show ids exact. */
 const BEYOND_2_53 = 9_007_199_254_740_993n;
 /** The subscription docs/webhooks.md makes, to both events, and then names in its commands. */
@@ -132,9 +154,9 @@ export function exampleFacts(schemas: Schemas): Facts {
   const delivered = (body: Record<string, unknown>) =>
     deliveryBody(body.type as never, Date.parse(body.timestamp as string), toExactJson(body.data)!);
   return {
+    ...eventFacts(schemas),
     'example:plant': jsonBlock(exampleOf(schemas, 'Plant')),
     'fields:plant': fieldsOf(schemas, 'Plant'),
-    'fields:plant-created-data': fieldsOf(schemas, 'PlantCreatedEventData'),
     'example:created-webhook': jsonBlock(
       exampleOf(schemas, 'CreatedWebhook', {
         leaveOut: ['disabledReason', 'previousSecretExpiresAt'],

@@ -1,32 +1,19 @@
 import { join } from 'node:path';
 import { DataSource, DataSourceOptions } from 'typeorm';
-import { ApiToken } from '../auth/api-token.entity';
 import { DatabaseConfig } from '../config/configuration';
-import { IdempotencyKey } from '../idempotency/idempotency-key.entity';
-import { Plant } from '../plants/plant.entity';
-import { WebhookAttempt } from '../webhooks/webhook-attempt.entity';
-import { WebhookDelivery } from '../webhooks/webhook-delivery.entity';
-import { WebhookEventRecord } from '../webhooks/webhook-event.entity';
-import { WebhookSubscription } from '../webhooks/webhook-subscription.entity';
 import { DatabaseLogger } from './database-logger';
+import { entitiesIn } from './entity-files';
 import { ExactIntegerDatabase } from './exact-integer-sqlite';
 import { migrationsIn } from './migration-files';
 import { TimedOutConnectionSubscriber } from './timed-out-connection.subscriber';
 
 /**
  * Every table the migrations make, as it is once they have all run (the migrations' own table and
- * migrations_lock aside): test/schema.e2e-spec.ts holds the two together on both databases, and
+ * migrations_lock aside): the entities of the `*.entity` files under src/, found (entity-files.ts)
+ * rather than listed. test/schema.e2e-spec.ts holds the two together on both databases, and
  * readiness resolves every column (src/health/schema.health.ts).
  */
-export const ENTITIES = [
-  Plant,
-  ApiToken,
-  WebhookSubscription,
-  WebhookDelivery,
-  WebhookAttempt,
-  WebhookEventRecord,
-  IdempotencyKey,
-];
+export const ENTITIES = entitiesIn(join(__dirname, '..'));
 /**
  * The regular migrations, every one of src/database/migrations/: expand steps, run at start-up
  * (src/database/migrations-runner.ts). Found in their folder (migration-files.ts), in timestamp order.

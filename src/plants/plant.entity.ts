@@ -58,3 +58,9 @@ export class Plant {
   @IsText(1, PLANT_TAG_MAX_LENGTH)
   tag?: string | null;
 }
+
+/**
+ * The properties a client chooses when it creates a plant (`NewPlant`, `CreatePlantDto`), written
+ * with the declaration: a field the client sends is named here, one the service sets is not.
+ */
+export const CHOSEN_BY_THE_CLIENT = ['id', 'name', 'tag'] as const satisfies readonly (keyof Plant)[];

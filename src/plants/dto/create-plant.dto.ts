@@ -1,5 +1,5 @@
 import { ApiPropertyOptional, ApiSchema, PickType } from '@nestjs/swagger';
-import { Plant } from '../plant.entity';
+import { CHOSEN_BY_THE_CLIENT, Plant } from '../plant.entity';
 import { PLANT_TAG_MAX_LENGTH } from '../plants.limits';
 
 /**
@@ -7,7 +7,7 @@ import { PLANT_TAG_MAX_LENGTH } from '../plants.limits';
  * chooses, with their rules (declared on the entity); the service sets any other.
  */
 @ApiSchema({ name: 'NewPlant' })
-export class CreatePlantDto extends PickType(Plant, ['id', 'name', 'tag'] as const) {
+export class CreatePlantDto extends PickType(Plant, CHOSEN_BY_THE_CLIENT) {
   // A request may send null for none, which an answer never holds.
   @ApiPropertyOptional({
     type: String,

@@ -3,7 +3,7 @@ import { ArrayMaxSize, ArrayMinSize, IsArray, IsIn, IsOptional, IsString, MaxLen
 import { IsText } from '../../common/validation/validators';
 import { MAX_URL_LENGTH } from '../webhooks.limits';
 import { WEBHOOK_EVENTS, WebhookEvent } from '../events';
-import { listed } from './webhook-event.dto';
+import { eventChoice } from './webhook-event.dto';
 import { WEBHOOK_DESCRIPTION_MAX_LENGTH } from '../webhooks.limits';
 
 /** The request body of POST /webhooks. */
@@ -22,7 +22,7 @@ export class CreateWebhookDto {
   url: string;
 
   @ApiProperty({
-    description: `The events to deliver: ${WEBHOOK_EVENTS.length === 2 ? 'one or both' : 'one or more'} of ${listed(WEBHOOK_EVENTS)}`,
+    description: `The events to deliver: ${eventChoice()}`,
     type: 'array',
     items: { type: 'string', enum: [...WEBHOOK_EVENTS] },
     minItems: 1,

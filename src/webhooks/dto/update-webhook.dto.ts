@@ -3,7 +3,7 @@ import { ArrayMaxSize, ArrayMinSize, IsArray, IsBoolean, IsIn, IsString, MaxLeng
 import { IsText } from '../../common/validation/validators';
 import { WEBHOOK_EVENTS, WebhookEvent } from '../events';
 import { MAX_URL_LENGTH, WEBHOOK_DESCRIPTION_MAX_LENGTH } from '../webhooks.limits';
-import { listed } from './webhook-event.dto';
+import { eventChoice } from './webhook-event.dto';
 
 /** Present in the body: `null` is a value here (it clears `description`, and is refused for the rest). */
 const given = (field: string) => ValidateIf((dto: Record<string, unknown>) => dto[field] !== undefined);
@@ -27,7 +27,7 @@ export class UpdateWebhookDto {
   url?: string;
 
   @ApiPropertyOptional({
-    description: `The events to deliver from now on: ${WEBHOOK_EVENTS.length === 2 ? 'one or both' : 'one or more'} of ${listed(WEBHOOK_EVENTS)}`,
+    description: `The events to deliver from now on: ${eventChoice()}`,
     type: 'array',
     items: { type: 'string', enum: [...WEBHOOK_EVENTS] },
     minItems: 1,

@@ -84,6 +84,11 @@ export function listed(names: readonly string[], quote = (name: string) => name)
   return quoted.length < 2 ? quoted.join('') : `${quoted.slice(0, -1).join(', ')} and ${quoted[quoted.length - 1]}`;
 }
 
+/** `one or both of plant.created and plant.deleted`: the events a subscription chooses from, as its texts say it. */
+export function eventChoice(quote = (name: string) => name): string {
+  return `${WEBHOOK_EVENTS.length === 2 ? 'one or both' : 'one or more'} of ${listed(WEBHOOK_EVENTS, quote)}`;
+}
+
 const UNITS = [
   ['h', 3_600_000],
   ['min', 60_000],

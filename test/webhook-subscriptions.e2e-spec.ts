@@ -1,5 +1,5 @@
 import { Webhook } from 'standardwebhooks';
-import { WEBHOOK_TEST_EVENT } from '../src/webhooks/events';
+import { WEBHOOK_TEST_EVENT } from '../src/webhooks/events/events';
 import { DISABLED_BY_ITS_USER } from '../src/webhooks/webhooks.repository';
 import { anyDateTime, expectedEvent, expectedWebhook } from './utils/bodies';
 import { testDatabases } from './utils/databases';

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { toExactJson } from '../../src/common/json/exact-json';
-import { deliveryBody } from '../../src/webhooks/events';
+import { deliveryBody } from '../../src/webhooks/events/events';
 import { Fact, Facts } from './fragments';
 
 /** The parts of a schema of the committed OpenAPI document an example is made of. */

@@ -1,7 +1,7 @@
 import { Test } from '@nestjs/testing';
 import { Registry } from 'prom-client';
 import { MetricsService } from '../metrics/metrics.service';
-import { EventOutbox } from './event-outbox.service';
+import { EventOutbox } from './events/event-outbox.service';
 import { WebhookDeliveryMetrics, WebhookOutboxMetrics } from './webhooks.metrics';
 import { WebhooksRepository } from './webhooks.repository';
 

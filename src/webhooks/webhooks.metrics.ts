@@ -3,7 +3,7 @@ import { Counter, Gauge, Histogram } from 'prom-client';
 import { MetricsService } from '../metrics/metrics.service';
 import { totalReadAtScrape } from '../metrics/totals.metrics';
 import { perScrape } from '../metrics/per-scrape';
-import { EventOutbox } from './event-outbox.service';
+import { EventOutbox } from './events/event-outbox.service';
 import { WebhooksRepository } from './webhooks.repository';
 
 /** The buckets of an attempt's duration, in seconds: from a receiver on the same network to WEBHOOK_TIMEOUT_MS's most. */

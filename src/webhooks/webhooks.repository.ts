@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { int64Transformer } from '../common/int64';
 import { Condition, Database, IsolationLevel, NOW_MS, PerDialect, READ, Row, WRITE } from '../database';
-import { WebhookEvent, isWebhookEvent } from './events';
+import { WebhookEvent, isWebhookEvent } from './events/events';
 import { MAX_SUBSCRIPTIONS_PER_CLAIM, RECOVER_BATCH, RECOVER_ID_WINDOW } from './webhooks.limits';
 
 /**

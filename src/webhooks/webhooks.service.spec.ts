@@ -14,7 +14,7 @@ import { TooManySubscriptions, WebhookHostUnresolved, WebhookNotFound } from './
 import { MAX_SUBSCRIPTIONS_PER_OWNER } from './webhooks.limits';
 import { WebhooksService } from './webhooks.service';
 import { RECENT_ATTEMPTS } from './webhooks.limits';
-import { MAX_SUBSCRIPTION_ID } from './subscription-id';
+import { MAX_SUBSCRIPTION_ID } from './subscriptions/subscription-id';
 
 const KEY = randomBytes(32);
 const WITH_KEY = { WEBHOOK_SECRET_KEY: KEY.toString('base64') };

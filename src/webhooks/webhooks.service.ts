@@ -5,7 +5,12 @@ import { randomBytes } from 'node:crypto';
 import { isUniqueViolation } from '../database';
 import { AppConfig, WebhooksConfig } from '../config/configuration';
 import { SecretsService } from '../secrets/secrets.service';
-import { RefusedUrlError, UnresolvedHostError, parseWebhookUrl, resolveWebhookAddress } from './address-policy';
+import {
+  RefusedUrlError,
+  UnresolvedHostError,
+  parseWebhookUrl,
+  resolveWebhookAddress,
+} from './deliveries/address-policy';
 import { CreateWebhookDto } from './dto/create-webhook.dto';
 import { parseDateTime } from './dto/date-time';
 import { EventDto, ListEventsQueryDto } from './dto/event.dto';
@@ -19,11 +24,11 @@ import {
   WebhookDto,
   WebhookTestResultDto,
 } from './dto/webhook.dto';
-import { testEventBody } from './events';
-import { newSigningSecret } from './signing-secret';
-import { newSubscriptionId } from './subscription-id';
-import { attemptLeaseMs, makeAttempt } from './webhook-attempt';
-import { eventWebhookId, parseWebhookId, webhookId } from './webhook-id';
+import { testEventBody } from './events/events';
+import { newSigningSecret } from './subscriptions/signing-secret';
+import { newSubscriptionId } from './subscriptions/subscription-id';
+import { attemptLeaseMs, makeAttempt } from './deliveries/webhook-attempt';
+import { eventWebhookId, parseWebhookId, webhookId } from './deliveries/webhook-id';
 import {
   InvalidWebhookId,
   RecoverSinceOutOfRange,

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
-import { Condition, Database, READ_COMMITTED, WRITE } from '../database';
+import { Condition, Database, READ_COMMITTED, WRITE } from '../../database';
 import { PlantChange, PlantChanges, eventTypesOn, eventsOf } from './events';
-import { WebhooksRepository, noSubscriptionWants } from './webhooks.repository';
+import { WebhooksRepository, noSubscriptionWants } from '../webhooks.repository';
 
 /** Owners remembered as having a subscription, and for how long: a bound on memory, not a correctness rule. */
 const WATCHED_OWNERS = 10_000;

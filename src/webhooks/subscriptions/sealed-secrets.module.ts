@@ -1,6 +1,6 @@
 import { Module } from '@nestjs/common';
 import { SealedPreviousSigningSecrets, SealedSigningSecrets } from './sealed-secrets.service';
-import { WebhooksRepository } from './webhooks.repository';
+import { WebhooksRepository } from '../webhooks.repository';
 
 /** The signing secrets as stored sealed, without the API or the dispatcher: what the command line reseals. */
 @Module({

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { PlantFields, examplePlant, plantText } from '../../test/utils/bodies';
-import { PlantDto } from '../plants/dto/plant.dto';
+import { PlantFields, examplePlant, plantText } from '../../../test/utils/bodies';
+import { PlantDto } from '../../plants/dto/plant.dto';
 import {
   WEBHOOK_EVENTS,
   WEBHOOK_EVENT_TYPES,

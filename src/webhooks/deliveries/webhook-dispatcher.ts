@@ -1,17 +1,23 @@
 import { Injectable, Logger, BeforeApplicationShutdown, OnApplicationBootstrap } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import { randomUUID } from 'node:crypto';
-import { AppConfig, WebhooksConfig } from '../config/configuration';
-import { RETRY_JITTER } from '../config/env/webhooks';
-import { ShutdownState } from '../lifecycle/shutdown-state';
-import { SecretsService } from '../secrets/secrets.service';
-import { deliveryBody } from './events';
+import { AppConfig, WebhooksConfig } from '../../config/configuration';
+import { RETRY_JITTER } from '../../config/env/webhooks';
+import { ShutdownState } from '../../lifecycle/shutdown-state';
+import { SecretsService } from '../../secrets/secrets.service';
+import { deliveryBody } from '../events/events';
 import { attemptLeaseMs, makeAttempt } from './webhook-attempt';
 import { webhookId } from './webhook-id';
 import { AttemptResult, closeIdleConnections } from './webhook-sender';
-import { WebhookDeliveryMetrics } from './webhooks.metrics';
-import { AttemptOutcome, ClaimRoom, ClaimedDelivery, FinishedAttempt, WebhooksRepository } from './webhooks.repository';
-import { PRUNE_EVERY_MS, RECOVERIES_PER_POLL, RETENTION_MS } from './webhooks.limits';
+import { WebhookDeliveryMetrics } from '../webhooks.metrics';
+import {
+  AttemptOutcome,
+  ClaimRoom,
+  ClaimedDelivery,
+  FinishedAttempt,
+  WebhooksRepository,
+} from '../webhooks.repository';
+import { PRUNE_EVERY_MS, RECOVERIES_PER_POLL, RETENTION_MS } from '../webhooks.limits';
 
 /** The wait before the next attempt: the schedule's step, give or take RETRY_JITTER of it. */
 export function retryDelayMs(

@@ -5,16 +5,16 @@ import { createServer, IncomingHttpHeaders, Server, ServerResponse } from 'node:
 import { AddressInfo } from 'node:net';
 import { Registry } from 'prom-client';
 import { Webhook } from 'standardwebhooks';
-import { loadConfig } from '../config/configuration';
-import { RETRY_JITTER } from '../config/env/webhooks';
-import { ShutdownState } from '../lifecycle/shutdown-state';
-import { MetricsService } from '../metrics/metrics.service';
-import { SecretBox } from '../secrets/secret-box';
-import { SecretsService } from '../secrets/secrets.service';
-import { newSigningSecret } from './signing-secret';
+import { loadConfig } from '../../config/configuration';
+import { RETRY_JITTER } from '../../config/env/webhooks';
+import { ShutdownState } from '../../lifecycle/shutdown-state';
+import { MetricsService } from '../../metrics/metrics.service';
+import { SecretBox } from '../../secrets/secret-box';
+import { SecretsService } from '../../secrets/secrets.service';
+import { newSigningSecret } from '../subscriptions/signing-secret';
 import { WebhookDispatcher, outcomeOf, retryDelayMs } from './webhook-dispatcher';
-import { RETENTION_MS } from './webhooks.limits';
-import { WebhookDeliveryMetrics } from './webhooks.metrics';
+import { RETENTION_MS } from '../webhooks.limits';
+import { WebhookDeliveryMetrics } from '../webhooks.metrics';
 import {
   AttemptOutcome,
   AttemptRecord,
@@ -22,8 +22,8 @@ import {
   ClaimedDelivery,
   FinishedAttempt,
   WebhooksRepository,
-} from './webhooks.repository';
-import { deliveryBody } from './events';
+} from '../webhooks.repository';
+import { deliveryBody } from '../events/events';
 
 const OCCURRED_AT = Date.UTC(2026, 10, 24, 9, 30, 0, 5);
 const BEYOND_2_53 = 2n ** 53n + 1n;

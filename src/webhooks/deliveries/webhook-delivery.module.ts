@@ -1,10 +1,10 @@
 import { Module } from '@nestjs/common';
-import { LifecycleModule } from '../lifecycle/lifecycle.module';
-import { MetricsModule } from '../metrics/metrics.module';
-import { SecretsModule } from '../secrets/secrets.module';
+import { LifecycleModule } from '../../lifecycle/lifecycle.module';
+import { MetricsModule } from '../../metrics/metrics.module';
+import { SecretsModule } from '../../secrets/secrets.module';
 import { WebhookDispatcher } from './webhook-dispatcher';
-import { WebhookDeliveryMetrics } from './webhooks.metrics';
-import { WebhooksRepository } from './webhooks.repository';
+import { WebhookDeliveryMetrics } from '../webhooks.metrics';
+import { WebhooksRepository } from '../webhooks.repository';
 
 /**
  * Delivery of recorded events, on its own so a worker (src/worker.module.ts) runs it without the API: the

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import { SealedStore, SealedValue } from '../secrets/sealed-store';
-import { WebhooksRepository } from './webhooks.repository';
+import { SealedStore, SealedValue } from '../../secrets/sealed-store';
+import { WebhooksRepository } from '../webhooks.repository';
 
 /** The subscriptions' sealed signing secrets, for resealing them under a new key (`plantstore secrets reseal`). */
 @Injectable()

@@ -1,9 +1,9 @@
 import { Test } from '@nestjs/testing';
-import { Condition, Database } from '../database';
+import { Condition, Database } from '../../database';
 import { EventOutbox } from './event-outbox.service';
-import { WebhooksRepository, noSubscriptionWants } from './webhooks.repository';
-import { examplePlant, plantText } from '../../test/utils/bodies';
-import { PlantDto } from '../plants/dto/plant.dto';
+import { WebhooksRepository, noSubscriptionWants } from '../webhooks.repository';
+import { examplePlant, plantText } from '../../../test/utils/bodies';
+import { PlantDto } from '../../plants/dto/plant.dto';
 
 /** A created plant as the service hands it to the outbox. */
 const FERN = examplePlant({ id: 7n, name: 'Fern' }) as unknown as PlantDto;

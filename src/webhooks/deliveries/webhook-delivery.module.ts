@@ -4,7 +4,9 @@ import { MetricsModule } from '../../metrics/metrics.module';
 import { SecretsModule } from '../../secrets/secrets.module';
 import { WebhookDispatcher } from './webhook-dispatcher';
 import { WebhookDeliveryMetrics } from '../webhooks.metrics';
-import { WebhooksRepository } from '../webhooks.repository';
+import { EventsRepository } from '../events/events.repository';
+import { SubscriptionsRepository } from '../subscriptions/subscriptions.repository';
+import { DeliveriesRepository } from './deliveries.repository';
 
 /**
  * Delivery of recorded events, on its own so a worker (src/worker.module.ts) runs it without the API: the
@@ -12,7 +14,13 @@ import { WebhooksRepository } from '../webhooks.repository';
  */
 @Module({
   imports: [LifecycleModule, MetricsModule, SecretsModule],
-  providers: [WebhooksRepository, WebhookDispatcher, WebhookDeliveryMetrics],
-  exports: [WebhooksRepository],
+  providers: [
+    DeliveriesRepository,
+    SubscriptionsRepository,
+    EventsRepository,
+    WebhookDispatcher,
+    WebhookDeliveryMetrics,
+  ],
+  exports: [DeliveriesRepository, SubscriptionsRepository, EventsRepository],
 })
 export class WebhookDeliveryModule {}

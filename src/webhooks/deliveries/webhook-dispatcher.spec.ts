@@ -15,14 +15,10 @@ import { newSigningSecret } from '../subscriptions/signing-secret';
 import { WebhookDispatcher, outcomeOf, retryDelayMs } from './webhook-dispatcher';
 import { RETENTION_MS } from '../webhooks.limits';
 import { WebhookDeliveryMetrics } from '../webhooks.metrics';
-import {
-  AttemptOutcome,
-  AttemptRecord,
-  ClaimRoom,
-  ClaimedDelivery,
-  FinishedAttempt,
-  WebhooksRepository,
-} from '../webhooks.repository';
+import { AttemptOutcome, AttemptRecord, ClaimRoom, ClaimedDelivery, FinishedAttempt } from './claims';
+import { DeliveriesRepository } from './deliveries.repository';
+import { EventsRepository } from '../events/events.repository';
+import { SubscriptionsRepository } from '../subscriptions/subscriptions.repository';
 import { deliveryBody } from '../events/events';
 
 const OCCURRED_AT = Date.UTC(2026, 10, 24, 9, 30, 0, 5);
@@ -202,7 +198,10 @@ describe(WebhookDispatcher.name, () => {
       providers: [
         WebhookDispatcher,
         ShutdownState,
-        { provide: WebhooksRepository, useValue: repository },
+        { provide: DeliveriesRepository, useValue: repository },
+        // Events are pruned with the deliveries: one mock's `prune` sees both.
+        { provide: EventsRepository, useValue: { prune: repository.prune } },
+        { provide: SubscriptionsRepository, useValue: {} },
         WebhookDeliveryMetrics,
         { provide: MetricsService, useValue: { registry } },
         { provide: ConfigService, useValue: new ConfigService(loadConfig(env)) },

@@ -10,13 +10,9 @@ import { attemptLeaseMs, makeAttempt } from './webhook-attempt';
 import { webhookId } from './webhook-id';
 import { AttemptResult, closeIdleConnections } from './webhook-sender';
 import { WebhookDeliveryMetrics } from '../webhooks.metrics';
-import {
-  AttemptOutcome,
-  ClaimRoom,
-  ClaimedDelivery,
-  FinishedAttempt,
-  WebhooksRepository,
-} from '../webhooks.repository';
+import { EventsRepository } from '../events/events.repository';
+import { AttemptOutcome, ClaimRoom, ClaimedDelivery, FinishedAttempt } from './claims';
+import { DeliveriesRepository } from './deliveries.repository';
 import { PRUNE_EVERY_MS, RECOVERIES_PER_POLL, RETENTION_MS } from '../webhooks.limits';
 
 /** The wait before the next attempt: the schedule's step, give or take RETRY_JITTER of it. */
@@ -83,7 +79,8 @@ export class WebhookDispatcher implements OnApplicationBootstrap, BeforeApplicat
 
   constructor(
     config: ConfigService<AppConfig, true>,
-    private readonly repository: WebhooksRepository,
+    private readonly repository: DeliveriesRepository,
+    private readonly events: EventsRepository,
     private readonly shutdown: ShutdownState,
     private readonly metrics: WebhookDeliveryMetrics,
     private readonly secrets: SecretsService,
@@ -202,6 +199,7 @@ export class WebhookDispatcher implements OnApplicationBootstrap, BeforeApplicat
       }
       if (Date.now() - this.lastPrune > PRUNE_EVERY_MS) {
         this.lastPrune = Date.now();
+        await this.events.prune(RETENTION_MS);
         await this.repository.prune(RETENTION_MS);
       }
     } catch (error) {

@@ -63,7 +63,7 @@ describe('the data sent against the schema the document declares for it', () => 
     example?: unknown;
   }
   // The committed document, which test/openapi.e2e-spec.ts holds to what the service serves.
-  const document = JSON.parse(readFileSync(join(__dirname, '../../openapi.json'), 'utf8')) as {
+  const document = JSON.parse(readFileSync(join(__dirname, '../../../openapi.json'), 'utf8')) as {
     components: { schemas: Record<string, Schema> };
   };
   const resolve = (schema: Schema): Schema => {

@@ -40,9 +40,6 @@ function wanting(subscriptions: EntityTable<WebhookSubscription>, types: readonl
   return `SELECT 1 FROM ${subscriptions.name} s WHERE s.${owner} = ? AND (${types.map((type) => wants(subscriptions, type)).join(' OR ')})`;
 }
 
-/** noSubscriptionWants' SQL by the array of event types asked about (eventTypesOn gives the same array each time). */
-const unwanted = new WeakMap<readonly WebhookEvent[], string>();
-
 /**
  * The events table (what GET /events lists) and the recording of an event with its deliveries, in
  * the plant change's transaction (EventOutbox). Statements are made from the entities once, at
@@ -55,6 +52,8 @@ export class EventsRepository {
   private readonly deliveries: EntityTable<WebhookDelivery>;
   private readonly now: string;
   private readonly prunable: string;
+  /** noSubscriptionWants' SQL by the array of event types asked about (eventTypesOn gives the same array each time). */
+  private readonly unwanted = new WeakMap<readonly WebhookEvent[], string>();
   private readonly read: (row: Record<string, unknown>) => EventRow;
 
   constructor(private readonly database: Database) {
@@ -83,10 +82,10 @@ export class EventsRepository {
    * same string for the same `types`, so the plants repository composes its statement once.
    */
   noSubscriptionWants(owner: string, types: readonly WebhookEvent[]): Condition {
-    let sql = unwanted.get(types);
+    let sql = this.unwanted.get(types);
     if (sql === undefined) {
       sql = `NOT EXISTS (${wanting(this.subscriptions, types)})`;
-      unwanted.set(types, sql);
+      this.unwanted.set(types, sql);
     }
     return { sql, parameters: [owner] };
   }

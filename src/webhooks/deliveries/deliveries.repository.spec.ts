@@ -1,7 +1,6 @@
 import { ClaimedDelivery, shareSlots } from './claims';
 import { Database, NOW_MS } from '../../database';
-import { compileDeliveryStatements } from './delivery-statements';
-import { WebhookAttempt } from './webhook-attempt.entity';
+import { compileClaimStatements } from './claim-statements';
 import { WebhookDelivery } from './webhook-delivery.entity';
 import { WebhookSubscription } from '../subscriptions/webhook-subscription.entity';
 import { testDatabases } from '../../../test/utils/databases';
@@ -125,9 +124,8 @@ describe.each(testDatabases())(`DeliveriesRepository on %s`, (name) => {
         for (let plant = 1n; plant <= 50n; plant++) await pendingDelivery(1n, plant);
         await tables.db.dataSource.query('ANALYZE TABLE webhook_deliveries');
         const database = tables.db.get(Database);
-        const { dueSubscriptions: sql } = compileDeliveryStatements(
+        const { dueSubscriptions: sql } = compileClaimStatements(
           database.table(WebhookDelivery),
-          database.table(WebhookAttempt),
           database.table(WebhookSubscription),
           database.sql(NOW_MS),
           database.dialect,

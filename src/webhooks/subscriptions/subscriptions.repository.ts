@@ -2,17 +2,8 @@ import { Injectable } from '@nestjs/common';
 import { Database, EntityTable, NOW_MS, READ, Read, WRITE } from '../../database';
 import { DeliveriesRepository } from '../deliveries/deliveries.repository';
 import { WebhookEvent, isWebhookEvent } from '../events/events';
+import { NULL, SHOWN, compileSubscriptionStatements } from './subscription-statements';
 import { WebhookSubscription } from './webhook-subscription.entity';
-
-/**
- * A subscription as a path names it: by the id the API shows (`publicId`), or by the row's key
- * (`id`), which a subscription made before public ids was shown by and which a client may still
- * hold. Either way one subscription: a key within MAX_SUBSCRIPTION_ID is also its row's public id,
- * and a key above it is no public id (save one chance in 2^53 that an id drawn for one subscription
- * equals the key of another that the previous release made during an upgrade).
- */
-const BY_PATH_ID = 'owner = :owner AND (publicId = :id OR id = :id)';
-const BY_PATH_ID_PARAMETERS = ['owner', 'id', 'id'];
 
 export interface SubscriptionRow {
   /** The id the API shows. */
@@ -57,33 +48,19 @@ export interface NewSubscription {
   createdAt: number;
 }
 
-/** What the API shows of a subscription; the previous secret's expiry only while it signs. */
-const SHOWN = [
-  'publicId',
-  'url',
-  'events',
-  'description',
-  'createdAt',
-  'disabledAt',
-  'disabledReason',
-  'previousSecretExpiresAt',
-] as const;
-/** What a new subscription is given; every other column starts NULL. */
-const INSERTED = ['id', 'publicId', 'owner', 'url', 'events', 'description', 'secret', 'createdAt'] as const;
-
-type Subscriptions = EntityTable<WebhookSubscription>;
 type Shown = Read<WebhookSubscription, (typeof SHOWN)[number]>;
 
 /**
  * The subscriptions table: a user's subscriptions, their signing secrets and the lease of a test of
  * one. The statements are made from the WebhookSubscription entity with TypeORM's query builder,
- * once, when the repository is made at start-up (a PATCH's, once per set of fields it changes);
+ * once, when the repository is made at start-up (subscription-statements.ts; a PATCH's, once per
+ * set of fields it changes);
  * times are epoch milliseconds, those that decide something taken from the database's clock.
  */
 @Injectable()
 export class SubscriptionsRepository {
-  private readonly table: Subscriptions;
-  private readonly statements: ReturnType<typeof compileStatements>;
+  private readonly table: EntityTable<WebhookSubscription>;
+  private readonly statements: ReturnType<typeof compileSubscriptionStatements>;
   private readonly readShown: (row: Record<string, unknown>) => Shown;
   private readonly now: string;
 
@@ -93,7 +70,7 @@ export class SubscriptionsRepository {
   ) {
     this.table = database.table(WebhookSubscription);
     this.now = database.sql(NOW_MS);
-    this.statements = compileStatements(this.table, this.now);
+    this.statements = compileSubscriptionStatements(this.table, this.now);
     this.readShown = this.table.reader(SHOWN);
   }
 
@@ -112,7 +89,7 @@ export class SubscriptionsRepository {
     return (await this.database.query(this.statements.list, [owner], READ)).map((row) => this.toRow(row));
   }
 
-  /** The owner's subscription a path's id names (see BY_PATH_ID), as listSubscriptions shows it. */
+  /** The owner's subscription a path's id names (see BY_PATH_ID in subscription-statements.ts), as listSubscriptions shows it. */
   async getSubscription(owner: string, id: bigint): Promise<SubscriptionRow | undefined> {
     const [row] = await this.database.query(this.statements.get, [owner, id, id], READ);
     return row === undefined ? undefined : this.toRow(row);
@@ -200,7 +177,7 @@ export class SubscriptionsRepository {
     await this.database.execute(this.statements.endTestLease, [key, until], WRITE);
   }
 
-  /** The key of the owner's subscription that a path's id names (see BY_PATH_ID), if there is one. */
+  /** The key of the owner's subscription that a path's id names (see BY_PATH_ID in subscription-statements.ts), if there is one. */
   async findSubscription(owner: string, id: bigint): Promise<bigint | undefined> {
     return (await this.findSubscriptionState(owner, id))?.key;
   }
@@ -214,7 +191,7 @@ export class SubscriptionsRepository {
   }
 
   /**
-   * The subscription a path's id names (see BY_PATH_ID) and everything recorded for it go
+   * The subscription a path's id names (see BY_PATH_ID in subscription-statements.ts) and everything recorded for it go
    * together, or not at all.
    */
   async deleteSubscription(owner: string, id: bigint): Promise<boolean> {
@@ -306,87 +283,4 @@ export class SubscriptionsRepository {
         shown.previousSecretExpiresAt === undefined ? null : Number(shown.previousSecretExpiresAt),
     };
   }
-}
-
-const NULL = () => 'NULL';
-
-/** Every statement of the repository but a PATCH's, compiled from the entity once. */
-function compileStatements(table: Subscriptions, now: string) {
-  const { compile } = { compile: table.compile.bind(table) };
-  /** The previous secret (or its expiry) only while it still signs. */
-  const whileItSigns = (property: string) => `CASE WHEN s.previousSecretExpiresAt > ${now} THEN s.${property} END`;
-  const shown = () =>
-    table.select('s', SHOWN.slice(0, -1)).addSelect(whileItSigns('previousSecretExpiresAt'), 'previousSecretExpiresAt');
-  const byPathId = BY_PATH_ID.replace(/\b(owner|publicId|id) =/g, 's.$1 =');
-  const rotate = (keep: Record<string, () => string>, parameters: string[]) =>
-    compile(
-      // MySQL assigns left to right: the previous secret is read before `secret` is replaced.
-      table
-        .update()
-        .set({ ...keep, secret: () => ':secret' })
-        .where(BY_PATH_ID),
-      [...parameters, 'secret', ...BY_PATH_ID_PARAMETERS],
-    );
-  const secretsAfter = (property: 'secret' | 'previousSecret', whileSigning: string) =>
-    `${compile(
-      table
-        .select('s', ['id', property])
-        .where(`s.id > :after${whileSigning} AND s.${property} NOT LIKE :prefix`)
-        .orderBy('s.id'),
-      ['after', 'prefix'],
-    )} LIMIT ?`;
-  // The owner's count and the insert in one statement; the query builder makes no INSERT ... SELECT.
-  const insert =
-    `INSERT INTO ${table.name} (${table.columnList(INSERTED)}) SELECT ${INSERTED.map(() => '?').join(', ')} ` +
-    `FROM (SELECT COUNT(*) AS n FROM ${table.name} WHERE ${table.column('owner')} = ?) existing WHERE existing.n < ?`;
-  return {
-    insert,
-    list: compile(shown().where('s.owner = :owner').orderBy('s.publicId'), ['owner']),
-    get: compile(shown().where(byPathId), BY_PATH_ID_PARAMETERS),
-    state: compile(table.select('s', ['id', 'disabledAt']).where(byPathId), BY_PATH_ID_PARAMETERS),
-    readState: table.reader(['id', 'disabledAt']),
-    sendingTarget: compile(
-      table
-        .select('s', ['id', 'publicId', 'url', 'secret'])
-        .addSelect(whileItSigns('previousSecret'), 'previousSecret')
-        .where(byPathId),
-      BY_PATH_ID_PARAMETERS,
-    ),
-    readTarget: table.reader(['id', 'publicId', 'url', 'secret', 'previousSecret']),
-    rotateKeeping: rotate({ previousSecret: () => 'secret', previousSecretExpiresAt: () => `${now} + :grace` }, [
-      'grace',
-    ]),
-    rotate: rotate({ previousSecret: NULL, previousSecretExpiresAt: NULL }, []),
-    takeTestLease: compile(
-      table
-        .update()
-        .set({ testingUntil: () => `${now} + :lease` })
-        .where(`id = :key AND (testingUntil IS NULL OR testingUntil <= ${now})`),
-      ['lease', 'key'],
-    ),
-    testLease: compile(table.select('s', ['testingUntil']).where('s.id = :key'), ['key']),
-    endTestLease: compile(table.update().set({ testingUntil: NULL }).where('id = :key AND testingUntil = :until'), [
-      'key',
-      'until',
-    ]),
-    delete: compile(table.delete().where('owner = :owner AND id = :key'), ['owner', 'key']),
-    secrets: secretsAfter('secret', ''),
-    previousSecrets: secretsAfter('previousSecret', ` AND s.previousSecretExpiresAt > ${now}`),
-    readSecret: table.reader(['id']),
-    replaceSecret: compile(
-      table
-        .update()
-        .set({ secret: () => ':secret' })
-        .where('id = :key AND secret = :previous'),
-      ['secret', 'key', 'previous'],
-    ),
-    replacePreviousSecret: compile(
-      table
-        .update()
-        .set({ previousSecret: () => ':secret' })
-        .where('id = :key AND previousSecret = :previous'),
-      ['secret', 'key', 'previous'],
-    ),
-    count: compile(table.select('s', []).addSelect('COUNT(*)', 'n').addSelect('COUNT(s.disabledAt)', 'disabled'), []),
-  };
 }

@@ -8,20 +8,13 @@ import { WebhookSubscription } from './webhook-subscription.entity';
  * and a key above it is no public id (save one chance in 2^53 that an id drawn for one subscription
  * equals the key of another that the previous release made during an upgrade).
  */
-const BY_PATH_ID = 'owner = :owner AND (publicId = :id OR id = :id)';
+const byPathId = (alias = '') => `${alias}owner = :owner AND (${alias}publicId = :id OR ${alias}id = :id)`;
 const BY_PATH_ID_PARAMETERS = ['owner', 'id', 'id'];
 
-/** What the API shows of a subscription; the previous secret's expiry only while it signs. */
-export const SHOWN = [
-  'publicId',
-  'url',
-  'events',
-  'description',
-  'createdAt',
-  'disabledAt',
-  'disabledReason',
-  'previousSecretExpiresAt',
-] as const;
+/** What the API shows of a subscription as it is stored. */
+const STORED = ['publicId', 'url', 'events', 'description', 'createdAt', 'disabledAt', 'disabledReason'] as const;
+/** What the API shows of a subscription: STORED, and the previous secret's expiry while it signs. */
+export const SHOWN = [...STORED, 'previousSecretExpiresAt'] as const;
 /** What a new subscription is given; every other column starts NULL. */
 const INSERTED = ['id', 'publicId', 'owner', 'url', 'events', 'description', 'secret', 'createdAt'] as const;
 
@@ -38,15 +31,14 @@ export function compileSubscriptionStatements(table: EntityTable<WebhookSubscrip
   /** The previous secret (or its expiry) only while it still signs. */
   const whileItSigns = (property: string) => `CASE WHEN s.previousSecretExpiresAt > ${now} THEN s.${property} END`;
   const shown = () =>
-    table.select('s', SHOWN.slice(0, -1)).addSelect(whileItSigns('previousSecretExpiresAt'), 'previousSecretExpiresAt');
-  const byPathId = BY_PATH_ID.replace(/\b(owner|publicId|id) =/g, 's.$1 =');
+    table.select('s', STORED).addSelect(whileItSigns('previousSecretExpiresAt'), 'previousSecretExpiresAt');
   const rotate = (keep: Record<string, () => string>, parameters: string[]) =>
     compile(
       // MySQL assigns left to right: the previous secret is read before `secret` is replaced.
       table
         .update()
         .set({ ...keep, secret: () => ':secret' })
-        .where(BY_PATH_ID),
+        .where(byPathId()),
       [...parameters, 'secret', ...BY_PATH_ID_PARAMETERS],
     );
   const secretsAfter = (property: 'secret' | 'previousSecret', whileSigning: string) =>
@@ -64,14 +56,14 @@ export function compileSubscriptionStatements(table: EntityTable<WebhookSubscrip
   return {
     insert,
     list: compile(shown().where('s.owner = :owner').orderBy('s.publicId'), ['owner']),
-    get: compile(shown().where(byPathId), BY_PATH_ID_PARAMETERS),
-    state: compile(table.select('s', ['id', 'disabledAt']).where(byPathId), BY_PATH_ID_PARAMETERS),
+    get: compile(shown().where(byPathId('s.')), BY_PATH_ID_PARAMETERS),
+    state: compile(table.select('s', ['id', 'disabledAt']).where(byPathId('s.')), BY_PATH_ID_PARAMETERS),
     readState: table.reader(['id', 'disabledAt']),
     sendingTarget: compile(
       table
         .select('s', ['id', 'publicId', 'url', 'secret'])
         .addSelect(whileItSigns('previousSecret'), 'previousSecret')
-        .where(byPathId),
+        .where(byPathId('s.')),
       BY_PATH_ID_PARAMETERS,
     ),
     readTarget: table.reader(['id', 'publicId', 'url', 'secret', 'previousSecret']),

@@ -89,7 +89,7 @@ export class SubscriptionsRepository {
     return (await this.database.query(this.statements.list, [owner], READ)).map((row) => this.toRow(row));
   }
 
-  /** The owner's subscription a path's id names (see BY_PATH_ID in subscription-statements.ts), as listSubscriptions shows it. */
+  /** The owner's subscription a path's id names (byPathId), as listSubscriptions shows it. */
   async getSubscription(owner: string, id: bigint): Promise<SubscriptionRow | undefined> {
     const [row] = await this.database.query(this.statements.get, [owner, id, id], READ);
     return row === undefined ? undefined : this.toRow(row);
@@ -177,7 +177,7 @@ export class SubscriptionsRepository {
     await this.database.execute(this.statements.endTestLease, [key, until], WRITE);
   }
 
-  /** The key of the owner's subscription that a path's id names (see BY_PATH_ID in subscription-statements.ts), if there is one. */
+  /** The key of the owner's subscription that a path's id names (byPathId), if there is one. */
   async findSubscription(owner: string, id: bigint): Promise<bigint | undefined> {
     return (await this.findSubscriptionState(owner, id))?.key;
   }
@@ -191,8 +191,8 @@ export class SubscriptionsRepository {
   }
 
   /**
-   * The subscription a path's id names (see BY_PATH_ID in subscription-statements.ts) and everything recorded for it go
-   * together, or not at all.
+   * The subscription a path's id names (byPathId, in subscription-statements.ts) and everything
+   * recorded for it go together, or not at all.
    */
   async deleteSubscription(owner: string, id: bigint): Promise<boolean> {
     return this.database.transaction(

@@ -18,8 +18,8 @@ import { IdempotencyModule } from './idempotency/idempotency.module';
 import { SealedAnswers } from './idempotency/sealed-answers';
 import { ResealReport, SealedStore } from './secrets/sealed-store';
 import { RESEAL_BATCH, SecretsService } from './secrets/secrets.service';
-import { SealedSigningSecretsModule } from './webhooks/sealed-secrets.module';
-import { SealedPreviousSigningSecrets, SealedSigningSecrets } from './webhooks/sealed-secrets.service';
+import { SealedSigningSecretsModule } from './webhooks/subscriptions/sealed-secrets.module';
+import { SealedPreviousSigningSecrets, SealedSigningSecrets } from './webhooks/subscriptions/sealed-secrets.service';
 import { runWorker } from './worker';
 
 /** The admin command line: same configuration, database, token service and sealing as the API. */

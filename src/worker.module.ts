@@ -7,7 +7,7 @@ import { LogOutput } from './logging/log-output';
 import { LoggingModule } from './logging/logging.module';
 import { MetricsModule } from './metrics/metrics.module';
 import { SecretsMetricsModule } from './secrets/secrets.metrics';
-import { WebhookDeliveryModule } from './webhooks/webhook-delivery.module';
+import { WebhookDeliveryModule } from './webhooks/deliveries/webhook-delivery.module';
 
 /**
  * A webhook worker (`plantstore worker`): the configuration, database, log and metrics of the

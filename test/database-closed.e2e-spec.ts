@@ -5,14 +5,18 @@ import { TokensRepository } from '../src/auth/tokens.repository';
 import { DatabaseUnavailable } from '../src/common/filters/server.errors';
 import { IdempotencyRepository } from '../src/idempotency/idempotency.repository';
 import { PlantsRepository } from '../src/plants/plants.repository';
-import { ClaimedDelivery, WebhooksRepository, noSubscriptionWants } from '../src/webhooks/webhooks.repository';
+import { ClaimedDelivery } from '../src/webhooks/deliveries/claims';
+import { DeliveriesRepository } from '../src/webhooks/deliveries/deliveries.repository';
+import { EventsRepository } from '../src/webhooks/events/events.repository';
+import { SubscriptionsRepository } from '../src/webhooks/subscriptions/subscriptions.repository';
 import { testDatabases } from './utils/databases';
 import { DOCUMENTED, bodyOf, pathOf } from './utils/operations';
 import { TestApp, bearer, expectErrorBody, startTestApp } from './utils/test-app';
 import { WEBHOOK_TEST_ENV } from './utils/webhook-receiver';
 
 const key = { owner: 'closed', key: 'k' };
-const unwatched = noSubscriptionWants('closed', ['plant.created']);
+/** A condition of the form the events repository gives (the statement never reaches the database). */
+const unwatched = { sql: 'NOT EXISTS (SELECT 1)', parameters: [] };
 const delivery: ClaimedDelivery = {
   id: 1n,
   eventId: 1n,
@@ -90,7 +94,7 @@ const CALLS: [Type<object>, Record<string, unknown[]>][] = [
     },
   ],
   [
-    WebhooksRepository,
+    SubscriptionsRepository,
     {
       insertSubscription: [
         {
@@ -117,21 +121,29 @@ const CALLS: [Type<object>, Record<string, unknown[]>][] = [
       sendingTarget: ['closed', 1n],
       findSubscription: ['closed', 1n],
       findSubscriptionState: ['closed', 1n],
-      listEvents: ['closed', { limit: 10, order: 'asc', after: 1n, types: ['plant.created'], since: 0, until: 1 }],
+      takeTestLease: [1n, 25_000],
+      endTestLease: [1n, 0],
+      deleteSubscription: ['closed', 1n],
+      secretsNotStartingWith: ['v1.new.', 1n, 10],
+      previousSecretsNotStartingWith: ['v1.new.', 1n, 10],
+      replaceSecret: [1n, 'old', 'new'],
+      replacePreviousSecret: [1n, 'old', 'new'],
+      countSubscriptions: [],
+      changeOf: [{ url: 'https://example.com/' }],
+      toRow: [{ publicId: '1', url: 'u', events: '[]', createdAt: '0' }],
+    },
+  ],
+  [
+    DeliveriesRepository,
+    {
       holdPending: [1n],
+      forgetSubscription: [1n],
       resend: [
         [1n, { eventId: 1n }],
         [1n, { deliveryId: 1n }],
       ],
       startRecovery: [1n, 0],
-      takeTestLease: [1n, 25_000],
-      endTestLease: [1n, 0],
       recoverNext: [10],
-      previousSecretsNotStartingWith: ['v1.new.', 1n, 10],
-      replacePreviousSecret: [1n, 'old', 'new'],
-      subscriptionWants: ['closed', ['plant.created']],
-      recordEvents: ['closed', [{ type: 'plant.created', data: '{}' }]],
-      deleteSubscription: ['closed', 1n],
       recentAttempts: [1n, 10],
       claimDue: [
         [10, 1000, 'c'],
@@ -159,14 +171,23 @@ const CALLS: [Type<object>, Record<string, unknown[]>][] = [
           { delivery, attempt: { statusCode: 204, error: null, durationMs: 1 }, outcome: { kind: 'delivered' } },
         ],
       ],
-      updateFailureClock: [1n, { kind: 'failed' }, 1000],
-      disable: [1n, 'gone', ''],
-      read: ['SELECT 1', []],
+      updateFailureClock: [
+        [1n, { kind: 'failed' }, 1000],
+        [1n, { kind: 'disable', reason: 'gone' }, 1000],
+      ],
       dueBacklog: [],
-      countSubscriptions: [],
       prune: [1000],
-      secretsNotStartingWith: ['v1.new.', 1n, 10],
-      replaceSecret: [1n, 'old', 'new'],
+    },
+  ],
+  [
+    EventsRepository,
+    {
+      noSubscriptionWants: ['closed', ['plant.created']],
+      subscriptionWants: ['closed', ['plant.created']],
+      recordEvents: ['closed', [{ type: 'plant.created', data: '{}' }]],
+      listEvents: ['closed', { limit: 10, order: 'asc', after: 1n, types: ['plant.created'], since: 0, until: 1 }],
+      prune: [1000],
+      recordingOf: ['plant.created'],
     },
   ],
 ];

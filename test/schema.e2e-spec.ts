@@ -159,7 +159,7 @@ describe.each(testDatabases())('Schema on %s', (database) => {
     await expect(triggers()).resolves.toEqual([]);
     await t.dataSource.runMigrations();
     expect((await tables()).sort()).toEqual(all);
-    // Webhook events are recorded by the service (src/webhooks/event-outbox.service.ts): no trigger.
+    // Webhook events are recorded by the service (src/webhooks/events/event-outbox.service.ts): no trigger.
     await expect(triggers()).resolves.toEqual([]);
     await expect(differences()).resolves.toEqual([]);
   });

@@ -1,6 +1,6 @@
 import { Webhook } from 'standardwebhooks';
-import { WEBHOOK_TEST_EVENT } from '../src/webhooks/events';
-import { DISABLED_BY_ITS_USER } from '../src/webhooks/webhooks.repository';
+import { WEBHOOK_TEST_EVENT } from '../src/webhooks/events/events';
+import { DISABLED_BY_ITS_USER } from '../src/webhooks/subscriptions/subscriptions.repository';
 import { anyDateTime, expectedEvent, expectedWebhook } from './utils/bodies';
 import { testDatabases } from './utils/databases';
 import { TestApp, bearer, exactJson, expectErrorBody, startTestApp } from './utils/test-app';

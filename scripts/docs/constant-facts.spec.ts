@@ -1,5 +1,5 @@
 import { startupRetryDelayMs } from '../../src/database/startup-retry';
-import { attemptLeaseMs } from '../../src/webhooks/webhook-attempt';
+import { attemptLeaseMs } from '../../src/webhooks/deliveries/webhook-attempt';
 import { doublingWaits, linearFormula, nodeLines } from './constant-facts';
 
 describe(linearFormula.name, () => {

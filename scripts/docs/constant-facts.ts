@@ -26,10 +26,10 @@ import {
 import { KEY_ID_HEX_DIGITS } from '../../src/secrets/secret-box';
 import { RESEAL_BATCH } from '../../src/secrets/secrets.service';
 import { TRACE_FLUSH_MS } from '../../src/tracing/tracing';
-import { SIGNING_SECRET_BYTES } from '../../src/webhooks/signing-secret';
-import { MAX_SUBSCRIPTION_ID } from '../../src/webhooks/subscription-id';
-import { attemptLeaseMs } from '../../src/webhooks/webhook-attempt';
-import { IDLE_CONNECTION_MS } from '../../src/webhooks/webhook-sender';
+import { SIGNING_SECRET_BYTES } from '../../src/webhooks/subscriptions/signing-secret';
+import { MAX_SUBSCRIPTION_ID } from '../../src/webhooks/subscriptions/subscription-id';
+import { attemptLeaseMs } from '../../src/webhooks/deliveries/webhook-attempt';
+import { IDLE_CONNECTION_MS } from '../../src/webhooks/deliveries/webhook-sender';
 import { ATTEMPT_DURATION_BUCKETS } from '../../src/webhooks/webhooks.metrics';
 import { Facts } from './fragments';
 import { bytes, code, count, duration, listed, shortDuration } from './readable';

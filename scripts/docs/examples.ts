@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { toExactJson } from '../../src/common/json/exact-json';
 import { eventChoice } from '../../src/webhooks/dto/webhook-event.dto';
-import { WEBHOOK_EVENTS, WEBHOOK_EVENT_TYPES, deliveryBody, eventSchemaName } from '../../src/webhooks/events';
+import { WEBHOOK_EVENTS, WEBHOOK_EVENT_TYPES, deliveryBody, eventSchemaName } from '../../src/webhooks/events/events';
 import { Fact, Facts, markdownTable } from './fragments';
 
 /** The parts of a schema of the committed OpenAPI document an example is made of. */
@@ -114,7 +114,7 @@ function fieldsOf(schemas: Schemas, name: string): Fact {
 /**
  * The event types a subscription chooses from, as the docs name them (`` `plant.created` and
  * `plant.deleted` ``), and the table of what each fires on and carries: from their declarations
- * (src/webhooks/events.ts), so a new type reaches the docs with `npm run docs`.
+ * (src/webhooks/events/events.ts), so a new type reaches the docs with `npm run docs`.
  */
 function eventFacts(schemas: Schemas): Facts {
   const quote = (name: string) => `\`${name}\``;

@@ -114,4 +114,35 @@ describe.each(testDatabases())(`${EntityTable.name} on %s`, (name) => {
       /takes its parameters as \(id, owner\), not \(owner, id\)/,
     );
   });
+
+  it('updates with SQL values, assigning in the order given, columns named by their properties', async () => {
+    const row = samples.newRow({ owner: 'alice', id: 1n, note: 'old' });
+    await dataSource.query(samples.insert(), samples.values(row));
+    // The note is read before the state changes: MySQL/MariaDB assign left to right.
+    const update = samples.compile(
+      samples
+        .update()
+        .set({ note: () => 'state', state: () => ':state' })
+        .where('owner = :owner AND id = :id'),
+      ['state', 'owner', 'id'],
+    );
+    await dataSource.query(update, ['used', 'alice', 1n]);
+    await expect(readAll()).resolves.toEqual([{ ...row, note: 'fresh', state: 'used' }]);
+  });
+
+  it("names a property's column as this database quotes it, for the statements the query builder cannot make", () => {
+    const quote = (name: string) => dataSource.driver.escape(name);
+    expect(samples.column('createdAt')).toBe(quote('createdAt'));
+    expect(samples.columnList(['owner', 'id'])).toBe(`${quote('owner')}, ${quote('id')}`);
+    expect(samples.name).toBe(quote('entity_table_samples'));
+  });
+
+  it('makes a statement once for each shape of call', () => {
+    const make = jest.fn(() => 'SELECT 1');
+    expect(samples.shapedStatement('one', make)).toBe('SELECT 1');
+    expect(samples.shapedStatement('one', make)).toBe('SELECT 1');
+    expect(make).toHaveBeenCalledTimes(1);
+    samples.shapedStatement('two', make);
+    expect(make).toHaveBeenCalledTimes(2);
+  });
 });

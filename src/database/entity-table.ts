@@ -5,6 +5,7 @@ import {
   ObjectLiteral,
   QueryBuilder,
   SelectQueryBuilder,
+  UpdateQueryBuilder,
 } from 'typeorm';
 import { compileCopy, compileList } from '../common/compiled-copy';
 
@@ -57,6 +58,8 @@ class Placeholder {
 export class EntityTable<E extends ObjectLiteral> {
   /** The table's name, quoted for this database. */
   readonly name: string;
+  /** Statements whose text depends on a call's shape (which fields change, how many ids), by shape. */
+  private readonly shaped = new Map<string, string>();
   private readonly metadata: EntityMetadata;
   private readonly columns: readonly ColumnMetadata[];
   /** Every column's value of a row, in order, as the driver stores it (the parameters of `insert()`). */
@@ -102,13 +105,22 @@ export class EntityTable<E extends ObjectLiteral> {
   /** A SELECT of `properties` from the table as `alias`, each column named as its property. */
   select(alias: string, properties: readonly PropertyOf<E>[]): SelectQueryBuilder<E> {
     const query = this.dataSource.createQueryBuilder(this.entity, alias).select([]);
-    for (const property of properties) query.addSelect(`${alias}.${this.column(property).propertyPath}`, property);
+    for (const property of properties) query.addSelect(`${alias}.${this.metadataOf(property).propertyPath}`, property);
     return query;
   }
 
   /** A DELETE from the table, its WHERE naming columns by their properties. */
   delete(): DeleteQueryBuilder<E> {
     return this.dataSource.createQueryBuilder().delete().from(this.entity);
+  }
+
+  /**
+   * An UPDATE of the table: its SET (values as SQL, `() => ':name'`, so that the statement is made
+   * once) and WHERE name columns by their properties, and it assigns in the order SET gives them,
+   * which MySQL/MariaDB read left to right.
+   */
+  update(): UpdateQueryBuilder<E> {
+    return this.dataSource.createQueryBuilder().update(this.entity);
   }
 
   /**
@@ -125,6 +137,20 @@ export class EntityTable<E extends ObjectLiteral> {
       throw new Error(`${sql} takes its parameters as (${order.join(', ')}), not (${parameters.join(', ')})`);
     }
     return sql;
+  }
+
+  /**
+   * The statement `make` compiles for a shape of call (which fields a change gives, how many ids
+   * a list has), made on the first call of that shape and reused after: the query builder then
+   * runs once per shape, not once per call. `shape` names everything the text depends on.
+   */
+  shapedStatement(shape: string, make: () => string): string {
+    let statement = this.shaped.get(shape);
+    if (statement === undefined) {
+      statement = make();
+      this.shaped.set(shape, statement);
+    }
+    return statement;
   }
 
   /**
@@ -168,7 +194,7 @@ export class EntityTable<E extends ObjectLiteral> {
     // Each value as the driver and the column's transformer read it, in a copy written for these
     // columns (compileCopy: what a hand-written mapping costs).
     const converters = properties.map((property) => {
-      const column = this.column(property);
+      const column = this.metadataOf(property);
       if (!AS_THEY_ARE.has(column.type)) return (value: unknown) => driver.prepareHydratedValue(value, column);
       return column.transformer ? fromColumn(column.transformer) : undefined;
     });
@@ -178,7 +204,20 @@ export class EntityTable<E extends ObjectLiteral> {
     );
   }
 
-  private column(property: string): ColumnMetadata {
+  /**
+   * A property's column, quoted for this database: for the few statements the query builder cannot
+   * make (an INSERT ... SELECT), written from the entity's names rather than copied ones.
+   */
+  column(property: PropertyOf<E>): string {
+    return this.dataSource.driver.escape(this.metadataOf(property).databaseName);
+  }
+
+  /** The columns of `properties`, quoted and in that order, as an INSERT's column list. */
+  columnList(properties: readonly PropertyOf<E>[]): string {
+    return properties.map((property) => this.column(property)).join(', ');
+  }
+
+  private metadataOf(property: string): ColumnMetadata {
     const column = this.metadata.findColumnWithPropertyName(property);
     if (column === undefined) throw new Error(`${this.metadata.targetName} has no column ${property}`);
     return column;

@@ -9,7 +9,7 @@ import { PLANT_NAME_MAX_LENGTH, PLANT_TAG_MAX_LENGTH } from './plants.limits';
  * A plant, declared once: its table (the columns), and what the API shows of it and accepts (the
  * OpenAPI properties with their examples, the validation). The API's shapes follow from it with
  * @nestjs/swagger's mapped types: the answer (`PlantDto`, every property declared here), the body
- * of a create (`CreatePlantDto`), the `data` of the plant events (src/webhooks/events.ts); and from
+ * of a create (`CreatePlantDto`), the `data` of the plant events (src/webhooks/events/events.ts); and from
  * those the OpenAPI document, the client's types and checks, and the examples of the docs.
  * `PlantsRepository` reads and writes every column from this entity's metadata.
  *

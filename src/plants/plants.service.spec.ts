@@ -4,7 +4,7 @@ import { Test } from '@nestjs/testing';
 import { examplePlant } from '../../test/utils/bodies';
 import { CreatePlantDto } from './dto/create-plant.dto';
 import { PlantDto, toPlantDto } from './dto/plant.dto';
-import { EventOutbox } from '../webhooks/event-outbox.service';
+import { EventOutbox } from '../webhooks/events/event-outbox.service';
 import { PlantsRepository } from './plants.repository';
 import { PlantsService } from './plants.service';
 import { PlantAlreadyExists, PlantNotFound } from './plants.errors';

@@ -4,7 +4,7 @@ import { isUniqueViolation } from '../database';
 import { AppConfig } from '../config/configuration';
 import { CreatePlantDto } from './dto/create-plant.dto';
 import { PlantDto, toPlantDto } from './dto/plant.dto';
-import { EventOutbox } from '../webhooks/event-outbox.service';
+import { EventOutbox } from '../webhooks/events/event-outbox.service';
 import { PlantAlreadyExists, PlantNotFound } from './plants.errors';
 import { PlantsRepository } from './plants.repository';
 

@@ -49,7 +49,7 @@ import {
   RETENTION_MS,
 } from './webhooks.limits';
 import { WebhooksService } from './webhooks.service';
-import { WEBHOOK_EVENTS, WEBHOOK_TEST_EVENT } from './events';
+import { WEBHOOK_EVENTS, WEBHOOK_TEST_EVENT } from './events/events';
 
 const ID_PARAM = {
   name: 'id',

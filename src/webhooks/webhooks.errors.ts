@@ -1,7 +1,7 @@
 import { BadRequestException, ConflictException, NotFoundException, ServiceUnavailableException } from '@nestjs/common';
 import { errorDoc } from '../common/openapi/error-doc';
 import { MOMENTARY } from '../idempotency/final-answer';
-import { UnresolvedHostError } from './address-policy';
+import { UnresolvedHostError } from './deliveries/address-policy';
 import { MAX_SUBSCRIPTIONS_PER_OWNER, RETENTION_MS } from './webhooks.limits';
 
 export class TooManySubscriptions extends ConflictException {

@@ -1,9 +1,10 @@
 import { Test } from '@nestjs/testing';
 import { Registry } from 'prom-client';
 import { MetricsService } from '../metrics/metrics.service';
-import { EventOutbox } from './event-outbox.service';
+import { EventOutbox } from './events/event-outbox.service';
 import { WebhookDeliveryMetrics, WebhookOutboxMetrics } from './webhooks.metrics';
-import { WebhooksRepository } from './webhooks.repository';
+import { DeliveriesRepository } from './deliveries/deliveries.repository';
+import { SubscriptionsRepository } from './subscriptions/subscriptions.repository';
 
 describe(WebhookDeliveryMetrics.name, () => {
   let registry: Registry;
@@ -20,7 +21,8 @@ describe(WebhookDeliveryMetrics.name, () => {
       providers: [
         WebhookDeliveryMetrics,
         { provide: MetricsService, useValue: { registry } },
-        { provide: WebhooksRepository, useValue: repository },
+        { provide: DeliveriesRepository, useValue: repository },
+        { provide: SubscriptionsRepository, useValue: repository },
       ],
     }).compile();
     metrics = moduleRef.get(WebhookDeliveryMetrics);

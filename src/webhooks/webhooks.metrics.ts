@@ -3,8 +3,9 @@ import { Counter, Gauge, Histogram } from 'prom-client';
 import { MetricsService } from '../metrics/metrics.service';
 import { totalReadAtScrape } from '../metrics/totals.metrics';
 import { perScrape } from '../metrics/per-scrape';
-import { EventOutbox } from './event-outbox.service';
-import { WebhooksRepository } from './webhooks.repository';
+import { EventOutbox } from './events/event-outbox.service';
+import { DeliveriesRepository } from './deliveries/deliveries.repository';
+import { SubscriptionsRepository } from './subscriptions/subscriptions.repository';
 
 /** The buckets of an attempt's duration, in seconds: from a receiver on the same network to WEBHOOK_TIMEOUT_MS's most. */
 export const ATTEMPT_DURATION_BUCKETS = [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
@@ -23,7 +24,7 @@ export class WebhookDeliveryMetrics {
   readonly disabledSubscriptions: Counter;
   readonly attemptsInFlight: Gauge;
 
-  constructor(metrics: MetricsService, repository: WebhooksRepository) {
+  constructor(metrics: MetricsService, deliveries: DeliveriesRepository, subscriptions: SubscriptionsRepository) {
     const registers = [metrics.registry];
     this.deliveries = new Counter({
       name: 'webhook_deliveries_total',
@@ -50,7 +51,7 @@ export class WebhookDeliveryMetrics {
     });
 
     // One statement serves both backlog gauges of a scrape.
-    const backlog = perScrape(() => repository.dueBacklog().catch(() => undefined));
+    const backlog = perScrape(() => deliveries.dueBacklog().catch(() => undefined));
     new Gauge({
       name: 'webhook_deliveries_due',
       help: 'Webhook deliveries whose attempt is due and not yet claimed, in the whole database',
@@ -74,7 +75,7 @@ export class WebhookDeliveryMetrics {
       labelNames: ['state'],
       registers,
       async collect() {
-        const counts = await repository.countSubscriptions().catch(() => undefined);
+        const counts = await subscriptions.countSubscriptions().catch(() => undefined);
         this.set({ state: 'enabled' }, counts?.enabled ?? Number.NaN);
         this.set({ state: 'disabled' }, counts?.disabled ?? Number.NaN);
       },

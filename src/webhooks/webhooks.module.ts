@@ -1,9 +1,9 @@
 import { Module } from '@nestjs/common';
 import { MetricsModule } from '../metrics/metrics.module';
 import { SecretsModule } from '../secrets/secrets.module';
-import { EventOutbox } from './event-outbox.service';
-import { WebhookDeliveryModule } from './webhook-delivery.module';
-import { EventsController } from './events.controller';
+import { EventOutbox } from './events/event-outbox.service';
+import { WebhookDeliveryModule } from './deliveries/webhook-delivery.module';
+import { EventsController } from './events/events.controller';
 import { WebhooksController } from './webhooks.controller';
 import { WebhookOutboxMetrics } from './webhooks.metrics';
 import { WebhooksService } from './webhooks.service';

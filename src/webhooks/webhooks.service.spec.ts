@@ -9,12 +9,15 @@ import { isFinalRefusal } from '../idempotency/final-answer';
 import { SecretBox } from '../secrets/secret-box';
 import { SecretsService } from '../secrets/secrets.service';
 import { CreateWebhookDto } from './dto/create-webhook.dto';
-import { AttemptRow, NewSubscription, SubscriptionRow, WebhooksRepository } from './webhooks.repository';
+import { AttemptRow } from './deliveries/claims';
+import { DeliveriesRepository } from './deliveries/deliveries.repository';
+import { EventsRepository } from './events/events.repository';
+import { NewSubscription, SubscriptionRow, SubscriptionsRepository } from './subscriptions/subscriptions.repository';
 import { TooManySubscriptions, WebhookHostUnresolved, WebhookNotFound } from './webhooks.errors';
 import { MAX_SUBSCRIPTIONS_PER_OWNER } from './webhooks.limits';
 import { WebhooksService } from './webhooks.service';
 import { RECENT_ATTEMPTS } from './webhooks.limits';
-import { MAX_SUBSCRIPTION_ID } from './subscription-id';
+import { MAX_SUBSCRIPTION_ID } from './subscriptions/subscription-id';
 
 const KEY = randomBytes(32);
 const WITH_KEY = { WEBHOOK_SECRET_KEY: KEY.toString('base64') };
@@ -48,7 +51,10 @@ describe(WebhooksService.name, () => {
     const moduleRef = await Test.createTestingModule({
       providers: [
         WebhooksService,
-        { provide: WebhooksRepository, useValue: repository },
+        // One mock for the three: each method is on one of them.
+        { provide: SubscriptionsRepository, useValue: repository },
+        { provide: DeliveriesRepository, useValue: repository },
+        { provide: EventsRepository, useValue: repository },
         { provide: ConfigService, useValue: new ConfigService(loadConfig(env)) },
         SecretsService,
       ],

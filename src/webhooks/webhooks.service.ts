@@ -5,7 +5,12 @@ import { randomBytes } from 'node:crypto';
 import { isUniqueViolation } from '../database';
 import { AppConfig, WebhooksConfig } from '../config/configuration';
 import { SecretsService } from '../secrets/secrets.service';
-import { RefusedUrlError, UnresolvedHostError, parseWebhookUrl, resolveWebhookAddress } from './address-policy';
+import {
+  RefusedUrlError,
+  UnresolvedHostError,
+  parseWebhookUrl,
+  resolveWebhookAddress,
+} from './deliveries/address-policy';
 import { CreateWebhookDto } from './dto/create-webhook.dto';
 import { parseDateTime } from './dto/date-time';
 import { EventDto, ListEventsQueryDto } from './dto/event.dto';
@@ -19,11 +24,11 @@ import {
   WebhookDto,
   WebhookTestResultDto,
 } from './dto/webhook.dto';
-import { testEventBody } from './events';
-import { newSigningSecret } from './signing-secret';
-import { newSubscriptionId } from './subscription-id';
-import { attemptLeaseMs, makeAttempt } from './webhook-attempt';
-import { eventWebhookId, parseWebhookId, webhookId } from './webhook-id';
+import { testEventBody } from './events/events';
+import { newSigningSecret } from './subscriptions/signing-secret';
+import { newSubscriptionId } from './subscriptions/subscription-id';
+import { attemptLeaseMs, makeAttempt } from './deliveries/webhook-attempt';
+import { eventWebhookId, parseWebhookId, webhookId } from './deliveries/webhook-id';
 import {
   InvalidWebhookId,
   RecoverSinceOutOfRange,
@@ -43,7 +48,9 @@ import {
   RECENT_ATTEMPTS,
   RETENTION_MS,
 } from './webhooks.limits';
-import { SubscriptionRow, WebhooksRepository } from './webhooks.repository';
+import { DeliveriesRepository } from './deliveries/deliveries.repository';
+import { EventsRepository } from './events/events.repository';
+import { SubscriptionRow, SubscriptionsRepository } from './subscriptions/subscriptions.repository';
 
 /** A page of GET /events, and the cursor of the next one when more follow. */
 export interface EventPage {
@@ -77,7 +84,9 @@ export class WebhooksService {
   private readonly config: WebhooksConfig;
 
   constructor(
-    private readonly repository: WebhooksRepository,
+    private readonly subscriptions: SubscriptionsRepository,
+    private readonly deliveriesRepository: DeliveriesRepository,
+    private readonly eventsRepository: EventsRepository,
     private readonly secrets: SecretsService,
     config: ConfigService<AppConfig, true>,
   ) {
@@ -121,7 +130,7 @@ export class WebhooksService {
       sealedSecret: this.secrets.seal(secret),
       createdAt: Date.now(),
     };
-    const insert = () => this.repository.insertSubscription(row, MAX_SUBSCRIPTIONS_PER_OWNER);
+    const insert = () => this.subscriptions.insertSubscription(row, MAX_SUBSCRIPTIONS_PER_OWNER);
     let inserted: boolean;
     try {
       inserted = await insert();
@@ -139,7 +148,7 @@ export class WebhooksService {
 
   async list(owner: string): Promise<WebhookDto[]> {
     this.requireKey();
-    return (await this.repository.listSubscriptions(owner)).map(toDto);
+    return (await this.subscriptions.listSubscriptions(owner)).map(toDto);
   }
 
   /**
@@ -148,7 +157,7 @@ export class WebhooksService {
    */
   async remove(owner: string, id: bigint): Promise<void> {
     this.requireKey();
-    if (!(await this.repository.deleteSubscription(owner, id))) throw new WebhookNotFound(id);
+    if (!(await this.subscriptions.deleteSubscription(owner, id))) throw new WebhookNotFound(id);
   }
 
   /**
@@ -157,7 +166,7 @@ export class WebhooksService {
    */
   async update(owner: string, id: bigint, dto: UpdateWebhookDto): Promise<WebhookDto> {
     this.requireKey();
-    const row = await this.repository.updateSubscription(owner, id, {
+    const row = await this.subscriptions.updateSubscription(owner, id, {
       url: dto.url,
       events: dto.events === undefined ? undefined : [...new Set(dto.events)],
       description: dto.description,
@@ -178,7 +187,7 @@ export class WebhooksService {
   ): Promise<RotatedWebhookDto> {
     this.requireKey();
     const secret = newSigningSecret();
-    const row = await this.repository.rotateSecret(owner, id, this.secrets.seal(secret), graceSeconds * 1000);
+    const row = await this.subscriptions.rotateSecret(owner, id, this.secrets.seal(secret), graceSeconds * 1000);
     if (row === undefined) throw new WebhookNotFound(id);
     return { ...toDto(row), secret };
   }
@@ -193,9 +202,9 @@ export class WebhooksService {
    */
   async test(owner: string, id: bigint): Promise<WebhookTestResultDto> {
     this.requireKey();
-    const target = await this.repository.sendingTarget(owner, id);
+    const target = await this.subscriptions.sendingTarget(owner, id);
     if (target === undefined) throw new WebhookNotFound(id);
-    const lease = await this.repository.takeTestLease(target.key, attemptLeaseMs(this.config));
+    const lease = await this.subscriptions.takeTestLease(target.key, attemptLeaseMs(this.config));
     if (lease === undefined) throw new WebhookTestInProgress(id);
     try {
       const eventId = `test_${randomBytes(16).toString('hex')}`;
@@ -220,7 +229,7 @@ export class WebhooksService {
       };
     } finally {
       // The answer is had: a lease that cannot be ended now (the database away) ends by itself.
-      await this.repository.endTestLease(target.key, lease).catch(() => undefined);
+      await this.subscriptions.endTestLease(target.key, lease).catch(() => undefined);
     }
   }
 
@@ -229,10 +238,10 @@ export class WebhooksService {
     this.requireKey();
     const ref = parseWebhookId(eventId);
     if (ref === undefined) throw new InvalidWebhookId();
-    const subscription = await this.repository.findSubscriptionState(owner, id);
+    const subscription = await this.subscriptions.findSubscriptionState(owner, id);
     if (subscription === undefined) throw new WebhookNotFound(id);
     if (subscription.disabled) throw new WebhookDisabled(id);
-    const resent = await this.repository.resend(subscription.key, ref);
+    const resent = await this.deliveriesRepository.resend(subscription.key, ref);
     if (!resent.found) throw new WebhookDeliveryNotFound(id, eventId);
     return { eventId, type: resent.type! };
   }
@@ -245,10 +254,10 @@ export class WebhooksService {
     this.requireKey();
     const from = parseDateTime(since);
     if (from === undefined || from > Date.now() || from < Date.now() - RETENTION_MS) throw new RecoverSinceOutOfRange();
-    const subscription = await this.repository.findSubscriptionState(owner, id);
+    const subscription = await this.subscriptions.findSubscriptionState(owner, id);
     if (subscription === undefined) throw new WebhookNotFound(id);
     if (subscription.disabled) throw new WebhookDisabled(id);
-    await this.repository.startRecovery(subscription.key, from);
+    await this.deliveriesRepository.startRecovery(subscription.key, from);
     return { since: new Date(from).toISOString() };
   }
 
@@ -257,7 +266,7 @@ export class WebhooksService {
     this.requireKey();
     const limit = Math.min(query.limit ?? EVENTS_DEFAULT_PAGE, EVENTS_MAX_PAGE);
     const order = query.order ?? 'desc';
-    const rows = await this.repository.listEvents(owner, {
+    const rows = await this.eventsRepository.listEvents(owner, {
       limit,
       order,
       after: query.after === undefined ? undefined : BigInt(query.after.slice('evt_'.length)),
@@ -277,9 +286,9 @@ export class WebhooksService {
 
   async deliveries(owner: string, id: bigint): Promise<WebhookAttemptDto[]> {
     this.requireKey();
-    const key = await this.repository.findSubscription(owner, id);
+    const key = await this.subscriptions.findSubscription(owner, id);
     if (key === undefined) throw new WebhookNotFound(id);
-    return (await this.repository.recentAttempts(key, RECENT_ATTEMPTS)).map((attempt) => ({
+    return (await this.deliveriesRepository.recentAttempts(key, RECENT_ATTEMPTS)).map((attempt) => ({
       eventId: webhookId({ id: attempt.deliveryId, eventId: attempt.eventId }),
       type: attempt.type,
       attempt: attempt.attempt,

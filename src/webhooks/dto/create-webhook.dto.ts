@@ -2,7 +2,7 @@ import { ApiProperty, ApiPropertyOptional, ApiSchema } from '@nestjs/swagger';
 import { ArrayMaxSize, ArrayMinSize, IsArray, IsIn, IsOptional, IsString, MaxLength } from 'class-validator';
 import { IsText } from '../../common/validation/validators';
 import { MAX_URL_LENGTH } from '../webhooks.limits';
-import { WEBHOOK_EVENTS, WebhookEvent } from '../events';
+import { WEBHOOK_EVENTS, WebhookEvent } from '../events/events';
 import { eventChoice } from './webhook-event.dto';
 import { WEBHOOK_DESCRIPTION_MAX_LENGTH } from '../webhooks.limits';
 

@@ -1,7 +1,7 @@
 import { ApiProperty, ApiPropertyOptional, ApiSchema, getSchemaPath } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
 import { IsIn, IsInt, IsOptional, Matches, Max, Min } from 'class-validator';
-import { WEBHOOK_EVENTS, WEBHOOK_EVENT_TYPES, WebhookEvent } from '../events';
+import { WEBHOOK_EVENTS, WEBHOOK_EVENT_TYPES, WebhookEvent } from '../events/events';
 import { INT32_MAX } from '../../plants/plants.limits';
 import { EVENTS_DEFAULT_PAGE, EVENTS_MAX_PAGE, RETENTION_MS } from '../webhooks.limits';
 import { IsDateTime } from './date-time';

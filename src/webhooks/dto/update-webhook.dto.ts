@@ -1,7 +1,7 @@
 import { ApiPropertyOptional, ApiSchema } from '@nestjs/swagger';
 import { ArrayMaxSize, ArrayMinSize, IsArray, IsBoolean, IsIn, IsString, MaxLength, ValidateIf } from 'class-validator';
 import { IsText } from '../../common/validation/validators';
-import { WEBHOOK_EVENTS, WebhookEvent } from '../events';
+import { WEBHOOK_EVENTS, WebhookEvent } from '../events/events';
 import { MAX_URL_LENGTH, WEBHOOK_DESCRIPTION_MAX_LENGTH } from '../webhooks.limits';
 import { eventChoice } from './webhook-event.dto';
 

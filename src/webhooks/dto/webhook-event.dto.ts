@@ -8,7 +8,7 @@ import {
   WebhookEvent,
   eventOperationId,
   eventSchemaName,
-} from '../events';
+} from '../events/events';
 
 type DocumentedEvent = WebhookEvent | typeof WEBHOOK_TEST_EVENT;
 

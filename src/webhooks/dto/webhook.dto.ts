@@ -1,6 +1,6 @@
 import { ApiProperty, ApiPropertyOptional, ApiSchema } from '@nestjs/swagger';
-import { WEBHOOK_EVENTS, WebhookEvent } from '../events';
-import { MAX_SUBSCRIPTION_ID } from '../subscription-id';
+import { WEBHOOK_EVENTS, WebhookEvent } from '../events/events';
+import { MAX_SUBSCRIPTION_ID } from '../subscriptions/subscription-id';
 
 /** A subscription as GET /webhooks shows it: never its secret. */
 @ApiSchema({ name: 'Webhook' })

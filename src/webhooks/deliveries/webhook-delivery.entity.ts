@@ -1,20 +1,22 @@
+import { int64Transformer } from '../../common/int64';
 import { Column, Entity, Index, PrimaryGeneratedColumn } from 'typeorm';
 
 /**
  * One event for one subscription, recorded with the plant change (EventOutbox) and claimed by the
- * dispatcher. WebhooksRepository writes its statements out; this describes the table for the
- * schema test and readiness. Times are epoch milliseconds of the database's clock.
+ * dispatcher. Its repositories' statements are made from it (DeliveriesRepository), and the
+ * schema test and readiness check it against the database. Times are epoch milliseconds of the database's clock.
  */
 @Entity({ name: 'webhook_deliveries' })
 @Index('IDX_webhook_deliveries_due', ['state', 'nextAttemptAt'])
 @Index('IDX_webhook_deliveries_subscription', ['subscriptionId', 'id'])
 @Index('IDX_webhook_deliveries_claimable', ['state', 'subscriptionId', 'nextAttemptAt'])
 export class WebhookDelivery {
+  // No transformer: TypeORM takes none on a generated key. Statements read it with BigInt().
   @PrimaryGeneratedColumn({ type: 'bigint' })
   id: string;
 
-  @Column({ name: 'subscription_id', type: 'bigint' })
-  subscriptionId: string;
+  @Column({ name: 'subscription_id', type: 'bigint', transformer: int64Transformer })
+  subscriptionId: bigint;
 
   @Column({ name: 'event_type', type: 'varchar', length: 32 })
   eventType: string;
@@ -42,8 +44,8 @@ export class WebhookDelivery {
 
   /** The event it carries (webhook_events); NULL for a delivery recorded before events were, whose `webhook-id` is its own. */
   @Index('IDX_webhook_deliveries_event')
-  @Column({ name: 'event_id', type: 'bigint', nullable: true })
-  eventId: string | null;
+  @Column({ name: 'event_id', type: 'bigint', nullable: true, transformer: int64Transformer })
+  eventId: bigint | null;
 
   /** Attempts made before it was last resent or recovered: its retry schedule counts from there. */
   @Column({ name: 'retry_from', type: 'int', nullable: true })

@@ -1,20 +1,22 @@
+import { int64Transformer } from '../../common/int64';
 import { Column, Entity, Index, PrimaryColumn } from 'typeorm';
 
 /**
- * A webhook subscription as stored (the Webhooks migration and those after it). WebhooksRepository
- * writes its statements out; this describes the table for the schema test and readiness. Times are
+ * A webhook subscription as stored (the Webhooks migration and those after it). Its repositories'
+ * statements are made from it (SubscriptionsRepository), and the schema test and readiness check
+ * it against the database. Times are
  * epoch milliseconds of the database's clock.
  */
 @Entity({ name: 'webhook_subscriptions' })
 export class WebhookSubscription {
   /** The row's key, which deliveries and attempts refer to; a path may still name it. */
-  @PrimaryColumn({ type: 'bigint' })
-  id: string;
+  @PrimaryColumn({ type: 'bigint', transformer: int64Transformer })
+  id: bigint;
 
   /** The id the API shows, within 2^53 - 1 (SubscriptionIdsSafeInJavaScript). */
   @Index('IDX_webhook_subscriptions_public_id', { unique: true })
-  @Column({ name: 'public_id', type: 'bigint', nullable: true })
-  publicId: string | null;
+  @Column({ name: 'public_id', type: 'bigint', nullable: true, transformer: int64Transformer })
+  publicId: bigint | null;
 
   @Index('IDX_webhook_subscriptions_owner')
   @Column({ type: 'varchar', length: 128 })
@@ -57,12 +59,12 @@ export class WebhookSubscription {
   @Column({ name: 'recover_since', type: 'bigint', nullable: true })
   recoverSince: string | null;
 
-  @Column({ name: 'recover_after', type: 'bigint', nullable: true })
-  recoverAfter: string | null;
+  @Column({ name: 'recover_after', type: 'bigint', nullable: true, transformer: int64Transformer })
+  recoverAfter: bigint | null;
 
   @Index('IDX_webhook_subscriptions_recovering')
-  @Column({ name: 'recover_through', type: 'bigint', nullable: true })
-  recoverThrough: string | null;
+  @Column({ name: 'recover_through', type: 'bigint', nullable: true, transformer: int64Transformer })
+  recoverThrough: bigint | null;
 
   /** While a test of its endpoint runs (on any instance), when that test's lease ends: one test at a time. */
   @Column({ name: 'testing_until', type: 'bigint', nullable: true })

@@ -2,7 +2,7 @@ import { createServer, IncomingMessage, IncomingHttpHeaders, ServerResponse } fr
 import { AddressInfo, createServer as createTcpServer, Server, Socket } from 'node:net';
 import { CheckedAddress } from './address-policy';
 import { AttemptResult, sendWebhook, USER_AGENT, WebhookRequest } from './webhook-sender';
-import { MAX_RESPONSE_BODY_BYTES } from './webhooks.limits';
+import { MAX_RESPONSE_BODY_BYTES } from '../webhooks.limits';
 
 const loopback: CheckedAddress = { address: '127.0.0.1', family: 4 };
 

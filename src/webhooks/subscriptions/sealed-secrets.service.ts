@@ -1,13 +1,13 @@
 import { Injectable } from '@nestjs/common';
-import { SealedStore, SealedValue } from '../secrets/sealed-store';
-import { WebhooksRepository } from './webhooks.repository';
+import { SealedStore, SealedValue } from '../../secrets/sealed-store';
+import { SubscriptionsRepository } from './subscriptions.repository';
 
 /** The subscriptions' sealed signing secrets, for resealing them under a new key (`plantstore secrets reseal`). */
 @Injectable()
 export class SealedSigningSecrets implements SealedStore<bigint> {
   readonly name = 'webhook signing secrets';
 
-  constructor(private readonly repository: WebhooksRepository) {}
+  constructor(private readonly repository: SubscriptionsRepository) {}
 
   async listNotSealedUnder(prefix: string, after: bigint | undefined, limit: number): Promise<SealedValue<bigint>[]> {
     const rows = await this.repository.secretsNotStartingWith(prefix, after, limit);
@@ -27,7 +27,7 @@ export class SealedSigningSecrets implements SealedStore<bigint> {
 export class SealedPreviousSigningSecrets implements SealedStore<bigint> {
   readonly name = 'webhook signing secrets being rotated out';
 
-  constructor(private readonly repository: WebhooksRepository) {}
+  constructor(private readonly repository: SubscriptionsRepository) {}
 
   async listNotSealedUnder(prefix: string, after: bigint | undefined, limit: number): Promise<SealedValue<bigint>[]> {
     const rows = await this.repository.previousSecretsNotStartingWith(prefix, after, limit);

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { PlantFields, examplePlant, plantText } from '../../test/utils/bodies';
-import { PlantDto } from '../plants/dto/plant.dto';
+import { PlantFields, examplePlant, plantText } from '../../../test/utils/bodies';
+import { PlantDto } from '../../plants/dto/plant.dto';
 import {
   WEBHOOK_EVENTS,
   WEBHOOK_EVENT_TYPES,
@@ -63,7 +63,7 @@ describe('the data sent against the schema the document declares for it', () => 
     example?: unknown;
   }
   // The committed document, which test/openapi.e2e-spec.ts holds to what the service serves.
-  const document = JSON.parse(readFileSync(join(__dirname, '../../openapi.json'), 'utf8')) as {
+  const document = JSON.parse(readFileSync(join(__dirname, '../../../openapi.json'), 'utf8')) as {
     components: { schemas: Record<string, Schema> };
   };
   const resolve = (schema: Schema): Schema => {

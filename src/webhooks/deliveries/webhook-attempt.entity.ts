@@ -1,20 +1,22 @@
+import { int64Transformer } from '../../common/int64';
 import { Column, Entity, Index, PrimaryGeneratedColumn } from 'typeorm';
 
 /**
- * One attempt to deliver, as `GET /webhooks/{id}/deliveries` shows it. WebhooksRepository writes its
- * statements out; this describes the table for the schema test and readiness.
+ * One attempt to deliver, as `GET /webhooks/{id}/deliveries` shows it. Its repositories'
+ * statements are made from it (DeliveriesRepository), and the schema test and readiness check it.
  */
 @Entity({ name: 'webhook_attempts' })
 @Index('IDX_webhook_attempts_subscription', ['subscriptionId', 'id'])
 export class WebhookAttempt {
+  // No transformer: TypeORM takes none on a generated key. Statements read it with BigInt().
   @PrimaryGeneratedColumn({ type: 'bigint' })
   id: string;
 
-  @Column({ name: 'subscription_id', type: 'bigint' })
-  subscriptionId: string;
+  @Column({ name: 'subscription_id', type: 'bigint', transformer: int64Transformer })
+  subscriptionId: bigint;
 
-  @Column({ name: 'delivery_id', type: 'bigint' })
-  deliveryId: string;
+  @Column({ name: 'delivery_id', type: 'bigint', transformer: int64Transformer })
+  deliveryId: bigint;
 
   @Column({ name: 'event_type', type: 'varchar', length: 32 })
   eventType: string;

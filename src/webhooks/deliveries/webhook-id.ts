@@ -1,4 +1,4 @@
-import { DeliveryRef } from './webhooks.repository';
+import { DeliveryRef } from './claims';
 
 /**
  * The `webhook-id` of an event recorded with webhook_events: one for the event, shared by every

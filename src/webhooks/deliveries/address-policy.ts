@@ -1,6 +1,6 @@
 import { promises as dns } from 'node:dns';
 import { BlockList, isIP } from 'node:net';
-import { MAX_URL_LENGTH } from './webhooks.limits';
+import { MAX_URL_LENGTH } from '../webhooks.limits';
 
 /**
  * Webhook URLs are chosen by customers and called from inside our network, so without these checks

@@ -1,15 +1,15 @@
 import { Controller, Get, Query, Res } from '@nestjs/common';
 import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { Response } from 'express';
-import { CurrentPrincipal } from '../auth/decorators/current-principal.decorator';
-import { RequireScopes } from '../auth/decorators/require-scopes.decorator';
-import { Principal } from '../auth/principal';
-import { ApiErrors } from '../common/openapi/api-errors.decorator';
-import { InvalidRequest } from '../common/validation/validation.errors';
-import { EventDto, ListEventsQueryDto } from './dto/event.dto';
-import { WebhooksNotConfigured } from './webhooks.errors';
-import { RETENTION_MS } from './webhooks.limits';
-import { WebhooksService } from './webhooks.service';
+import { CurrentPrincipal } from '../../auth/decorators/current-principal.decorator';
+import { RequireScopes } from '../../auth/decorators/require-scopes.decorator';
+import { Principal } from '../../auth/principal';
+import { ApiErrors } from '../../common/openapi/api-errors.decorator';
+import { InvalidRequest } from '../../common/validation/validation.errors';
+import { EventDto, ListEventsQueryDto } from '../dto/event.dto';
+import { WebhooksNotConfigured } from '../webhooks.errors';
+import { RETENTION_MS } from '../webhooks.limits';
+import { WebhooksService } from '../webhooks.service';
 
 /** The user's webhook events, to pull: what a consumer that missed deliveries reconciles from. */
 @ApiTags('webhooks')

@@ -3,7 +3,7 @@ import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import { isIP } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import { CheckedAddress } from './address-policy';
-import { MAX_RESPONSE_BODY_BYTES } from './webhooks.limits';
+import { MAX_RESPONSE_BODY_BYTES } from '../webhooks.limits';
 
 export const USER_AGENT = 'plant-store-webhooks/1';
 

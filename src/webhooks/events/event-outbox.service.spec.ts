@@ -1,9 +1,9 @@
 import { Test } from '@nestjs/testing';
-import { Condition, Database } from '../database';
+import { Condition, Database } from '../../database';
 import { EventOutbox } from './event-outbox.service';
-import { WebhooksRepository, noSubscriptionWants } from './webhooks.repository';
-import { examplePlant, plantText } from '../../test/utils/bodies';
-import { PlantDto } from '../plants/dto/plant.dto';
+import { EventsRepository } from './events.repository';
+import { examplePlant, plantText } from '../../../test/utils/bodies';
+import { PlantDto } from '../../plants/dto/plant.dto';
 
 /** A created plant as the service hands it to the outbox. */
 const FERN = examplePlant({ id: 7n, name: 'Fern' }) as unknown as PlantDto;
@@ -15,7 +15,7 @@ const UNWATCHED = 'write if condition';
 describe(EventOutbox.name, () => {
   let outbox: EventOutbox;
   let database: { transaction: jest.Mock };
-  let repository: { recordEvents: jest.Mock; subscriptionWants: jest.Mock };
+  let repository: { noSubscriptionWants: jest.Mock; recordEvents: jest.Mock; subscriptionWants: jest.Mock };
   /** What happened, in order: the statements the change and the outbox made, and transactions. */
   let steps: string[];
 
@@ -39,6 +39,7 @@ describe(EventOutbox.name, () => {
       }),
     };
     repository = {
+      noSubscriptionWants: jest.fn((owner: string) => ({ sql: 'NOT EXISTS (wanted)', parameters: [owner] })),
       recordEvents: jest.fn(async () => {
         steps.push('record events');
         return 1;
@@ -52,7 +53,7 @@ describe(EventOutbox.name, () => {
       providers: [
         EventOutbox,
         { provide: Database, useValue: database },
-        { provide: WebhooksRepository, useValue: repository },
+        { provide: EventsRepository, useValue: repository },
       ],
     }).compile();
     outbox = moduleRef.get(EventOutbox);
@@ -69,7 +70,8 @@ describe(EventOutbox.name, () => {
     const write = writer(true);
     await expect(outbox.change('created', 'alice', FERN, write)).resolves.toBe(true);
     expect(steps).toEqual([UNWATCHED]);
-    expect(write).toHaveBeenCalledWith(noSubscriptionWants('alice', ['plant.created']));
+    expect(write).toHaveBeenCalledWith({ sql: 'NOT EXISTS (wanted)', parameters: ['alice'] });
+    expect(repository.noSubscriptionWants).toHaveBeenCalledWith('alice', ['plant.created']);
     expect(repository.recordEvents).not.toHaveBeenCalled();
   });
 

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
-import { Condition, Database, READ_COMMITTED, WRITE } from '../database';
+import { Condition, Database, READ_COMMITTED, WRITE } from '../../database';
 import { PlantChange, PlantChanges, eventTypesOn, eventsOf } from './events';
-import { WebhooksRepository, noSubscriptionWants } from './webhooks.repository';
+import { EventsRepository } from './events.repository';
 
 /** Owners remembered as having a subscription, and for how long: a bound on memory, not a correctness rule. */
 const WATCHED_OWNERS = 10_000;
@@ -38,7 +38,7 @@ export class EventOutbox {
 
   constructor(
     private readonly database: Database,
-    private readonly repository: WebhooksRepository,
+    private readonly repository: EventsRepository,
   ) {}
 
   /** Deliveries recorded with committed changes since this instance started (read by WebhookOutboxMetrics). */
@@ -59,7 +59,7 @@ export class EventOutbox {
     const types = eventTypesOn(change);
     if (types.length === 0) return write();
     if (!this.isWatched(owner)) {
-      if (await write(noSubscriptionWants(owner, types))) return true;
+      if (await write(this.repository.noSubscriptionWants(owner, types))) return true;
       // Nothing changed: the row is not there (a delete of a missing plant), or a subscription
       // wants the events. Only the second needs the transaction. Without one, the change is made
       // again unconditionally: a subscription that stopped it may have gone since.

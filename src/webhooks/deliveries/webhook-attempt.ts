@@ -1,5 +1,5 @@
 import { Webhook } from 'standardwebhooks';
-import { SecretsService } from '../secrets/secrets.service';
+import { SecretsService } from '../../secrets/secrets.service';
 import { RefusedUrlError, parseWebhookUrl, resolveWebhookAddress } from './address-policy';
 import { AttemptResult, sendWebhook } from './webhook-sender';
 

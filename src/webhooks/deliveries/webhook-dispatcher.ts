@@ -1,17 +1,19 @@
 import { Injectable, Logger, BeforeApplicationShutdown, OnApplicationBootstrap } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import { randomUUID } from 'node:crypto';
-import { AppConfig, WebhooksConfig } from '../config/configuration';
-import { RETRY_JITTER } from '../config/env/webhooks';
-import { ShutdownState } from '../lifecycle/shutdown-state';
-import { SecretsService } from '../secrets/secrets.service';
-import { deliveryBody } from './events';
+import { AppConfig, WebhooksConfig } from '../../config/configuration';
+import { RETRY_JITTER } from '../../config/env/webhooks';
+import { ShutdownState } from '../../lifecycle/shutdown-state';
+import { SecretsService } from '../../secrets/secrets.service';
+import { deliveryBody } from '../events/events';
 import { attemptLeaseMs, makeAttempt } from './webhook-attempt';
 import { webhookId } from './webhook-id';
 import { AttemptResult, closeIdleConnections } from './webhook-sender';
-import { WebhookDeliveryMetrics } from './webhooks.metrics';
-import { AttemptOutcome, ClaimRoom, ClaimedDelivery, FinishedAttempt, WebhooksRepository } from './webhooks.repository';
-import { PRUNE_EVERY_MS, RECOVERIES_PER_POLL, RETENTION_MS } from './webhooks.limits';
+import { WebhookDeliveryMetrics } from '../webhooks.metrics';
+import { EventsRepository } from '../events/events.repository';
+import { AttemptOutcome, ClaimRoom, ClaimedDelivery, FinishedAttempt } from './claims';
+import { DeliveriesRepository } from './deliveries.repository';
+import { PRUNE_EVERY_MS, RECOVERIES_PER_POLL, RETENTION_MS } from '../webhooks.limits';
 
 /** The wait before the next attempt: the schedule's step, give or take RETRY_JITTER of it. */
 export function retryDelayMs(
@@ -77,7 +79,8 @@ export class WebhookDispatcher implements OnApplicationBootstrap, BeforeApplicat
 
   constructor(
     config: ConfigService<AppConfig, true>,
-    private readonly repository: WebhooksRepository,
+    private readonly repository: DeliveriesRepository,
+    private readonly events: EventsRepository,
     private readonly shutdown: ShutdownState,
     private readonly metrics: WebhookDeliveryMetrics,
     private readonly secrets: SecretsService,
@@ -196,6 +199,7 @@ export class WebhookDispatcher implements OnApplicationBootstrap, BeforeApplicat
       }
       if (Date.now() - this.lastPrune > PRUNE_EVERY_MS) {
         this.lastPrune = Date.now();
+        await this.events.prune(RETENTION_MS);
         await this.repository.prune(RETENTION_MS);
       }
     } catch (error) {

@@ -1,6 +1,6 @@
 import { ApiProperty, ApiSchema, PickType } from '@nestjs/swagger';
-import { toExactJson } from '../common/json/exact-json';
-import { PlantDto } from '../plants/dto/plant.dto';
+import { toExactJson } from '../../common/json/exact-json';
+import { PlantDto } from '../../plants/dto/plant.dto';
 
 /**
  * The webhook events, declared once: their names, when they fire, what a receiver gets, and how

@@ -12,14 +12,20 @@ export interface TestDatabase {
 /**
  * Every e2e suite runs on SQLite, and on MySQL/MariaDB when TEST_DATABASE_URL is set.
  * TEST_REQUIRE_MYSQL=1 (set by CI) turns a missing TEST_DATABASE_URL into a failure, so the MySQL
- * runs can never be skipped silently.
+ * runs can never be skipped silently. TEST_DATABASES=mysql keeps the MySQL runs alone: for a run
+ * against another server (the Galera cluster behind HAProxy in CI) after the suite has run on both.
  */
 export function testDatabases(): TestDatabase['name'][] {
   const url = process.env.TEST_DATABASE_URL;
   if (!url && process.env.TEST_REQUIRE_MYSQL === '1') {
     throw new Error('TEST_REQUIRE_MYSQL=1 but TEST_DATABASE_URL is not set');
   }
-  return url ? ['sqlite', 'mysql'] : ['sqlite'];
+  const names: TestDatabase['name'][] = url ? ['sqlite', 'mysql'] : ['sqlite'];
+  const only = process.env.TEST_DATABASES?.split(',').map((name) => name.trim());
+  if (only === undefined) return names;
+  const unknown = only.filter((name) => !names.includes(name as TestDatabase['name']));
+  if (unknown.length > 0) throw new Error(`TEST_DATABASES names ${unknown.join(', ')}, which this run has not`);
+  return names.filter((name) => only.includes(name));
 }
 
 /**

@@ -60,7 +60,11 @@ async function until<T>(what: string, probe: () => Promise<T | undefined>, timeo
   }
 }
 
-/** One command on a short-lived connection that never retries, so a dead node answers "no" at once. */
+/**
+ * One command on a short-lived connection that never retries, so a dead node (its port refused)
+ * answers "no" at once. A live one is given its time: on a machine busy with other tests a
+ * sentinel's answer to SENTINEL FAILOVER has taken over a second.
+ */
 async function ask<T>(port: number, ...args: (string | number)[]): Promise<T> {
   const client = new Redis({
     host: '127.0.0.1',
@@ -70,7 +74,7 @@ async function ask<T>(port: number, ...args: (string | number)[]): Promise<T> {
     maxRetriesPerRequest: 0,
     retryStrategy: () => null,
     connectTimeout: 1000,
-    commandTimeout: 1000,
+    commandTimeout: 5000,
   });
   client.on('error', () => undefined);
   try {

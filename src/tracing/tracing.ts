@@ -1,4 +1,5 @@
 import type { RequestListener } from 'node:http';
+import type { RootSampling } from './root-sampling';
 
 /**
  * Whether this process exports traces, decided once from the standard OpenTelemetry variables
@@ -14,7 +15,7 @@ export interface RunningTracing {
 /** At most this long is spent handing the last spans to the collector at shutdown. */
 export const TRACE_FLUSH_MS = 1000;
 
-let running: RunningTracing | undefined;
+let running: { sdk: RunningTracing; rootSampling: RootSampling | undefined } | undefined;
 
 const isSet = (value: string | undefined): boolean => value !== undefined && value.trim() !== '';
 
@@ -53,7 +54,7 @@ export function withServerSpans(handler: RequestListener): RequestListener {
   if (!running) return handler;
   // eslint-disable-next-line @typescript-eslint/no-require-imports
   const { serverSpans } = require('./server-spans') as typeof import('./server-spans');
-  return serverSpans(handler);
+  return serverSpans(handler, running.rootSampling);
 }
 
 /** Whether spans are being made in this process (read once by the hot paths, at construction). */
@@ -71,7 +72,7 @@ export async function stopTracing(timeoutMs = TRACE_FLUSH_MS): Promise<void> {
   running = undefined;
   let timer: NodeJS.Timeout | undefined;
   await Promise.race([
-    tracing.shutdown().catch(() => undefined),
+    tracing.sdk.shutdown().catch(() => undefined),
     new Promise<void>((resolve) => (timer = setTimeout(resolve, timeoutMs).unref())),
   ]);
   clearTimeout(timer);

@@ -58,7 +58,10 @@ export function serverSpans(handler: RequestListener, rootSampling?: RootSamplin
   const tracer = trace.getTracer('plant-store.http');
   // Lower-case, as Node gives header names; the configured propagators are set before the app.
   const fields = propagation.fields().map((field) => field.toLowerCase());
-  const continuesTrace = (headers: IncomingHttpHeaders) => fields.some((field) => headers[field] !== undefined);
+  const continuesTrace = (headers: IncomingHttpHeaders) => {
+    for (const field of fields) if (headers[field] !== undefined) return true;
+    return false;
+  };
   return function tracedRequest(req: IncomingMessage, res: ServerResponse): void {
     if (req.url?.startsWith(PROBE_PATH) === true) return handler(req, res);
     const method = knownMethod(req.method);

@@ -1,7 +1,6 @@
 import { IORedisInstrumentation } from '@opentelemetry/instrumentation-ioredis';
 import { NodeSDK } from '@opentelemetry/sdk-node';
 import Module from 'node:module';
-import { RootSampling, rootSamplingFromEnv } from './root-sampling';
 
 /** The service's name in traces when neither OTEL_SERVICE_NAME nor OTEL_RESOURCE_ATTRIBUTES names it. */
 export const DEFAULT_SERVICE_NAME = 'plant-store';
@@ -22,18 +21,11 @@ function serviceNameFromEnv(env: NodeJS.ProcessEnv): boolean {
  *   its arguments (rate-limit keys carry user ids and client addresses);
  * - SQL: made at the TypeORM level (database/traced-statements.ts), the same on MySQL and SQLite, so
  *   the mysql2 instrumentation is not used.
- *
- * With a standard sampler (OTEL_TRACES_SAMPLER unset or one of the SDK's), the SDK is given that
- * sampler and an id generator built here, so that the request handler can ask the sampler about a
- * request that continues no trace before any span is made (`rootSampling`, root-sampling.ts).
  */
-export function startSdk(env: NodeJS.ProcessEnv): { sdk: NodeSDK; rootSampling: RootSampling | undefined } {
+export function startSdk(env: NodeJS.ProcessEnv): NodeSDK {
   const plain = { require: Module.prototype.require, getBuiltinModule: process.getBuiltinModule };
-  const root = rootSamplingFromEnv(env);
   const sdk = new NodeSDK({
     serviceName: serviceNameFromEnv(env) ? undefined : DEFAULT_SERVICE_NAME,
-    sampler: root?.sampler,
-    idGenerator: root?.idGenerator,
     metricReaders: [],
     logRecordProcessors: [],
     instrumentations: [
@@ -49,5 +41,5 @@ export function startSdk(env: NodeJS.ProcessEnv): { sdk: NodeSDK; rootSampling: 
   require('ioredis');
   Module.prototype.require = plain.require;
   process.getBuiltinModule = plain.getBuiltinModule;
-  return { sdk, rootSampling: root?.rootSampling };
+  return sdk;
 }

@@ -11,7 +11,6 @@ import {
 } from '@opentelemetry/sdk-trace';
 import { EventEmitter } from 'node:events';
 import { IncomingMessage, ServerResponse } from 'node:http';
-import { HandedIdGenerator, RootSampling } from './root-sampling';
 import { finishServerSpan, nameByRoute, serverSpans, startAttributes, urlAttributes } from './server-spans';
 
 const TOKEN = `pst_${'A'.repeat(43)}`;
@@ -169,13 +168,10 @@ const exchange = (url: string, headers: Record<string, string> = {}) => {
   return { req, res };
 };
 /** What the handler saw: the active span, and how many listeners the response had. */
-const handled = (url: string, headers?: Record<string, string>, rootSampling?: RootSampling) => {
+const handled = (url: string, headers?: Record<string, string>) => {
   const { req, res } = exchange(url, headers);
   let seen: { span: Span | undefined; closeListeners: number } | undefined;
-  serverSpans(() => (seen = { span: trace.getActiveSpan(), closeListeners: res.listenerCount('close') }), rootSampling)(
-    req,
-    res,
-  );
+  serverSpans(() => (seen = { span: trace.getActiveSpan(), closeListeners: res.listenerCount('close') }))(req, res);
   res.emit('close');
   return seen!;
 };
@@ -230,16 +226,13 @@ describe(serverSpans.name, () => {
   });
 });
 
-describe(`${serverSpans.name} with the sampler asked first (a standard sampler)`, () => {
+describe(`${serverSpans.name} with a parent-based ratio sampler`, () => {
   const exporter = new InMemorySpanExporter();
-  const ids = new HandedIdGenerator();
   /** Parent-based with a ratio that is changed per test: 0 keeps no new trace, 1 keeps every one. */
   let ratio: Sampler = new TraceIdRatioBasedSampler(0);
   const sampler = new ParentBasedSampler({ root: { shouldSample: (...args) => ratio.shouldSample(...args) } });
-  const rootSampling = new RootSampling(sampler, ids);
   const provider = new TracerProvider({
     sampler,
-    idGenerator: ids,
     spanProcessors: [new SimpleSpanProcessor({ exporter })],
   });
 
@@ -258,16 +251,14 @@ describe(`${serverSpans.name} with the sampler asked first (a standard sampler)`
     exporter.reset();
     jest.restoreAllMocks();
   });
-  const served = (url: string, headers?: Record<string, string>) => handled(url, headers, rootSampling);
+  const served = handled;
 
-  it('makes no span at all, not even an unrecorded one, for a request without headers the sampler drops', () => {
+  it('gives a request without trace headers to no propagator, and traces nothing the sampler drops', () => {
     ratio = new TraceIdRatioBasedSampler(0);
     const asked = jest.spyOn(sampler, 'shouldSample');
-    const spanIds = jest.spyOn(ids, 'generateSpanId');
     const extract = jest.spyOn(traceparentReader, 'extract');
     expect(served('/plants')).toEqual({ span: undefined, closeListeners: 0 });
     expect(asked).toHaveBeenCalledTimes(1);
-    expect(spanIds).not.toHaveBeenCalled();
     expect(extract).not.toHaveBeenCalled();
     expect(exporter.getFinishedSpans()).toEqual([]);
   });

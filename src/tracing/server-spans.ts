@@ -14,7 +14,6 @@ import { TLSSocket } from 'node:tls';
 import { clientAddress } from '../common/http/client-address';
 import { redactTokens } from '../common/http/redact-tokens';
 import { routeTemplate } from '../common/http/route-template';
-import type { RootSampling } from './root-sampling';
 
 /** Probes come every few seconds from every orchestrator: traced, they would drown the requests. */
 const PROBE_PATH = '/health/';
@@ -47,14 +46,13 @@ const KNOWN_METHODS = new Set([
  * tracing cost a request (bench/RESULTS.md).
  *
  * A request that carries none of the propagators' headers continues no trace: it is not given to
- * the propagators, and with `rootSampling` (a standard sampler) the sampler is asked before any span
- * is made, so a request it drops is handed on untouched. One that carries them goes through the
- * propagators and the SDK's tracer, which decide on the caller's trace as the sampler says
- * (parent-based: the caller's sampled flag).
+ * the propagators, whose look at the headers was most of what a dropped request paid. One that
+ * carries them goes through the propagators and the SDK's tracer, which decide on the caller's
+ * trace as the sampler says (parent-based: the caller's sampled flag).
  *
  * Probes are never traced, and nothing under them is.
  */
-export function serverSpans(handler: RequestListener, rootSampling?: RootSampling): RequestListener {
+export function serverSpans(handler: RequestListener): RequestListener {
   const tracer = trace.getTracer('plant-store.http');
   // Lower-case, as Node gives header names; the configured propagators are set before the app.
   const fields = propagation.fields().map((field) => field.toLowerCase());
@@ -65,9 +63,7 @@ export function serverSpans(handler: RequestListener, rootSampling?: RootSamplin
   return function tracedRequest(req: IncomingMessage, res: ServerResponse): void {
     if (req.url?.startsWith(PROBE_PATH) === true) return handler(req, res);
     const method = knownMethod(req.method);
-    let parent = ROOT_CONTEXT;
-    if (continuesTrace(req.headers)) parent = propagation.extract(ROOT_CONTEXT, req.headers);
-    else if (rootSampling !== undefined && !rootSampling.keeps(method)) return handler(req, res);
+    const parent = continuesTrace(req.headers) ? propagation.extract(ROOT_CONTEXT, req.headers) : ROOT_CONTEXT;
     // No attributes before the sampler's decision: the standard samplers decide on the trace id
     // and the parent alone, and a dropped request must not pay for them.
     const span = tracer.startSpan(method, { kind: SpanKind.SERVER }, parent);

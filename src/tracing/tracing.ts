@@ -1,5 +1,4 @@
 import type { RequestListener } from 'node:http';
-import type { RootSampling } from './root-sampling';
 
 /**
  * Whether this process exports traces, decided once from the standard OpenTelemetry variables
@@ -15,7 +14,7 @@ export interface RunningTracing {
 /** At most this long is spent handing the last spans to the collector at shutdown. */
 export const TRACE_FLUSH_MS = 1000;
 
-let running: { sdk: RunningTracing; rootSampling: RootSampling | undefined } | undefined;
+let running: RunningTracing | undefined;
 
 const isSet = (value: string | undefined): boolean => value !== undefined && value.trim() !== '';
 
@@ -54,7 +53,7 @@ export function withServerSpans(handler: RequestListener): RequestListener {
   if (!running) return handler;
   // eslint-disable-next-line @typescript-eslint/no-require-imports
   const { serverSpans } = require('./server-spans') as typeof import('./server-spans');
-  return serverSpans(handler, running.rootSampling);
+  return serverSpans(handler);
 }
 
 /** Whether spans are being made in this process (read once by the hot paths, at construction). */
@@ -72,7 +71,7 @@ export async function stopTracing(timeoutMs = TRACE_FLUSH_MS): Promise<void> {
   running = undefined;
   let timer: NodeJS.Timeout | undefined;
   await Promise.race([
-    tracing.sdk.shutdown().catch(() => undefined),
+    tracing.shutdown().catch(() => undefined),
     new Promise<void>((resolve) => (timer = setTimeout(resolve, timeoutMs).unref())),
   ]);
   clearTimeout(timer);

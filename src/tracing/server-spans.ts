@@ -9,14 +9,14 @@ import {
   trace,
 } from '@opentelemetry/api';
 import type { Request } from 'express';
-import { IncomingHttpHeaders, IncomingMessage, RequestListener, ServerResponse } from 'node:http';
+import { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
 import { TLSSocket } from 'node:tls';
 import { clientAddress } from '../common/http/client-address';
 import { redactTokens } from '../common/http/redact-tokens';
 import { routeTemplate } from '../common/http/route-template';
 
 /** Probes come every few seconds from every orchestrator: traced, they would drown the requests. */
-const PROBE_PATH = '/health/';
+const PROBE_PATHS = /^\/health\//;
 
 /** The methods the HTTP conventions name; any other is recorded as `_OTHER`, with the original beside it. */
 const KNOWN_METHODS = new Set([
@@ -37,33 +37,22 @@ const KNOWN_METHODS = new Set([
  * continuing a W3C `traceparent` (or whatever OTEL_PROPAGATORS reads), and handing the request on
  * with that span active, so the SQL and Redis spans of the request go under it.
  *
- * A request the sampler drops costs the sampler's decision, nothing more: no attribute is computed,
- * no context is entered, no listener is added. With no span active, nothing below records either
- * (traced-statements.ts, the Redis instrumentation's `requireParentSpan`), and the log line carries
- * no trace ids, which would lead to no trace. This is why the span is made here and not by
- * OpenTelemetry's HTTP instrumentation, which computes every attribute, enters a context and binds
- * the request's and response's listeners to it for every request, sampled or not: most of what
- * tracing cost a request (bench/RESULTS.md).
- *
- * A request that carries none of the propagators' headers continues no trace: it is not given to
- * the propagators, whose look at the headers was most of what a dropped request paid. One that
- * carries them goes through the propagators and the SDK's tracer, which decide on the caller's
- * trace as the sampler says (parent-based: the caller's sampled flag).
+ * A request the sampler drops costs the propagator's look at its headers and the sampler's
+ * decision, nothing more: no attribute is computed, no context is entered, no listener is added.
+ * With no span active, nothing below records either (traced-statements.ts, the Redis
+ * instrumentation's `requireParentSpan`), and the log line carries no trace ids, which would lead to
+ * no trace. This is why the span is made here and not by OpenTelemetry's HTTP instrumentation, which
+ * computes every attribute, enters a context and binds the request's and response's listeners to it
+ * for every request, sampled or not: most of what tracing cost a request (bench/RESULTS.md).
  *
  * Probes are never traced, and nothing under them is.
  */
 export function serverSpans(handler: RequestListener): RequestListener {
   const tracer = trace.getTracer('plant-store.http');
-  // Lower-case, as Node gives header names; the configured propagators are set before the app.
-  const fields = propagation.fields().map((field) => field.toLowerCase());
-  const continuesTrace = (headers: IncomingHttpHeaders) => {
-    for (const field of fields) if (headers[field] !== undefined) return true;
-    return false;
-  };
   return function tracedRequest(req: IncomingMessage, res: ServerResponse): void {
-    if (req.url?.startsWith(PROBE_PATH) === true) return handler(req, res);
+    if (PROBE_PATHS.test(req.url ?? '')) return handler(req, res);
+    const parent = propagation.extract(ROOT_CONTEXT, req.headers);
     const method = knownMethod(req.method);
-    const parent = continuesTrace(req.headers) ? propagation.extract(ROOT_CONTEXT, req.headers) : ROOT_CONTEXT;
     // No attributes before the sampler's decision: the standard samplers decide on the trace id
     // and the parent alone, and a dropped request must not pay for them.
     const span = tracer.startSpan(method, { kind: SpanKind.SERVER }, parent);

@@ -38,7 +38,7 @@ import {
   startProdArgv,
 } from './lib/harness';
 import { ProfileSummary, summarizeProfile } from './lib/profile';
-import { Round, ratioPerRound, ratioSummary, runSideBySide } from './lib/side-by-side';
+import { Round, median, ratioPerRound, ratioSummary, runSideBySide } from './lib/side-by-side';
 import { Spawned, sleep, startProcess, stopProcess, waitForHttp } from './lib/sys';
 
 const S = standaloneSettings({
@@ -237,11 +237,12 @@ function report(rounds: Round<'list', ModeRun>[], version: string, pin: boolean,
   const cells = (m: ModeRun, mode: Mode) => [
     m.rps.toFixed(0),
     m.cpuUsPerRequest.toFixed(1),
+    String(m.p99Ms),
     ...(mode === 'off' ? [] : [`${m.exports}, ${kib(m)}`]),
   ];
   return [
-    `| round | ${MODES.map((mode) => `${mode} req/s | ${mode} CPU µs/req${mode === 'off' ? '' : ` | ${mode}: exports, KiB per 1,000 requests`}`).join(' | ')} |`,
-    `|---:|${MODES.map((mode) => (mode === 'off' ? '---:|---:' : '---:|---:|---:')).join('|')}|`,
+    `| round | ${MODES.map((mode) => `${mode} req/s | ${mode} CPU µs/req | ${mode} p99 ms${mode === 'off' ? '' : ` | ${mode}: exports, KiB per 1,000 requests`}`).join(' | ')} |`,
+    `|---:|${MODES.map((mode) => (mode === 'off' ? '---:|---:|---:' : '---:|---:|---:|---:')).join('|')}|`,
     ...runs.map((r, i) => `| ${i + 1} | ${MODES.flatMap((mode, side) => cells(r[side], mode)).join(' | ')} |`),
     '',
     ...TRACED.map((mode) => {
@@ -253,6 +254,8 @@ function report(rounds: Round<'list', ModeRun>[], version: string, pin: boolean,
         `${ratioSummary(rps, true)}; in requests per CPU-second: ${ratioSummary(cpu)}.`
       );
     }),
+    `Latency p99 (autocannon's, ms), median of ${rounds.length} rounds: ` +
+      `${MODES.map((mode, side) => `${mode} ${median(runs.map((r) => r[side].p99Ms))}`).join(', ')}.`,
     '',
     `Settings: ${S.rounds} rounds of ${S.durationSec} s per instance after ${S.warmupSec} s of warm-up each, ${S.connections} connections, ` +
       `\`GET /plants?limit=20\` of an owner of 1,000 plants, \`${startProdArgv(ROOT).slice(1).join(' ')}\`, LOG_LEVEL=warn, no Redis, ` +

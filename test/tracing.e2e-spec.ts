@@ -209,6 +209,53 @@ describe('trace export at shutdown', () => {
   }, 120_000);
 });
 
+describe('sampled by ratio, none of the new traces kept (parentbased_traceidratio 0, sqlite)', () => {
+  const receiver = new OtlpReceiver();
+  let service: ServiceProcess;
+  let token: string;
+
+  beforeAll(async () => {
+    await receiver.start();
+    const env = (await prepareDatabase('sqlite')).env;
+    token = await createTokenWithCli(env, 'tracer-ratio');
+    service = await startServiceProcess({
+      ...env,
+      ...tracingEnv(receiver),
+      OTEL_TRACES_SAMPLER: 'parentbased_traceidratio',
+      OTEL_TRACES_SAMPLER_ARG: '0',
+    });
+  }, 120_000);
+
+  afterAll(async () => {
+    await service?.stop();
+    await receiver.stop();
+  });
+
+  it("traces a caller's sampled request, and no request that continues no trace", async () => {
+    const requestId = randomUUID();
+    const untraced = await fetch(`${service.url}/plants`, {
+      headers: { authorization: `Bearer ${token}`, 'x-request-id': requestId },
+    });
+    expect(untraced.status).toBe(200);
+    const caller = callerContext();
+    const traced = await fetch(`${service.url}/plants`, {
+      headers: { authorization: `Bearer ${token}`, traceparent: caller.traceparent },
+    });
+    expect(traced.status).toBe(200);
+    await waitFor(() => serverSpanOf(receiver.inTrace(caller.traceId)) !== undefined, { what: "the caller's span" });
+    expect(serverSpanOf(receiver.inTrace(caller.traceId))).toMatchObject({
+      name: 'GET /plants',
+      parentSpanId: caller.spanId,
+    });
+    // The traced request's span is in: the untraced one's would have been exported with it or before.
+    expect(receiver.spans.filter((span) => span.traceId !== caller.traceId)).toEqual([]);
+    await waitFor(() => service.logLines().some((entry) => entry.requestId === requestId), { what: 'the log line' });
+    const line = service.logLines().find((entry) => entry.requestId === requestId);
+    expect(line).toMatchObject({ msg: 'GET /plants 200' });
+    expect(line).not.toHaveProperty('trace_id');
+  });
+});
+
 describe('tracing unset', () => {
   /** What a process that loads the app as main.ts does (tracing entry first) has registered. */
   function registered(env: Record<string, string>): { sdkLoaded: boolean; provider: string; on: boolean } {

@@ -4,7 +4,9 @@ import {
   AlwaysOffSampler,
   InMemorySpanExporter,
   ParentBasedSampler,
+  Sampler,
   SimpleSpanProcessor,
+  TraceIdRatioBasedSampler,
   TracerProvider,
 } from '@opentelemetry/sdk-trace';
 import { EventEmitter } from 'node:events';
@@ -153,6 +155,27 @@ const traceparentReader: TextMapPropagator<Record<string, string>> = {
   fields: () => ['traceparent'],
 };
 
+const traceId = '4bf92f3577b34da6a3ce929d0e0e4736';
+const exchange = (url: string, headers: Record<string, string> = {}) => {
+  const req = Object.assign(new EventEmitter(), {
+    method: 'GET',
+    url,
+    httpVersion: '1.1',
+    headers: { host: 'localhost:3000', ...headers },
+    socket: { remoteAddress: '127.0.0.1', remotePort: 50000 },
+  }) as unknown as IncomingMessage;
+  const res = Object.assign(new EventEmitter(), { statusCode: 200 }) as unknown as ServerResponse;
+  return { req, res };
+};
+/** What the handler saw: the active span, and how many listeners the response had. */
+const handled = (url: string, headers?: Record<string, string>) => {
+  const { req, res } = exchange(url, headers);
+  let seen: { span: Span | undefined; closeListeners: number } | undefined;
+  serverSpans(() => (seen = { span: trace.getActiveSpan(), closeListeners: res.listenerCount('close') }))(req, res);
+  res.emit('close');
+  return seen!;
+};
+
 describe(serverSpans.name, () => {
   const exporter = new InMemorySpanExporter();
   /** Samples what the caller sampled, and nothing that comes without a caller. */
@@ -173,27 +196,6 @@ describe(serverSpans.name, () => {
     context.disable();
   });
   beforeEach(() => exporter.reset());
-
-  const traceId = '4bf92f3577b34da6a3ce929d0e0e4736';
-  const exchange = (url: string, headers: Record<string, string> = {}) => {
-    const req = Object.assign(new EventEmitter(), {
-      method: 'GET',
-      url,
-      httpVersion: '1.1',
-      headers: { host: 'localhost:3000', ...headers },
-      socket: { remoteAddress: '127.0.0.1', remotePort: 50000 },
-    }) as unknown as IncomingMessage;
-    const res = Object.assign(new EventEmitter(), { statusCode: 200 }) as unknown as ServerResponse;
-    return { req, res };
-  };
-  /** What the handler saw: the active span, and how many listeners the response had. */
-  const handled = (url: string, headers?: Record<string, string>) => {
-    const { req, res } = exchange(url, headers);
-    let seen: { span: Span | undefined; closeListeners: number } | undefined;
-    serverSpans(() => (seen = { span: trace.getActiveSpan(), closeListeners: res.listenerCount('close') }))(req, res);
-    res.emit('close');
-    return seen!;
-  };
 
   it("makes a sampled request's span active for its handler and ends it with the response", () => {
     const seen = handled('/plants?limit=5', { traceparent: `00-${traceId}-00f067aa0ba902b7-01` });
@@ -220,6 +222,79 @@ describe(serverSpans.name, () => {
 
   it('does not trace the probes, whatever the caller sampled', () => {
     expect(handled('/health/ready', { traceparent: `00-${traceId}-00f067aa0ba902b7-01` }).span).toBeUndefined();
+    expect(exporter.getFinishedSpans()).toEqual([]);
+  });
+});
+
+describe(`${serverSpans.name} with a parent-based ratio sampler`, () => {
+  const exporter = new InMemorySpanExporter();
+  /** Parent-based with a ratio that is changed per test: 0 keeps no new trace, 1 keeps every one. */
+  let ratio: Sampler = new TraceIdRatioBasedSampler(0);
+  const sampler = new ParentBasedSampler({ root: { shouldSample: (...args) => ratio.shouldSample(...args) } });
+  const provider = new TracerProvider({
+    sampler,
+    spanProcessors: [new SimpleSpanProcessor({ exporter })],
+  });
+
+  beforeAll(() => {
+    context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
+    propagation.setGlobalPropagator(traceparentReader);
+    trace.setGlobalTracerProvider(provider);
+  });
+  afterAll(async () => {
+    await provider.shutdown();
+    trace.disable();
+    propagation.disable();
+    context.disable();
+  });
+  beforeEach(() => {
+    exporter.reset();
+    jest.restoreAllMocks();
+  });
+  const served = handled;
+
+  it('traces nothing of a request without trace headers that the sampler drops', () => {
+    ratio = new TraceIdRatioBasedSampler(0);
+    const asked = jest.spyOn(sampler, 'shouldSample');
+    expect(served('/plants')).toEqual({ span: undefined, closeListeners: 0 });
+    expect(asked).toHaveBeenCalledTimes(1);
+    expect(exporter.getFinishedSpans()).toEqual([]);
+  });
+
+  it("traces a request whose traceparent has its sampled flag set, even at ratio 0, in the caller's trace", () => {
+    ratio = new TraceIdRatioBasedSampler(0);
+    const seen = served('/plants', { traceparent: `00-${traceId}-00f067aa0ba902b7-01` });
+    expect(seen.span?.spanContext().traceId).toBe(traceId);
+    const [span] = exporter.getFinishedSpans();
+    expect(span).toMatchObject({
+      name: 'GET',
+      parentSpanContext: expect.objectContaining({ traceId, spanId: '00f067aa0ba902b7' }),
+    });
+  });
+
+  it('does not trace a request whose caller did not sample, even at ratio 1 (parent-based)', () => {
+    ratio = new TraceIdRatioBasedSampler(1);
+    expect(served('/plants', { traceparent: `00-${traceId}-00f067aa0ba902b7-00` }).span).toBeUndefined();
+    expect(exporter.getFinishedSpans()).toEqual([]);
+  });
+
+  it('starts the trace of a request it keeps on the trace id the sampler decided on', () => {
+    ratio = new TraceIdRatioBasedSampler(1);
+    const asked = jest.spyOn(sampler, 'shouldSample');
+    const seen = served('/plants?limit=5');
+    const decidedOn = asked.mock.calls[0][1];
+    expect(seen.span?.spanContext().traceId).toBe(decidedOn);
+    const [span] = exporter.getFinishedSpans();
+    expect(span.spanContext().traceId).toBe(decidedOn);
+    expect(span.parentSpanContext).toBeUndefined();
+    expect(span.attributes).toMatchObject({ 'url.path': '/plants', 'url.query': 'limit=5' });
+  });
+
+  it('does not trace the probes, and does not ask the sampler about them', () => {
+    ratio = new TraceIdRatioBasedSampler(1);
+    const asked = jest.spyOn(sampler, 'shouldSample');
+    expect(served('/health/live').span).toBeUndefined();
+    expect(asked).not.toHaveBeenCalled();
     expect(exporter.getFinishedSpans()).toEqual([]);
   });
 });

@@ -65,6 +65,12 @@ const p99 = (r: RoundResult) => r.load.latencyMs.p99;
 const slowest = (r: RoundResult) => r.load.latencyMs.max;
 /** The target's CPU time over the responses it gave, in microseconds (NaN for results from before it was recorded). */
 export const cpuPerResponseUs = (r: RoundResult) => ((r.cpu.targetSec ?? NaN) * 1e6) / r.load.responses;
+/**
+ * The database server's CPU per response: what a request costs the part that is hardest to scale
+ * (on Galera every node applies every write). The server is the bench's own, serving this target
+ * alone during the round.
+ */
+export const dbCpuPerResponseUs = (r: RoundResult) => ((r.cpu.dbSec ?? NaN) * 1e6) / r.load.responses;
 
 const num = (x: number, digits = 0) =>
   Number.isFinite(x)
@@ -287,6 +293,14 @@ function scenarioTable(rounds: RoundResult[]): string[] {
   const row = (label: string, f: (rs: RoundResult[]) => string) =>
     lines.push(`| ${label} | ${TARGETS.map((t) => f(roundsOf(rounds, t))).join(' | ')} |`);
   row('req/s, median [min–max]', (rs) => fmtSpread(spread(rs.map(rps)), (x) => num(x)));
+  // A new instance's first minutes: the first round after the warm-up, against the rounds' median.
+  row('first round req/s ÷ the median', (rs) => {
+    const first = rs.reduce<RoundResult | undefined>(
+      (a, r) => (a === undefined || r.round < a.round ? r : a),
+      undefined,
+    );
+    return first === undefined ? '' : ratio(rps(first) / spread(rs.map(rps)).median);
+  });
   row('p50 ms', (rs) => fmtSpread(spread(rs.map(p50)), ms));
   row('p99 ms', (rs) => fmtSpread(spread(rs.map(p99)), ms));
   row('slowest request ms', (rs) => fmtSpread(spread(rs.map(slowest)), ms));
@@ -304,6 +318,9 @@ function scenarioTable(rounds: RoundResult[]): string[] {
   );
   row('max RSS under load, MB', (rs) => num(Math.max(...rs.map((r) => r.rssMaxMb)), 1));
   row('CPU per request, µs (CPU time ÷ responses)', (rs) => fmtSpread(spread(rs.map(cpuPerResponseUs)), (x) => num(x)));
+  row('database CPU per request, µs (its CPU time ÷ responses)', (rs) =>
+    fmtSpread(spread(rs.map(dbCpuPerResponseUs)), (x) => num(x)),
+  );
   row('CPU of its core, median', (rs) => `${num(spread(rs.map((r) => r.cpu.target * 100)).median)}%`);
   row(
     'core 1: database + load generator CPU, median',
@@ -331,6 +348,7 @@ function ratioTable(rounds: RoundResult[]): string[] {
     ['p50 latency (lower is better)', p50],
     ['p99 latency (lower is better)', p99],
     ['CPU per request (lower is better)', cpuPerResponseUs],
+    ['database CPU per request (lower is better)', dbCpuPerResponseUs],
   ] as const) {
     lines.push(`| ${label} | ${PEERS.map((t) => fmtSpread(ratios(rounds, t, pick), ratio)).join(' | ')} |`);
   }
@@ -341,13 +359,13 @@ function roundsDetail(rounds: RoundResult[]): string[] {
   const lines = [
     '<details><summary>Every round</summary>',
     '',
-    "| round | target | req/s | p50 ms | p90 ms | p99 ms | max ms | sent | SQL/req | RSS MB | CPU | CPU µs/req | others' CPU | statuses |",
-    '|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|',
+    "| round | target | req/s | p50 ms | p90 ms | p99 ms | max ms | sent | SQL/req | RSS MB | CPU | CPU µs/req | DB CPU µs/req | others' CPU | statuses |",
+    '|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|',
   ];
   for (const r of rounds) {
     const l = r.load.latencyMs;
     lines.push(
-      `| ${r.round} | ${TARGET_LABEL[r.target]} | ${num(r.load.rps)} | ${ms(l.p50)} | ${ms(l.p90)} | ${ms(l.p99)} | ${ms(l.max)} | ${num(r.load.sent)} | ${r.sqlPerRequest.Questions.toFixed(3)} | ${num(r.rssMaxMb, 1)} | ${num(r.cpu.target * 100)}% | ${num(cpuPerResponseUs(r))} | ${num(r.cpu.others * 100)}% | ${statusSummary([r])} |`,
+      `| ${r.round} | ${TARGET_LABEL[r.target]} | ${num(r.load.rps)} | ${ms(l.p50)} | ${ms(l.p90)} | ${ms(l.p99)} | ${ms(l.max)} | ${num(r.load.sent)} | ${r.sqlPerRequest.Questions.toFixed(3)} | ${num(r.rssMaxMb, 1)} | ${num(r.cpu.target * 100)}% | ${num(cpuPerResponseUs(r))} | ${num(dbCpuPerResponseUs(r))} | ${num(r.cpu.others * 100)}% | ${statusSummary([r])} |`,
     );
   }
   lines.push('', '</details>');

@@ -31,6 +31,8 @@ export interface RoundResult {
     /** CPU seconds the target used over the run, all its threads (absent in results from before). */
     targetSec?: number;
     db: number | null;
+    /** CPU seconds the database server used over the run (absent in results from before, or with no server of ours). */
+    dbSec?: number | null;
     loadgen: number;
     /** Processes outside the benchmark, in cores. */ others: number;
   };

@@ -84,10 +84,12 @@ export async function measure(ctx: Context, target: Target, round: number, job: 
   const rssMaxMb = rss.stop();
   const wall = (Date.now() - t0) / 1000;
   const targetSec = cpuSeconds(target.proc.pid) - cpu0.target;
+  const dbSec = ctx.dbPid ? cpuSeconds(ctx.dbPid) - cpu0.db : null;
   const cpu = {
     target: targetSec / wall,
     targetSec,
-    db: ctx.dbPid ? (cpuSeconds(ctx.dbPid) - cpu0.db) / wall : null,
+    db: dbSec === null ? null : dbSec / wall,
+    dbSec,
     loadgen: (cpuSeconds(ctx.loadgen.proc.pid) - cpu0.loadgen) / wall,
     others: others(),
   };

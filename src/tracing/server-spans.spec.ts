@@ -176,14 +176,8 @@ const handled = (url: string, headers?: Record<string, string>) => {
   return seen!;
 };
 
-describe(serverSpans.name, () => {
-  const exporter = new InMemorySpanExporter();
-  /** Samples what the caller sampled, and nothing that comes without a caller. */
-  const provider = new TracerProvider({
-    sampler: new ParentBasedSampler({ root: new AlwaysOffSampler() }),
-    spanProcessors: [new SimpleSpanProcessor({ exporter })],
-  });
-
+/** `provider` as the global tracer provider for the tests of a describe, with a context manager and the traceparent reader. */
+function installedWhileDescribed(provider: TracerProvider): void {
   beforeAll(() => {
     context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
     propagation.setGlobalPropagator(traceparentReader);
@@ -195,6 +189,17 @@ describe(serverSpans.name, () => {
     propagation.disable();
     context.disable();
   });
+}
+
+describe(serverSpans.name, () => {
+  const exporter = new InMemorySpanExporter();
+  /** Samples what the caller sampled, and nothing that comes without a caller. */
+  const provider = new TracerProvider({
+    sampler: new ParentBasedSampler({ root: new AlwaysOffSampler() }),
+    spanProcessors: [new SimpleSpanProcessor({ exporter })],
+  });
+
+  installedWhileDescribed(provider);
   beforeEach(() => exporter.reset());
 
   it("makes a sampled request's span active for its handler and ends it with the response", () => {
@@ -236,17 +241,7 @@ describe(`${serverSpans.name} with a parent-based ratio sampler`, () => {
     spanProcessors: [new SimpleSpanProcessor({ exporter })],
   });
 
-  beforeAll(() => {
-    context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
-    propagation.setGlobalPropagator(traceparentReader);
-    trace.setGlobalTracerProvider(provider);
-  });
-  afterAll(async () => {
-    await provider.shutdown();
-    trace.disable();
-    propagation.disable();
-    context.disable();
-  });
+  installedWhileDescribed(provider);
   beforeEach(() => {
     exporter.reset();
     jest.restoreAllMocks();

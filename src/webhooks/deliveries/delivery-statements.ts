@@ -35,15 +35,7 @@ export function compileDeliveryStatements(
   const d = deliveries;
   const update = () => d.update();
 
-  const readAttemptColumns = attempts.reader([
-    'deliveryId',
-    'eventType',
-    'attempt',
-    'statusCode',
-    'error',
-    'attemptedAt',
-    'durationMs',
-  ]);
+  const readAttemptColumns = attempts.reader(ATTEMPT_COLUMNS.filter((column) => column !== 'subscriptionId'));
   const readEventId = d.reader(['eventId']);
   const readAttempt = (row: Record<string, unknown>): AttemptRow => {
     const attempt = readAttemptColumns(row);

@@ -1,3 +1,4 @@
+import type { ClaimedDelivery } from '../../src/webhooks/deliveries/claims';
 import { DeliveriesRepository } from '../../src/webhooks/deliveries/deliveries.repository';
 import { EventsRepository } from '../../src/webhooks/events/events.repository';
 import { NewSubscription, SubscriptionsRepository } from '../../src/webhooks/subscriptions/subscriptions.repository';
@@ -22,6 +23,11 @@ export function subscription(id: bigint, fields: Partial<NewSubscription> = {}):
   };
 }
 
+/** The lease the repository specs claim with. */
+export const LEASE = 60_000;
+/** An attempt's outcome that retries after `delayMs`. */
+export const retry = (delayMs = 60_000) => ({ kind: 'retry' as const, delayMs });
+
 export interface WebhookTables {
   db: RepositoryDatabase;
   subscriptions: SubscriptionsRepository;
@@ -29,6 +35,8 @@ export interface WebhookTables {
   events: EventsRepository;
   /** A pending delivery of `subscriptionId`, due `dueInMs` from now (negative: overdue). */
   pendingDelivery(subscriptionId: bigint, plantId: bigint, dueInMs?: number): Promise<void>;
+  /** What a claim took, without caps. */
+  claimedBy(limit: number, lease: number, claim: string): Promise<ClaimedDelivery[]>;
   /** The state, attempts and claim of each of the subscription's deliveries, in id order. */
   deliveryStates(subscriptionId: bigint): Promise<{ state: string; attempts: number; claim: string | null }[]>;
 }
@@ -46,6 +54,9 @@ export function webhookTables(name: TestDatabase['name']): WebhookTables {
           "VALUES (?, 'plant.created', ?, ?, 'pending', 0, ?)",
         [subscriptionId, dataOf(plantId), now, now + dueInMs],
       );
+    },
+    async claimedBy(limit: number, lease: number, claim: string) {
+      return (await tables.deliveries.claimDue(limit, lease, claim)).deliveries;
     },
     async deliveryStates(subscriptionId: bigint) {
       const rows = (await tables.db.dataSource.query(

@@ -4,18 +4,11 @@ import { compileClaimStatements } from './claim-statements';
 import { WebhookDelivery } from './webhook-delivery.entity';
 import { WebhookSubscription } from '../subscriptions/webhook-subscription.entity';
 import { testDatabases } from '../../../test/utils/databases';
-import { dataOf, subscription, webhookTables } from '../../../test/utils/webhook-tables';
-
-const LEASE = 60_000;
-const retry = (delayMs = 60_000) => ({ kind: 'retry' as const, delayMs });
+import { dataOf, LEASE, retry, subscription, webhookTables } from '../../../test/utils/webhook-tables';
 
 describe.each(testDatabases())(`DeliveriesRepository on %s`, (name) => {
   const tables = webhookTables(name);
-  const { pendingDelivery, deliveryStates } = tables;
-
-  /** What a claim took, without caps. */
-  const claimedBy = async (limit: number, lease: number, claim: string) =>
-    (await tables.deliveries.claimDue(limit, lease, claim)).deliveries;
+  const { pendingDelivery, deliveryStates, claimedBy } = tables;
 
   describe('claimDue', () => {
     it('claims due deliveries with what sending them needs, oldest due first, up to the limit', async () => {

@@ -1,18 +1,11 @@
 import { ClaimedDelivery } from './claims';
 import { RECOVER_BATCH } from '../webhooks.limits';
 import { testDatabases } from '../../../test/utils/databases';
-import { dataOf, subscription, webhookTables } from '../../../test/utils/webhook-tables';
-
-const LEASE = 60_000;
-const retry = (delayMs = 60_000) => ({ kind: 'retry' as const, delayMs });
+import { dataOf, LEASE, retry, subscription, webhookTables } from '../../../test/utils/webhook-tables';
 
 describe.each(testDatabases())(`DeliveriesRepository, recording attempts, on %s`, (name) => {
   const tables = webhookTables(name);
-  const { pendingDelivery, deliveryStates } = tables;
-
-  /** What a claim took, without caps. */
-  const claimedBy = async (limit: number, lease: number, claim: string) =>
-    (await tables.deliveries.claimDue(limit, lease, claim)).deliveries;
+  const { pendingDelivery, deliveryStates, claimedBy } = tables;
 
   describe('recordAttempt', () => {
     async function claimOne(): Promise<ClaimedDelivery> {

@@ -2,18 +2,11 @@ import { isUniqueViolation } from '../../database';
 import { DISABLED_BY_ITS_USER } from './subscriptions.repository';
 import { testDatabases } from '../../../test/utils/databases';
 import { failureOf } from '../../../test/utils/repository-database';
-import { subscription, webhookTables } from '../../../test/utils/webhook-tables';
-
-const LEASE = 60_000;
-const retry = (delayMs = 60_000) => ({ kind: 'retry' as const, delayMs });
+import { LEASE, retry, subscription, webhookTables } from '../../../test/utils/webhook-tables';
 
 describe.each(testDatabases())(`SubscriptionsRepository on %s`, (name) => {
   const tables = webhookTables(name);
-  const { pendingDelivery, deliveryStates } = tables;
-
-  /** What a claim took, without caps. */
-  const claimedBy = async (limit: number, lease: number, claim: string) =>
-    (await tables.deliveries.claimDue(limit, lease, claim)).deliveries;
+  const { pendingDelivery, deliveryStates, claimedBy } = tables;
 
   describe('subscriptions', () => {
     it('inserts, lists in id order with their events, and tells whether one exists for the owner', async () => {

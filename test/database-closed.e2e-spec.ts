@@ -109,6 +109,7 @@ const CALLS: [Type<object>, Record<string, unknown[]>][] = [
         10,
       ],
       listSubscriptions: ['closed'],
+      ownersSince: [-1n, 10],
       getSubscription: ['closed', 1n],
       updateSubscription: [
         ['closed', 1n, { url: 'https://example.com/', description: null }],

@@ -14,6 +14,7 @@ import {
   startInstance,
   startWriteLoad,
 } from './utils/galera';
+import { changesAroundASubscription } from './utils/subscription-promise';
 import { TestApp, bearer, exactJson, expectErrorBody } from './utils/test-app';
 import { waitFor } from './utils/wait-for';
 import { WEBHOOK_TEST_ENV, WebhookReceiver } from './utils/webhook-receiver';
@@ -120,6 +121,16 @@ describeGalera('On a three-node Galera cluster', () => {
     } finally {
       await receiver.close();
     }
+  });
+
+  it('records every change asked for through one node after the 201 of a subscription made through another, while changes run through both', async () => {
+    const rounds = [];
+    for (let round = 0; round < 6; round++) {
+      const [subscriber, changer] = round % 2 === 0 ? [a, b] : [b, a];
+      rounds.push(await changesAroundASubscription(subscriber, changer, `around-${round}`, { firstId: 20_000 }));
+    }
+    expect(rounds.flatMap((round) => round.missing)).toEqual([]);
+    for (const round of rounds) expect(Math.min(round.before, round.after)).toBeGreaterThan(0);
   });
 
   it('keeps causal reads on every pooled connection after conflicting writes', async () => {

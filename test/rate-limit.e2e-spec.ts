@@ -192,7 +192,7 @@ describe.each(testDatabases())('Rate limits on %s', (database) => {
 
     beforeAll(async () => {
       t = await startTestApp(database, { ...LIMITED, TRUST_PROXY: 'loopback' });
-      stopWatching = watchStatements(database, t.dataSource, (sql) => statements.push(sql));
+      stopWatching = watchStatements(database, t, (sql) => statements.push(sql));
     });
     afterAll(() => {
       stopWatching();

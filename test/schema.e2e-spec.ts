@@ -5,6 +5,7 @@ import { PreviousReleaseColumnsUnwritten1764500000000 } from '../src/database/mi
 import { MIGRATION_LOCK_TABLE, pendingMigrations, runPendingMigrations } from '../src/database/migrations-runner';
 import { SchemaHealthIndicator } from '../src/health/schema.health';
 import { PLANT_NAME_MAX_LENGTH, PLANT_TAG_MAX_LENGTH } from '../src/plants/plants.limits';
+import { FEED_KNOWN_FOR_MS } from '../src/webhooks/subscriptions/subscribed-owners';
 import { expectedEventData } from './utils/bodies';
 import { testDatabases } from './utils/databases';
 import { undoMigrations } from './utils/migrations';
@@ -220,6 +221,8 @@ describe.each(testDatabases())('Schema on %s', (database) => {
       'INSERT INTO webhook_subscriptions (id, public_id, owner, url, events, secret, created_at) ' +
         `VALUES (1, 1, 'widest', 'https://example.com/hook', '["plant.created","plant.deleted"]', 'sealed', 0)`,
     );
+    // Made outside POST /webhooks, which would wait this long for every instance to read it.
+    await new Promise((resolve) => setTimeout(resolve, FEED_KNOWN_FOR_MS));
     // Four bytes each in UTF-8: the most a character takes in a utf8mb4 column.
     const name = '\u{1F33F}'.repeat(PLANT_NAME_MAX_LENGTH);
     const tag = '\u{1F331}'.repeat(PLANT_TAG_MAX_LENGTH);

@@ -159,6 +159,40 @@ describe(Database.name, () => {
       expect(transactions.withTransaction).toHaveBeenLastCalledWith(Propagation.Nested, inner);
     });
 
+    it('runs what was asked for after the commit once the outermost transaction committed, and for its last try only', async () => {
+      const { database, inTransaction } = setup();
+      const steps: string[] = [];
+      inTransaction.query
+        .mockResolvedValueOnce({ affected: 1 })
+        .mockRejectedValueOnce(deadlock())
+        .mockResolvedValue({ affected: 1 });
+      let tries = 0;
+      const work = async () => {
+        const attempt = ++tries;
+        await database.afterCommit(async () => void steps.push(`after try ${attempt}`));
+        await database.execute('INSERT', [], WRITE);
+        await database.execute('UPDATE', [], WRITE);
+        steps.push(`end of try ${attempt}`);
+        return attempt;
+      };
+      await expect(database.transaction(work, { retry: WRITE })).resolves.toBe(2);
+      expect(steps).toEqual(['end of try 2', 'after try 2']);
+    });
+
+    it('runs what is asked for after the commit at once outside a transaction', async () => {
+      const { database } = setup();
+      const then = jest.fn(async () => undefined);
+      await database.afterCommit(then);
+      expect(then).toHaveBeenCalledTimes(1);
+    });
+
+    it('never runs the transaction again for a failure after its commit', async () => {
+      const { database, transactions } = setup();
+      const work = () => database.afterCommit(() => Promise.reject(deadlock()));
+      await expect(database.transaction(work, { retry: WRITE })).rejects.toThrow('ER_LOCK_DEADLOCK');
+      expect(transactions.withTransaction).toHaveBeenCalledTimes(1);
+    });
+
     it('lets an inner transaction ask for the isolation of the outer one, and fails one that asks for another', async () => {
       const { database } = setup();
       const inner = (isolation?: typeof READ_COMMITTED) => database.transaction(async () => 'inner', { isolation });

@@ -93,6 +93,8 @@ export class Database {
   private pooled?: PooledStatements | null;
   /** The isolation level of each open transaction, by its query runner. */
   private readonly isolations = new WeakMap<QueryRunner, IsolationLevel>();
+  /** What each open transaction runs once it has committed (afterCommit), by its query runner. */
+  private readonly committed = new WeakMap<QueryRunner, (() => Promise<void>)[]>();
 
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
@@ -141,18 +143,44 @@ export class Database {
    */
   async transaction<T>(work: () => Promise<T>, options: TransactionOptions = {}): Promise<T> {
     if (this.transactions.isTransactionActive()) return this.runSavepoint(work, options.isolation);
-    const run = () => this.runTransaction(work, options.isolation);
+    const afterwards: (() => Promise<void>)[] = [];
+    const run = () => {
+      afterwards.length = 0;
+      return this.runTransaction(work, afterwards, options.isolation);
+    };
+    let result: T;
     try {
-      return await (options.retry ? withStatementRetry(run, options.retry) : run());
+      result = await (options.retry ? withStatementRetry(run, options.retry) : run());
     } catch (error) {
       throw this.named(error);
     }
+    // Committed: never run again for what follows.
+    for (const then of afterwards) await then();
+    return result;
   }
 
-  private runTransaction<T>(work: () => Promise<T>, isolation?: PerDialect<IsolationLevel>): Promise<T> {
+  /**
+   * Runs `then` once what has been written so far is committed, and resolves when it has run:
+   * outside a transaction at once; inside one, when the outermost transaction has committed, before
+   * its `transaction()` call resolves (a try that rolled back and ran again runs only what the
+   * committed try asked for). For what must follow the commit within the request, such as waiting
+   * until other instances can see the change before answering.
+   */
+  async afterCommit(then: () => Promise<void>): Promise<void> {
+    if (!this.transactions.isTransactionActive()) return then();
+    this.committed.get(this.transactions.tx.queryRunner!)?.push(then);
+  }
+
+  private runTransaction<T>(
+    work: () => Promise<T>,
+    afterwards: (() => Promise<void>)[],
+    isolation?: PerDialect<IsolationLevel>,
+  ): Promise<T> {
     const level = (isolation ?? DEFAULT_ISOLATION)[this.dialect];
     const opened = async () => {
-      this.isolations.set(this.transactions.tx.queryRunner!, level);
+      const runner = this.transactions.tx.queryRunner!;
+      this.isolations.set(runner, level);
+      this.committed.set(runner, afterwards);
       return work();
     };
     return isolation

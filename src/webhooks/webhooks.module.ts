@@ -4,6 +4,7 @@ import { SecretsModule } from '../secrets/secrets.module';
 import { EventOutbox } from './events/event-outbox.service';
 import { WebhookDeliveryModule } from './deliveries/webhook-delivery.module';
 import { EventsController } from './events/events.controller';
+import { SubscribedOwners } from './subscriptions/subscribed-owners';
 import { WebhooksController } from './webhooks.controller';
 import { WebhookOutboxMetrics } from './webhooks.metrics';
 import { WebhooksService } from './webhooks.service';
@@ -15,7 +16,7 @@ import { WebhooksService } from './webhooks.service';
 @Module({
   imports: [WebhookDeliveryModule, SecretsModule, MetricsModule],
   controllers: [WebhooksController, EventsController],
-  providers: [WebhooksService, EventOutbox, WebhookOutboxMetrics],
+  providers: [WebhooksService, EventOutbox, SubscribedOwners, WebhookOutboxMetrics],
   exports: [EventOutbox],
 })
 export class WebhooksModule {}

@@ -13,6 +13,7 @@ import { AttemptRow } from './deliveries/claims';
 import { DeliveriesRepository } from './deliveries/deliveries.repository';
 import { EventsRepository } from './events/events.repository';
 import { NewSubscription, SubscriptionRow, SubscriptionsRepository } from './subscriptions/subscriptions.repository';
+import { SubscribedOwners } from './subscriptions/subscribed-owners';
 import { TooManySubscriptions, WebhookHostUnresolved, WebhookNotFound } from './webhooks.errors';
 import { MAX_SUBSCRIPTIONS_PER_OWNER } from './webhooks.limits';
 import { WebhooksService } from './webhooks.service';
@@ -36,6 +37,8 @@ type Repository = Record<
 
 describe(WebhooksService.name, () => {
   let repository: Repository;
+  /** Owners announced as subscribed (the 201 waits for SubscribedOwners.subscribed). */
+  let subscribed: jest.Mock;
 
   beforeEach(() => {
     repository = {
@@ -45,6 +48,7 @@ describe(WebhooksService.name, () => {
       deleteSubscription: jest.fn().mockResolvedValue(true),
       recentAttempts: jest.fn().mockResolvedValue([]),
     };
+    subscribed = jest.fn().mockResolvedValue(undefined);
   });
 
   async function build(env: Record<string, string>): Promise<WebhooksService> {
@@ -55,6 +59,7 @@ describe(WebhooksService.name, () => {
         { provide: SubscriptionsRepository, useValue: repository },
         { provide: DeliveriesRepository, useValue: repository },
         { provide: EventsRepository, useValue: repository },
+        { provide: SubscribedOwners, useValue: { subscribed } },
         { provide: ConfigService, useValue: new ConfigService(loadConfig(env)) },
         SecretsService,
       ],
@@ -107,6 +112,21 @@ describe(WebhooksService.name, () => {
         expect.objectContaining({ owner: 'alice' }),
         MAX_SUBSCRIPTIONS_PER_OWNER,
       );
+      expect(subscribed).not.toHaveBeenCalled();
+    });
+
+    it('answers once every instance knows the owner has a subscription, not before', async () => {
+      const service = await build(ANY_URL);
+      let known!: () => void;
+      subscribed.mockReturnValue(new Promise<void>((resolve) => (known = resolve)));
+      let answered = false;
+      const created = service.create('alice', dto()).then(() => (answered = true));
+      await new Promise((resolve) => setImmediate(resolve));
+      expect(subscribed).toHaveBeenCalledWith('alice');
+      expect(answered).toBe(false);
+      known();
+      await created;
+      expect(answered).toBe(true);
     });
 
     it('stores the secret sealed under the key and returns it in clear, once', async () => {

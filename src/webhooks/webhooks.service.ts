@@ -50,6 +50,7 @@ import {
 } from './webhooks.limits';
 import { DeliveriesRepository } from './deliveries/deliveries.repository';
 import { EventsRepository } from './events/events.repository';
+import { SubscribedOwners } from './subscriptions/subscribed-owners';
 import { SubscriptionRow, SubscriptionsRepository } from './subscriptions/subscriptions.repository';
 
 /** A page of GET /events, and the cursor of the next one when more follow. */
@@ -88,6 +89,7 @@ export class WebhooksService {
     private readonly deliveriesRepository: DeliveriesRepository,
     private readonly eventsRepository: EventsRepository,
     private readonly secrets: SecretsService,
+    private readonly owners: SubscribedOwners,
     config: ConfigService<AppConfig, true>,
   ) {
     this.config = config.get('webhooks', { infer: true });
@@ -143,6 +145,8 @@ export class WebhooksService {
     if (!inserted) {
       throw new TooManySubscriptions();
     }
+    // The 201 waits until every instance records this owner's changes with their events.
+    await this.owners.subscribed(owner);
     return { ...toDto({ ...row, disabledAt: null, disabledReason: null, previousSecretExpiresAt: null }), secret };
   }
 

@@ -2,6 +2,7 @@ import { Test } from '@nestjs/testing';
 import { Condition, Database } from '../../database';
 import { EventOutbox } from './event-outbox.service';
 import { EventsRepository } from './events.repository';
+import { SubscribedOwners } from '../subscriptions/subscribed-owners';
 import { examplePlant, plantText } from '../../../test/utils/bodies';
 import { PlantDto } from '../../plants/dto/plant.dto';
 
@@ -21,10 +22,13 @@ describe(EventOutbox.name, () => {
 
   /** What subscriptionWants answers. */
   let wanted: boolean;
+  /** The owners this instance knows, now, to have no subscription (none: it is unsure). */
+  let knownWithout: Set<string>;
 
   beforeEach(async () => {
     steps = [];
     wanted = true;
+    knownWithout = new Set();
     database = {
       transaction: jest.fn(async (work: () => Promise<unknown>) => {
         steps.push('begin');
@@ -54,6 +58,7 @@ describe(EventOutbox.name, () => {
         EventOutbox,
         { provide: Database, useValue: database },
         { provide: EventsRepository, useValue: repository },
+        { provide: SubscribedOwners, useValue: { knownWithout: (owner: string) => knownWithout.has(owner) } },
       ],
     }).compile();
     outbox = moduleRef.get(EventOutbox);
@@ -65,6 +70,17 @@ describe(EventOutbox.name, () => {
       steps.push(onlyIf ? UNWATCHED : 'write');
       return onlyIf ? unwatched && changes : changes;
     });
+
+  it('makes the change of an owner known to have no subscription as the plain statement', async () => {
+    knownWithout.add('alice');
+    const write = writer(false);
+    await expect(outbox.change('created', 'alice', FERN, write)).resolves.toBe(true);
+    await expect(outbox.change('deleted', 'alice', FERN, writer(false, false))).resolves.toBe(false);
+    expect(steps).toEqual(['write', 'write']);
+    expect(write).toHaveBeenCalledWith();
+    expect(repository.noSubscriptionWants).not.toHaveBeenCalled();
+    expect(repository.subscriptionWants).not.toHaveBeenCalled();
+  });
 
   it('makes the change of an owner nobody watches as one conditional statement, recording nothing', async () => {
     const write = writer(true);

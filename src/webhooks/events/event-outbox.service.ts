@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { Condition, Database, READ_COMMITTED, WRITE } from '../../database';
+import { SubscribedOwners } from '../subscriptions/subscribed-owners';
 import { PlantChange, PlantChanges, eventTypesOn, eventsOf } from './events';
 import { EventsRepository } from './events.repository';
 
@@ -17,10 +18,12 @@ class NothingChanged extends Error {}
  * dispatchers deliver the rows.
  *
  * Most owners subscribe to nothing, and their changes must cost what they would without webhooks:
- * for them the change is one statement, made on condition that no subscription wants its events
- * (the condition is evaluated by the database in the same statement, so a subscription committed by
- * another instance a moment before is seen). When that statement changed nothing, one read tells a
- * missing row from a subscription. Only for a subscription, or an owner known to have one, does the
+ * for an owner this instance knows to have no subscription (SubscribedOwners, which every
+ * instance keeps from the subscription feed, its knowledge bounded in age) the change is the plain
+ * statement. When the instance is unsure, or knows of a subscription, the statement carries the
+ * condition that no subscription wants its events (evaluated by the database in the same statement,
+ * so a subscription committed by another instance a moment before is seen). When that statement
+ * changed nothing, one read tells a missing row from a subscription. Only for a subscription, or an owner known to have one, does the
  * change run as a transaction: its events recorded first, the subscriptions read without locks
  * (READ COMMITTED: an INSERT ... SELECT then takes no lock on the rows it reads, so while the
  * plant's statement waits for causality on a Galera node, the transaction holds only the delivery
@@ -39,6 +42,7 @@ export class EventOutbox {
   constructor(
     private readonly database: Database,
     private readonly repository: EventsRepository,
+    private readonly owners: SubscribedOwners,
   ) {}
 
   /** Deliveries recorded with committed changes since this instance started (read by WebhookOutboxMetrics). */
@@ -57,7 +61,7 @@ export class EventOutbox {
     write: (onlyIf?: Condition) => Promise<boolean>,
   ): Promise<boolean> {
     const types = eventTypesOn(change);
-    if (types.length === 0) return write();
+    if (types.length === 0 || this.owners.knownWithout(owner)) return write();
     if (!this.isWatched(owner)) {
       if (await write(this.repository.noSubscriptionWants(owner, types))) return true;
       // Nothing changed: the row is not there (a delete of a missing plant), or a subscription

@@ -16,7 +16,17 @@ const STORED = ['publicId', 'url', 'events', 'description', 'createdAt', 'disabl
 /** What the API shows of a subscription: STORED, and the previous secret's expiry while it signs. */
 export const SHOWN = [...STORED, 'previousSecretExpiresAt'] as const;
 /** What a new subscription is given; every other column starts NULL. */
-const INSERTED = ['id', 'publicId', 'owner', 'url', 'events', 'description', 'secret', 'createdAt'] as const;
+const INSERTED = [
+  'id',
+  'publicId',
+  'owner',
+  'url',
+  'events',
+  'description',
+  'secret',
+  'createdAt',
+  'feedVersion',
+] as const;
 
 /** A column set to NULL by an UPDATE. */
 export const NULL = () => 'NULL';
@@ -102,5 +112,12 @@ export function compileSubscriptionStatements(table: EntityTable<WebhookSubscrip
       ['secret', 'key', 'previous'],
     ),
     count: compile(table.select('s', []).addSelect('COUNT(*)', 'n').addSelect('COUNT(s.disabledAt)', 'disabled'), []),
+    // Through the feed version's index: what is newer than an instance has read, and what has no
+    // version yet (made by the previous release during an upgrade).
+    ownersSince: `${compile(
+      table.select('s', ['owner', 'feedVersion']).where('s.feedVersion > :after OR s.feedVersion IS NULL'),
+      ['after'],
+    )} LIMIT ?`,
+    readOwner: table.reader(['owner', 'feedVersion']),
   };
 }

@@ -80,6 +80,32 @@ describe.each(testDatabases())(`SubscriptionsRepository on %s`, (name) => {
       expect(isUniqueViolation(taken)).toBe(true);
     });
 
+    it('gives each new subscription the next feed version, and reads the owners after a version and those without one', async () => {
+      const { owners: before, version: start } = await tables.subscriptions.ownersSince(-1n, 10);
+      expect(before).toEqual([]);
+      await tables.subscriptions.insertSubscription(subscription(1n), 10);
+      const first = await tables.subscriptions.ownersSince(start, 10);
+      expect(first).toEqual({ owners: ['alice'], version: expect.any(BigInt), full: false });
+      expect(first.version).toBeGreaterThan(start);
+      await tables.subscriptions.insertSubscription(subscription(2n, { owner: 'bob' }), 10);
+      await expect(tables.subscriptions.ownersSince(first.version, 10)).resolves.toEqual({
+        owners: ['bob'],
+        version: first.version + 1n,
+        full: false,
+      });
+      // One the release before the feed made during an upgrade: read by every poll, whatever it has read.
+      await subscriptionWithKey(2n ** 60n, 90n, 'carol');
+      const page = await tables.subscriptions.ownersSince(first.version + 1n, 10);
+      expect(page).toEqual({ owners: ['carol'], version: first.version + 1n, full: false });
+      expect((await tables.subscriptions.ownersSince(-1n, 10)).owners.sort()).toEqual(['alice', 'bob', 'carol']);
+      expect(await tables.subscriptions.ownersSince(-1n, 3)).toMatchObject({ full: true });
+      // A refused subscription takes no version.
+      await expect(tables.subscriptions.insertSubscription(subscription(3n, { owner: 'bob' }), 1)).resolves.toBe(false);
+      await expect(tables.subscriptions.ownersSince(first.version + 1n, 10)).resolves.toMatchObject({
+        owners: ['carol'],
+      });
+    });
+
     it('refuses a subscription beyond the per-owner limit, counting only the owner', async () => {
       await tables.subscriptions.insertSubscription(subscription(1n), 2);
       await tables.subscriptions.insertSubscription(subscription(2n), 2);

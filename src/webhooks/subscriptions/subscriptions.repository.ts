@@ -4,6 +4,7 @@ import { DeliveriesRepository } from '../deliveries/deliveries.repository';
 import { WebhookEvent, isWebhookEvent } from '../events/events';
 import { NULL, SHOWN, compileSubscriptionStatements } from './subscription-statements';
 import { WebhookSubscription } from './webhook-subscription.entity';
+import { FEED_ROW, WebhookSubscriptionFeed } from './webhook-subscription-feed.entity';
 
 export interface SubscriptionRow {
   /** The id the API shows. */
@@ -48,7 +49,22 @@ export interface NewSubscription {
   createdAt: number;
 }
 
+/** The feed's one row is made by the SubscriptionFeed migration, and nothing deletes it. */
+class MissingFeedRow extends Error {
+  constructor() {
+    super('webhook_subscription_feed has no row: the database was not migrated, or the row was deleted');
+  }
+}
+
 type Shown = Read<WebhookSubscription, (typeof SHOWN)[number]>;
+
+/** Owners with a subscription made after a feed version (or without one), and the highest version read. */
+export interface FeedPage {
+  owners: string[];
+  version: bigint;
+  /** As many rows as the limit: there may be more. */
+  full: boolean;
+}
 
 /**
  * The subscriptions table: a user's subscriptions, their signing secrets and the lease of a test of
@@ -63,6 +79,12 @@ export class SubscriptionsRepository {
   private readonly statements: ReturnType<typeof compileSubscriptionStatements>;
   private readonly readShown: (row: Record<string, unknown>) => Shown;
   private readonly now: string;
+  /** The feed's version raised, then read, in a new subscription's transaction. */
+  private readonly raiseFeed: string;
+  private readonly readFeed: string;
+  private readonly readVersion: (row: Record<string, unknown>) => { version?: bigint };
+  /** The statement of `ownersSince`: instances send it every FEED_POLL_MS, apart from any request. */
+  readonly feedRead: string;
 
   constructor(
     private readonly database: Database,
@@ -72,17 +94,54 @@ export class SubscriptionsRepository {
     this.now = database.sql(NOW_MS);
     this.statements = compileSubscriptionStatements(this.table, this.now);
     this.readShown = this.table.reader(SHOWN);
+    const feed = database.table(WebhookSubscriptionFeed);
+    this.raiseFeed = feed.compile(
+      feed
+        .update()
+        .set({ version: () => 'version + 1' })
+        .where('id = :row'),
+      ['row'],
+    );
+    this.readFeed = feed.compile(feed.select('f', ['version']).where('f.id = :row'), ['row']);
+    this.readVersion = feed.reader(['version']);
+    this.feedRead = this.statements.ownersSince;
   }
 
   /**
-   * Inserts the subscription unless the owner already has `limit`, in one statement: two requests
-   * at once on one server cannot both pass the count (one waits for the other's locks, or loses a
-   * deadlock and is run again). False when the owner is at the limit.
+   * Inserts the subscription unless the owner already has `limit`, with the count in the INSERT:
+   * two requests at once on one server cannot both pass it (one waits for the other's locks, or
+   * loses a deadlock and is run again). False when the owner is at the limit. In the same
+   * transaction the subscription feed's version is raised and given to the subscription, so the
+   * instances' polls of the feed read it (SubscribedOwners).
    */
   async insertSubscription(subscription: NewSubscription, limit: number): Promise<boolean> {
     const { id, owner, url, events, description, sealedSecret, createdAt } = subscription;
-    const parameters = [id, id, owner, url, JSON.stringify(events), description, sealedSecret, createdAt, owner, limit];
-    return (await this.database.execute(this.statements.insert, parameters, WRITE)) > 0;
+    return this.database.transaction(
+      async () => {
+        if ((await this.database.execute(this.raiseFeed, [FEED_ROW])) !== 1) throw new MissingFeedRow();
+        const [feed] = await this.database.query(this.readFeed, [FEED_ROW]);
+        const { version } = this.readVersion(feed);
+        const parameters = [id, id, owner, url, JSON.stringify(events), description, sealedSecret, createdAt, version];
+        return (await this.database.execute(this.statements.insert, [...parameters, owner, limit])) > 0;
+      },
+      { retry: WRITE },
+    );
+  }
+
+  /**
+   * Up to `limit` rows of owners with a subscription made after feed version `after` (-1: all of
+   * them), or made without a version, and the highest version among them (`after` when none is
+   * higher). An owner appears once per such subscription.
+   */
+  async ownersSince(after: bigint, limit: number): Promise<FeedPage> {
+    const rows = await this.database.query(this.statements.ownersSince, [after, limit], READ);
+    let version = after;
+    const owners = rows.map((row) => {
+      const read = this.statements.readOwner(row);
+      if (read.feedVersion !== undefined && read.feedVersion > version) version = read.feedVersion;
+      return read.owner!;
+    });
+    return { owners, version, full: rows.length >= limit };
   }
 
   async listSubscriptions(owner: string): Promise<SubscriptionRow[]> {

@@ -69,4 +69,13 @@ export class WebhookSubscription {
   /** While a test of its endpoint runs (on any instance), when that test's lease ends: one test at a time. */
   @Column({ name: 'testing_until', type: 'bigint', nullable: true })
   testingUntil: string | null;
+
+  /**
+   * The subscription feed's version this subscription was made at (WebhookSubscriptionFeed): what
+   * instances poll to learn which owners have a subscription (SubscribedOwners). NULL for one the
+   * release before the feed made during an upgrade, which every poll reads.
+   */
+  @Index('IDX_webhook_subscriptions_feed_version')
+  @Column({ name: 'feed_version', type: 'bigint', nullable: true, transformer: int64Transformer })
+  feedVersion: bigint | null;
 }

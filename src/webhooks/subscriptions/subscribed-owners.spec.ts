@@ -38,7 +38,7 @@ describe(SubscribedOwners.name, () => {
     owners = moduleRef.get(SubscribedOwners);
   });
 
-  afterEach(() => owners.onApplicationShutdown());
+  afterEach(() => owners.beforeApplicationShutdown());
 
   it('knows nothing before its first read of the feed: every owner takes the guarded statement', () => {
     expect(owners.knownWithout('bob')).toBe(false);

@@ -1,4 +1,4 @@
-import { Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
+import { BeforeApplicationShutdown, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
 import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Database } from '../../database';
@@ -35,7 +35,7 @@ export const FEED_MAX_OWNERS = 100_000;
  * set, which costs them the guarded statement until the instance restarts, never an event.
  */
 @Injectable()
-export class SubscribedOwners implements OnApplicationBootstrap, OnApplicationShutdown {
+export class SubscribedOwners implements OnApplicationBootstrap, BeforeApplicationShutdown {
   private readonly logger = new Logger('Webhooks');
   private readonly owners = new Set<string>();
   /** The highest feed version read; -1 before the first read, which reads every subscription. */
@@ -55,7 +55,8 @@ export class SubscribedOwners implements OnApplicationBootstrap, OnApplicationSh
     this.polling = this.poll();
   }
 
-  async onApplicationShutdown(): Promise<void> {
+  /** Before the data source closes (the HTTP server has drained by then), so no read fails on it. */
+  async beforeApplicationShutdown(): Promise<void> {
     this.stopped = true;
     await this.polling;
   }

@@ -6,7 +6,7 @@ import { isGaleraNode } from './galera';
 import { dropLeftoverOldCopies } from './galera-old-copy';
 import { galeraLargeTableChange } from './galera-schema-change';
 import { LARGE_TABLE_CHANGE } from './migrations/online-ddl';
-import { isRetryable } from './statement-retry';
+import { isRetryable, retryReason } from './statement-retry';
 
 /** How long an instance waits for another one to finish migrating before giving up. */
 export const MIGRATION_LOCK_TIMEOUT_SECONDS = 120;
@@ -123,7 +123,7 @@ export async function runPendingMigrations(dataSource: DataSource, run: Migratio
     try {
       // What a run that stopped halfway through a large table's change left, gone before anything else.
       if (galera) await dropLeftoverOldCopies(migrating);
-      record(dataSource, await executor.executePendingMigrations());
+      record(dataSource, await runAgainAfterDeadlocks(executor));
     } finally {
       driverOptions.enableQueryTimeout = queryTimeout;
       clearInterval(renewal);
@@ -132,6 +132,28 @@ export async function runPendingMigrations(dataSource: DataSource, run: Migratio
   } finally {
     await migrating.release();
     await runner.release();
+  }
+}
+
+/** How many times a run of the migrations is made when a deadlock ends it. */
+export const MIGRATION_DEADLOCK_TRIES = 3;
+
+/**
+ * The pending migrations, the run made again from the migration it stopped at when a deadlock ended
+ * it: on a Galera node a migration's transaction is aborted, as a deadlock, when a write or a schema
+ * change applied from another node needs what it holds, which says nothing of the migration itself.
+ * Every migration may be run again (each checks what is already there), and those before it were
+ * recorded as they committed (one transaction each). The migrations of the last try are returned.
+ */
+export async function runAgainAfterDeadlocks(
+  executor: Pick<MigrationExecutor, 'executePendingMigrations'>,
+): Promise<Migration[]> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await executor.executePendingMigrations();
+    } catch (error) {
+      if (retryReason(error, false) !== 'deadlock' || attempt >= MIGRATION_DEADLOCK_TRIES) throw error;
+    }
   }
 }
 

@@ -59,6 +59,9 @@ const config: Config = {
       testMatch: ['<rootDir>/test/**/*.e2e-spec.ts'],
       // Every response an e2e test app sends is checked against openapi.json after each test.
       setupFilesAfterEnv: ['<rootDir>/test/utils/contract-setup.ts'],
+      // The service compiled once for the processes the specs start (test/utils/service-build.ts).
+      globalSetup: '<rootDir>/test/global-setup.ts',
+      globalTeardown: '<rootDir>/test/global-teardown.ts',
       transform,
       transformIgnorePatterns,
     },

@@ -2,6 +2,7 @@ import { spawnSync } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import { prepareDatabase, testDatabases } from './utils/databases';
+import { builtModule } from './utils/service-build';
 import { OtlpReceiver, ReceivedSpan, SPAN_KIND_CLIENT, SPAN_KIND_SERVER } from './utils/otlp-receiver';
 import { ServiceProcess, createTokenWithCli, freePort, startServiceProcess } from './utils/service-process';
 import { waitFor } from './utils/wait-for';
@@ -260,10 +261,10 @@ describe('tracing unset', () => {
   /** What a process that loads the app as main.ts does (tracing entry first) has registered. */
   function registered(env: Record<string, string>): { sdkLoaded: boolean; provider: string; on: boolean } {
     const script = `
-      require(${JSON.stringify(join(ROOT, 'src/tracing/start'))});
-      require(${JSON.stringify(join(ROOT, 'src/app.module'))});
+      require(${JSON.stringify(builtModule('tracing/start'))});
+      require(${JSON.stringify(builtModule('app.module'))});
       const { trace } = require('@opentelemetry/api');
-      const { tracingOn } = require(${JSON.stringify(join(ROOT, 'src/tracing/tracing'))});
+      const { tracingOn } = require(${JSON.stringify(builtModule('tracing/tracing'))});
       process.stdout.write(JSON.stringify({
         sdkLoaded: Object.keys(require.cache).some((path) => /[\\\\/]@opentelemetry[\\\\/](sdk-|instrumentation)/.test(path)),
         provider: trace.getTracerProvider().getDelegate().constructor.name,
@@ -271,10 +272,10 @@ describe('tracing unset', () => {
       }));`;
     const child = spawnSync(
       process.execPath,
-      ['-r', require.resolve('ts-node/register/transpile-only'), '-e', script],
+      ['-e', script],
       {
         cwd: ROOT,
-        env: { PATH: process.env.PATH ?? '', TS_NODE_PROJECT: join(ROOT, 'tsconfig.json'), ...env },
+        env: { PATH: process.env.PATH ?? '', ...env },
         encoding: 'utf8',
         timeout: 60_000,
       },

@@ -6,8 +6,7 @@ import { join } from 'node:path';
 import { Test } from '@nestjs/testing';
 import { CliContextFactory, CliModule, runCli } from '../../src/cli';
 import { ENVIRONMENT } from '../../src/config/config.module';
-
-const ROOT = join(__dirname, '..', '..');
+import { builtModule } from './service-build';
 
 export interface ServiceProcess {
   child: ChildProcess;
@@ -23,8 +22,9 @@ export interface ServiceProcess {
 }
 
 /**
- * The service as operators run it: its own process, `src/main.ts` with its signal handling and its
- * JSON logs on stdout, configured only through the environment. It runs in an empty working
+ * The service as operators run it: its own process, `src/main.ts` compiled (the run's build,
+ * test/utils/service-build.ts) with its signal handling and its JSON logs on stdout, configured
+ * only through the environment. It runs in an empty working
  * directory, so a developer's `.env` in the project cannot reach it. `build`, the folder of a built
  * tree, runs that tree's `dist/main.js` instead (another release, for example). Resolves once it
  * answers its liveness probe.
@@ -87,14 +87,11 @@ export async function spawnServiceProcess(
   const url = `http://127.0.0.1:${port}`;
   const child = spawn(
     process.execPath,
-    build
-      ? [join(build, 'dist', `${entry}.js`), ...args]
-      : ['-r', require.resolve('ts-node/register/transpile-only'), join(ROOT, 'src', `${entry}.ts`), ...args],
+    [build ? join(build, 'dist', `${entry}.js`) : builtModule(entry), ...args],
     {
       cwd: mkdtempSync(join(tmpdir(), 'plant-store-service-')),
       env: {
         PATH: process.env.PATH ?? '',
-        TS_NODE_PROJECT: join(ROOT, 'tsconfig.json'),
         NODE_ENV: 'test',
         HOST: '127.0.0.1',
         METRICS_PORT: '0',

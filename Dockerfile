@@ -39,7 +39,7 @@ HEALTHCHECK --interval=10s --timeout=3s --start-period=30s --retries=3 \
 # of about 40 MB) rather than to the host: V8 sizes its limit from the host's memory and, with a
 # large limit, lets the heap grow to four times the live set before its first full collection under
 # load (resident memory near 240 MB instead of 150 MB). The last two let V8 optimize a function
-# after 50 and 300 calls rather than 400 and 3,000: the framework's many small functions on a
-# request's path are optimized in the first seconds under load instead of its first minute, so a
-# new instance serves at full speed from its first requests.
+# after a tenth of the calls it waits for by default (docs/performance.md, "Warm-up"): the
+# framework's many small functions on a request's path are optimized in the first seconds under
+# load instead of its first minute, so a new instance serves at full speed from its first requests.
 CMD ["node", "--no-allocation-site-pretenuring", "--max-old-space-size=512", "--max-semi-space-size=8", "--invocation-count-for-maglev=50", "--invocation-count-for-turbofan=300", "dist/main.js"]

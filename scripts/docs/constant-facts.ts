@@ -88,6 +88,21 @@ export function enginesOf(file: string): string {
   return (JSON.parse(readFileSync(join(ROOT, file), 'utf8')) as { engines: { node: string } }).engines.node;
 }
 
+/** The command of a package.json script of the repository's root. */
+export function scriptOf(name: string): string {
+  const script = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> })
+    .scripts[name];
+  if (script === undefined) throw new Error(`package.json has no script ${name}`);
+  return script;
+}
+
+/** The value of a V8 flag (`--name=value`) in the command of `npm run start:prod`. */
+export function startProdFlag(flag: string): string {
+  const value = new RegExp(`(?:^| )--${flag}=(\\S+)`).exec(scriptOf('start:prod'))?.[1];
+  if (value === undefined) throw new Error(`npm run start:prod has no --${flag}; write its fact anew`);
+  return value;
+}
+
 /** What names the lingering close, the statement retry, the log's output and the shutdown in a sentence. */
 const LINGERING = /lingering|still arriving|without a byte/;
 const STATEMENT_RETRY = /statement-retry\.ts|runs them again|[Rr]etries (now )?stop|no attempt starts/;
@@ -160,6 +175,10 @@ export function constantFacts(): Facts {
       `${(jestConfig.coverageThreshold as { global: { lines: number } }).global.lines}%`,
       /coverage|fails below/,
     ],
+    // How production starts the service (docs/performance.md, "Warm-up" and "Memory").
+    'start-prod': [code(scriptOf('start:prod'))],
+    'tier-up-maglev-calls': [startProdFlag('invocation-count-for-maglev'), /maglev/i],
+    'tier-up-turbofan-calls': [startProdFlag('invocation-count-for-turbofan'), /turbofan/i],
     // The TypeScript client's options.
     ...Object.fromEntries(
       Object.entries(CLIENT_DEFAULTS).map(([option, value]) => [

@@ -1,10 +1,11 @@
 import { parse } from 'lossless-json';
 import { performance } from 'node:perf_hooks';
+import { WEBHOOK_EVENTS, WebhookEvent } from '../../src/webhooks/events/events';
 import { TestApp, bearer } from './test-app';
 
 /** A plant change one instance was asked for while another made the owner's subscription. */
 interface Change {
-  type: 'plant.created' | 'plant.deleted';
+  type: WebhookEvent;
   id: number;
   /** When the request was sent, on this process's clock. */
   sentAt: number;
@@ -62,7 +63,8 @@ export async function changesAroundASubscription(
     .http()
     .post('/webhooks')
     .set(token)
-    .send({ url: 'http://127.0.0.1:9/hooks', events: ['plant.created', 'plant.deleted'] });
+    // Every event type, so every change after the 201 must have its event.
+    .send({ url: 'http://127.0.0.1:9/hooks', events: WEBHOOK_EVENTS });
   answeredAt = performance.now();
   if (subscribed.status !== 201) throw new Error(`POST /webhooks answered ${subscribed.status}`);
   await Promise.all(writing);

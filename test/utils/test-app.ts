@@ -78,7 +78,11 @@ export async function startTestApp(
 
   const dataSource = app.get(DataSource);
   // The schema of a finished upgrade: start-up ran the regular migrations, an operator the rest.
-  await runPendingMigrations(dataSource, 'post-deployment');
+  // An app that fails here is closed, or its pollers would go on under the tests that follow.
+  await runPendingMigrations(dataSource, 'post-deployment').catch(async (error: unknown) => {
+    await app.close().catch(() => undefined);
+    throw error;
+  });
   const tokens = app.get(TokensService);
   return {
     app,

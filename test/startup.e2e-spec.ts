@@ -176,10 +176,10 @@ async function runCommand(
 
 describe('The command lines on a database they cannot reach', () => {
   it('plantstore reports each failed attempt on stderr and fails after DB_STARTUP_TIMEOUT', async () => {
-    const { code, stdout, stderr } = await runCommand(
-      [builtModule('cli'), 'token', 'list'],
-      { DATABASE_URL: await closedDatabaseUrl(), DB_STARTUP_TIMEOUT: '1s' },
-    );
+    const { code, stdout, stderr } = await runCommand([builtModule('cli'), 'token', 'list'], {
+      DATABASE_URL: await closedDatabaseUrl(),
+      DB_STARTUP_TIMEOUT: '1s',
+    });
     expect(code).toBe(1);
     expect(stdout).toBe('');
     expect(stderr).toMatch(/Database unreachable at start-up \(attempt 1\): connect ECONNREFUSED /);

@@ -270,16 +270,12 @@ describe('tracing unset', () => {
         provider: trace.getTracerProvider().getDelegate().constructor.name,
         on: tracingOn(),
       }));`;
-    const child = spawnSync(
-      process.execPath,
-      ['-e', script],
-      {
-        cwd: ROOT,
-        env: { PATH: process.env.PATH ?? '', ...env },
-        encoding: 'utf8',
-        timeout: 60_000,
-      },
-    );
+    const child = spawnSync(process.execPath, ['-e', script], {
+      cwd: ROOT,
+      env: { PATH: process.env.PATH ?? '', ...env },
+      encoding: 'utf8',
+      timeout: 60_000,
+    });
     if (child.status !== 0) throw new Error(`the probe failed: ${child.stderr}`);
     return JSON.parse(child.stdout) as { sdkLoaded: boolean; provider: string; on: boolean };
   }

@@ -85,24 +85,20 @@ export async function spawnServiceProcess(
 ): Promise<ServiceProcess> {
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
-  const child = spawn(
-    process.execPath,
-    [build ? join(build, 'dist', `${entry}.js`) : builtModule(entry), ...args],
-    {
-      cwd: mkdtempSync(join(tmpdir(), 'plant-store-service-')),
-      env: {
-        PATH: process.env.PATH ?? '',
-        NODE_ENV: 'test',
-        HOST: '127.0.0.1',
-        METRICS_PORT: '0',
-        LOG_FORMAT: 'json',
-        LOG_LEVEL: 'info',
-        ...env,
-        PORT: String(port),
-      },
-      stdio: ['ignore', 'pipe', 'pipe'],
+  const child = spawn(process.execPath, [build ? join(build, 'dist', `${entry}.js`) : builtModule(entry), ...args], {
+    cwd: mkdtempSync(join(tmpdir(), 'plant-store-service-')),
+    env: {
+      PATH: process.env.PATH ?? '',
+      NODE_ENV: 'test',
+      HOST: '127.0.0.1',
+      METRICS_PORT: '0',
+      LOG_FORMAT: 'json',
+      LOG_LEVEL: 'info',
+      ...env,
+      PORT: String(port),
     },
-  );
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let text = '';
   child.stdout!.on('data', (chunk: Buffer) => (text += chunk.toString('utf8')));
   child.stderr!.on('data', (chunk: Buffer) => (text += chunk.toString('utf8')));

@@ -47,14 +47,17 @@ describe('A stalled or gone log reader', () => {
   /**
    * A GET, sent again once when the pooled connection it went out on turned out closed: the server
    * ends idle keep-alive connections after 5 s, and on a loaded machine the client may reuse one
-   * just as it does (undici's "other side closed"), before any answer. Browsers retry such a GET too.
+   * just as it does, before any answer: undici's "other side closed" when the close arrived first,
+   * a reset (`ECONNRESET`) when the request did. Browsers retry such a GET too. A service that
+   * stopped serving fails the second try as well.
    */
   async function get(url: string): Promise<void> {
     const send = () => fetch(url, { headers: { Authorization: `Bearer ${token}` } }).then((res) => res.arrayBuffer());
     try {
       await send();
     } catch (error) {
-      if ((error as { cause?: { code?: string } }).cause?.code !== 'UND_ERR_SOCKET') throw error;
+      const code = (error as { cause?: { code?: string } }).cause?.code;
+      if (code !== 'UND_ERR_SOCKET' && code !== 'ECONNRESET') throw error;
       await send();
     }
   }

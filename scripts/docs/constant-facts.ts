@@ -33,6 +33,7 @@ import { IDLE_CONNECTION_MS } from '../../src/webhooks/deliveries/webhook-sender
 import { ATTEMPT_DURATION_BUCKETS } from '../../src/webhooks/webhooks.metrics';
 import { Facts } from './fragments';
 import { bytes, code, count, duration, listed, shortDuration } from './readable';
+import { scriptCommands } from './references';
 
 const { WEBHOOK_CONCURRENCY, WEBHOOK_TIMEOUT_MS } = webhooksSettings;
 
@@ -90,8 +91,7 @@ export function enginesOf(file: string): string {
 
 /** The command of a package.json script of the repository's root. */
 export function scriptOf(name: string): string {
-  const script = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> })
-    .scripts[name];
+  const script = scriptCommands(ROOT)[name];
   if (script === undefined) throw new Error(`package.json has no script ${name}`);
   return script;
 }

@@ -119,10 +119,15 @@ export function npmScriptsOf(document: string): { script: string; workspace?: st
     .map(([, script, workspace]) => ({ script, workspace }));
 }
 
-/** The scripts of a package.json of the repository (the root's, or a workspace's). */
-export function scriptsOf(root: string, workspace = '.'): Set<string> {
+/** The scripts of a package.json of the repository (the root's, or a workspace's), with their commands. */
+export function scriptCommands(root: string, workspace = '.'): Record<string, string> {
   const pkg = JSON.parse(readFileSync(join(root, workspace, 'package.json'), 'utf8')) as {
     scripts?: Record<string, string>;
   };
-  return new Set(Object.keys(pkg.scripts ?? {}));
+  return pkg.scripts ?? {};
+}
+
+/** The names of the scripts of a package.json of the repository. */
+export function scriptsOf(root: string, workspace = '.'): Set<string> {
+  return new Set(Object.keys(scriptCommands(root, workspace)));
 }

@@ -46,12 +46,11 @@ export function removeServiceBuild(): void {
   if (tree !== undefined) rmSync(tree, { recursive: true, force: true });
 }
 
-/**
- * The compiled file of a module of src/ (`main`, `cli`, `tracing/start`) in the run's build.
- * Outside an e2e run (a spec of another project), the build is made on first use.
- */
+/** The compiled file of a module of src/ (`main`, `cli`, `tracing/start`) in the e2e run's build. */
 export function builtModule(module: string): string {
-  const tree = process.env[BUILD_ENV] ?? buildService();
+  const tree = process.env[BUILD_ENV];
+  if (tree === undefined)
+    throw new Error("No build of the service: run the spec in jest's e2e project (jest.config.ts)");
   return join(tree, 'dist', `${module}.js`);
 }
 

@@ -24,10 +24,9 @@ export interface ServiceProcess {
 /**
  * The service as operators run it: its own process, `src/main.ts` compiled (the run's build,
  * test/utils/service-build.ts) with its signal handling and its JSON logs on stdout, configured
- * only through the environment. It runs in an empty working
- * directory, so a developer's `.env` in the project cannot reach it. `build`, the folder of a built
- * tree, runs that tree's `dist/main.js` instead (another release, for example). Resolves once it
- * answers its liveness probe.
+ * only through the environment. It runs in an empty working directory, so a developer's `.env` in
+ * the project cannot reach it. `build`, the folder of a built tree, runs that tree's `dist/main.js`
+ * instead (another release, for example). Resolves once it answers its liveness probe.
  */
 export async function startServiceProcess(
   env: Record<string, string>,

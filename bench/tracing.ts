@@ -10,12 +10,18 @@
  * alternating order; the ratios to tracing off are taken per round, in requests per second and in
  * requests per CPU-second of the service.
  *
+ * With BENCH_TOGETHER=1, each round loads the four at once instead, the connections split among
+ * them: a round's ratios are then of the same seconds of the machine, which a busy two-core machine,
+ * swinging by a fifth within a round, needs for differences of a few percent. The profiles stay one
+ * mode at a time: V8's profiler samples wall time, which four processes sharing a core would blur.
+ *
  * With BENCH_TRACING_PROFILE=1, each mode is then profiled in turn: a fresh instance, pinned as the
  * others were, under the same load with V8's sampling profiler (profile-hook.ts) for BENCH_DURATION,
  * its self time per request summed by package, so the difference to tracing off shows where
  * tracing's cost goes. BENCH_TRACING_ROUNDS=0 profiles only.
  *
- *   npm run bench:tracing      # BENCH_TRACING_ROUNDS (7), BENCH_DURATION (10s), BENCH_WARMUP (3s)
+ *   npm run bench:tracing      # BENCH_TRACING_ROUNDS (7), BENCH_DURATION (10s), BENCH_WARMUP (3s),
+ *                              # BENCH_TOGETHER, OTEL_BSP_* for the traced instances
  */
 import { existsSync, rmSync } from 'node:fs';
 import { createServer } from 'node:http';
@@ -69,28 +75,33 @@ const MODE_TITLES: Record<(typeof TRACED)[number], string> = {
 };
 const COLLECTOR_PORT = S.portBase + 2;
 const PROFILE = process.env.BENCH_TRACING_PROFILE === '1';
+const TOGETHER = process.env.BENCH_TOGETHER === '1';
+/** Loaded together, the instances split the connections among them. */
+const CONNECTIONS = TOGETHER ? Math.max(1, Math.round(S.connections / MODES.length)) : S.connections;
 
 interface ModeRun extends Measured {
   /**
-   * Export requests the collector took during the run, and their bytes: the traced instance's, as the
-   * other has no endpoint, including what it still held from the run before.
+   * Export requests the collector took from this instance during the run, and their bytes, including
+   * what it still held from the run before.
    */
   exports: number;
   exportBytes: number;
 }
 
 interface Collector {
-  counts: { exports: number; bytes: number };
+  /** Per mode: each traced instance exports to a path of its own (`/<mode>/v1/traces`). */
+  counts: Record<string, { exports: number; bytes: number }>;
   close: () => void;
 }
 
-/** The collector: takes every OTLP export (any path) and answers 200 with an empty body. */
+/** The collector: takes every OTLP export and answers 200 with an empty body. */
 function startCollector(port: number): Promise<Collector> {
-  const counts = { exports: 0, bytes: 0 };
+  const counts: Collector['counts'] = {};
   const server = createServer((req, res) => {
-    req.on('data', (chunk: Buffer) => (counts.bytes += chunk.length));
+    const count = (counts[req.url?.split('/')[1] ?? ''] ??= { exports: 0, bytes: 0 });
+    req.on('data', (chunk: Buffer) => (count.bytes += chunk.length));
     req.on('end', () => {
-      counts.exports++;
+      count.exports++;
       res.writeHead(200, { 'Content-Type': req.headers['content-type'] ?? 'application/x-protobuf' }).end();
     });
   });
@@ -99,15 +110,29 @@ function startCollector(port: number): Promise<Collector> {
   );
 }
 
-const TRACING_ENV = {
-  OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${COLLECTOR_PORT}`,
+/**
+ * The batch processor's settings (OTEL_BSP_*) are the SDK's defaults unless given to the bench:
+ * they are passed on to the traced instances, so batch sizes and schedules can be compared.
+ */
+const BATCH_ENV = Object.fromEntries(Object.entries(process.env).filter(([name]) => name.startsWith('OTEL_BSP_')));
+const tracingEnv = (mode: Mode) => ({
+  OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${COLLECTOR_PORT}/${mode}`,
   OTEL_SERVICE_NAME: 'plant-store-bench',
-};
+  ...BATCH_ENV,
+});
 const MODE_ENV: Record<Mode, NodeJS.ProcessEnv> = {
   off: {},
-  on: TRACING_ENV,
-  sampled: { ...TRACING_ENV, OTEL_TRACES_SAMPLER: 'parentbased_traceidratio', OTEL_TRACES_SAMPLER_ARG: SAMPLED_RATIO },
-  unsampled: { ...TRACING_ENV, OTEL_TRACES_SAMPLER: 'parentbased_traceidratio', OTEL_TRACES_SAMPLER_ARG: '0' },
+  on: tracingEnv('on'),
+  sampled: {
+    ...tracingEnv('sampled'),
+    OTEL_TRACES_SAMPLER: 'parentbased_traceidratio',
+    OTEL_TRACES_SAMPLER_ARG: SAMPLED_RATIO,
+  },
+  unsampled: {
+    ...tracingEnv('unsampled'),
+    OTEL_TRACES_SAMPLER: 'parentbased_traceidratio',
+    OTEL_TRACES_SAMPLER_ARG: '0',
+  },
 };
 
 /** The four instances, side by side on CPU 0. */
@@ -126,11 +151,12 @@ function startModes(bench: Standalone, baseEnv: NodeJS.ProcessEnv): Record<Mode,
 
 function compareModes(services: Record<Mode, Spawned>, collector: Collector, token: string) {
   const measure = async (mode: Mode): Promise<ModeRun> => {
-    const exports0 = { ...collector.counts };
-    const run = await measureLoad(services[mode].pid, () => listLoad(PORTS[mode], token, S.durationSec, S.connections));
-    const exports = collector.counts.exports - exports0.exports;
+    const count = () => collector.counts[mode] ?? { exports: 0, bytes: 0 };
+    const before = { ...count() };
+    const run = await measureLoad(services[mode].pid, () => listLoad(PORTS[mode], token, S.durationSec, CONNECTIONS));
+    const exports = count().exports - before.exports;
     if (mode === 'on' && exports === 0) throw new Error('tracing on, yet the collector received no export');
-    return { ...run, exports, exportBytes: collector.counts.bytes - exports0.bytes };
+    return { ...run, exports, exportBytes: count().bytes - before.bytes };
   };
   log(`warm-up: ${S.warmupSec} s per instance`);
   return runSideBySide<'list', ModeRun>({
@@ -141,6 +167,7 @@ function compareModes(services: Record<Mode, Spawned>, collector: Collector, tok
     })),
     workloads: ['list'],
     rounds: S.rounds,
+    together: TOGETHER,
     onRound: (round, { list }) =>
       log(
         `round ${round + 1}/${S.rounds}: ` +
@@ -251,21 +278,28 @@ function report(rounds: Round<'list', ModeRun>[], version: string, pin: boolean,
       const cpu = ratioPerRound(runs, side, (m) => 1 / m.cpuUsPerRequest);
       return (
         `Tracing ${MODE_TITLES[mode]} ÷ off, list throughput, median of ${rounds.length} rounds: ` +
-        `${ratioSummary(rps, true)}; in requests per CPU-second: ${ratioSummary(cpu)}.`
+        // Loaded together, the instances share the core: their throughput is their share of it,
+        // and their requests per CPU-second are the comparison.
+        `${ratioSummary(rps, !TOGETHER)}; in requests per CPU-second: ${ratioSummary(cpu, TOGETHER)}.`
       );
     }),
     `Latency p99 (autocannon's, ms), median of ${rounds.length} rounds: ` +
       `${MODES.map((mode, side) => `${mode} ${median(runs.map((r) => r[side].p99Ms))}`).join(', ')}.`,
     '',
-    `Settings: ${S.rounds} rounds of ${S.durationSec} s per instance after ${S.warmupSec} s of warm-up each, ${S.connections} connections, ` +
+    `Settings: ${S.rounds} rounds of ${S.durationSec} s ${TOGETHER ? `with the four instances loaded at once, ${CONNECTIONS} connections each` : `per instance, ${S.connections} connections`}, after ${S.warmupSec} s of warm-up each, ` +
       `\`GET /plants?limit=20\` of an owner of 1,000 plants, \`${startProdArgv(ROOT).slice(1).join(' ')}\`, LOG_LEVEL=warn, no Redis, ` +
-      `tracing on = OTEL_EXPORTER_OTLP_ENDPOINT to a collector in the load process (OTLP/HTTP protobuf, SDK batch defaults), ` +
+      `tracing on = OTEL_EXPORTER_OTLP_ENDPOINT to a collector in the load process (OTLP/HTTP protobuf, ${batchSettings()}), ` +
       `sampled = the same with OTEL_TRACES_SAMPLER=parentbased_traceidratio and OTEL_TRACES_SAMPLER_ARG=${SAMPLED_RATIO}, ` +
       `unsampled = the same with OTEL_TRACES_SAMPLER_ARG=0, ` +
       `Node.js ${process.version}, ${version}, ` +
       `${pin ? 'the four instances on CPU 0, load, collector and database on CPU 1' : 'not pinned'}.`,
     ...profiled,
   ].join('\n');
+}
+
+function batchSettings(): string {
+  const given = Object.entries(BATCH_ENV).map(([name, value]) => `${name}=${value}`);
+  return given.length === 0 ? 'SDK batch defaults' : given.join(', ');
 }
 
 async function main(): Promise<void> {

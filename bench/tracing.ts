@@ -120,19 +120,16 @@ const tracingEnv = (mode: Mode) => ({
   OTEL_SERVICE_NAME: 'plant-store-bench',
   ...BATCH_ENV,
 });
+const ratioEnv = (mode: Mode, ratio: string) => ({
+  ...tracingEnv(mode),
+  OTEL_TRACES_SAMPLER: 'parentbased_traceidratio',
+  OTEL_TRACES_SAMPLER_ARG: ratio,
+});
 const MODE_ENV: Record<Mode, NodeJS.ProcessEnv> = {
   off: {},
   on: tracingEnv('on'),
-  sampled: {
-    ...tracingEnv('sampled'),
-    OTEL_TRACES_SAMPLER: 'parentbased_traceidratio',
-    OTEL_TRACES_SAMPLER_ARG: SAMPLED_RATIO,
-  },
-  unsampled: {
-    ...tracingEnv('unsampled'),
-    OTEL_TRACES_SAMPLER: 'parentbased_traceidratio',
-    OTEL_TRACES_SAMPLER_ARG: '0',
-  },
+  sampled: ratioEnv('sampled', SAMPLED_RATIO),
+  unsampled: ratioEnv('unsampled', '0'),
 };
 
 /** The four instances, side by side on CPU 0. */

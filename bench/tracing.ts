@@ -44,7 +44,15 @@ import {
   startProdArgv,
 } from './lib/harness';
 import { ProfileSummary, summarizeProfile } from './lib/profile';
-import { Round, median, ratioPerRound, ratioSummary, runSideBySide } from './lib/side-by-side';
+import {
+  Round,
+  connectionsPerSide,
+  median,
+  ratioPerRound,
+  ratioSummary,
+  runSideBySide,
+  togetherRequested,
+} from './lib/side-by-side';
 import { Spawned, sleep, startProcess, stopProcess, waitForHttp } from './lib/sys';
 
 const S = standaloneSettings({
@@ -75,9 +83,8 @@ const MODE_TITLES: Record<(typeof TRACED)[number], string> = {
 };
 const COLLECTOR_PORT = S.portBase + 2;
 const PROFILE = process.env.BENCH_TRACING_PROFILE === '1';
-const TOGETHER = process.env.BENCH_TOGETHER === '1';
-/** Loaded together, the instances split the connections among them. */
-const CONNECTIONS = TOGETHER ? Math.max(1, Math.round(S.connections / MODES.length)) : S.connections;
+const TOGETHER = togetherRequested();
+const CONNECTIONS = connectionsPerSide(S.connections, MODES.length, TOGETHER);
 
 interface ModeRun extends Measured {
   /**

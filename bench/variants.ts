@@ -58,7 +58,15 @@ import {
   serviceEnvironment,
   startProd,
 } from './lib/harness';
-import { Round, median, ratioPerRound, ratioSummary, runSideBySide } from './lib/side-by-side';
+import {
+  Round,
+  connectionsPerSide,
+  median,
+  ratioPerRound,
+  ratioSummary,
+  runSideBySide,
+  togetherRequested,
+} from './lib/side-by-side';
 import { Spawned, cpuSeconds, sleep, startProcess, stopProcess, waitForHttp } from './lib/sys';
 import { Receiver, startReceiver, subscribe, webhookEnvironment } from './lib/webhooks';
 
@@ -97,7 +105,7 @@ const S = {
   databaseUrl: env.BENCH_DATABASE_URL || 'mysql://root@127.0.0.1:3306/plantstore_bench_variants',
   portBase: integer(env.BENCH_PORT_BASE, 3341),
   report: env.BENCH_REPORT || join(OUT, 'variants.md'),
-  together: env.BENCH_TOGETHER === '1',
+  together: togetherRequested(env),
 };
 /** Each variant creates its own ids, from 2^53 up (where a double could not hold them). */
 const createBase = (index: number) => 2n ** 53n + BigInt(index) * 10n ** 12n;
@@ -211,8 +219,7 @@ async function prepareOwners(placed: Placed[], conn: Connection, receiver: Recei
 
 /** Each variant under the list of its 1,000-plant owner, or creates of fresh ids of its own. */
 function compareVariants(placed: Placed[], procs: Spawned[]): Promise<Round<Workload, Measured>[]> {
-  // Loaded together, the variants split the connections among them.
-  const connections = S.together ? Math.max(1, Math.round(S.connections / placed.length)) : S.connections;
+  const connections = connectionsPerSide(S.connections, placed.length, S.together);
   const load = (i: number, workload: Workload, sec: number, conns: number) =>
     workload === 'list'
       ? listLoad(placed[i].port, placed[i].token, sec, conns)

@@ -31,6 +31,16 @@ export interface SideBySide<W extends string, M> {
   onRound?(round: number, measured: Round<W, M>): void;
 }
 
+/** Whether the bench was asked to load its sides at once (BENCH_TOGETHER=1) rather than one at a time. */
+export function togetherRequested(env: NodeJS.ProcessEnv = process.env): boolean {
+  return env.BENCH_TOGETHER === '1';
+}
+
+/** The connections each side's load opens: all of them one at a time; loaded together, a share each. */
+export function connectionsPerSide(connections: number, sides: number, together: boolean): number {
+  return together ? Math.max(1, Math.round(connections / sides)) : connections;
+}
+
 /** Per workload, the figures of each side, in the order of `sides`. */
 export type Round<W extends string, M> = Record<W, M[]>;
 

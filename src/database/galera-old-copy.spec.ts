@@ -94,8 +94,11 @@ describe(clusterNodeAddresses.name, () => {
 });
 
 describe(dropOldCopy.name, () => {
-  it('drops the old copy on each node alone, with replication off for that session, the node the migrations use last', async () => {
-    const { queryRunner, ran, logged, warned } = migrationConnection();
+  it('drops the old copy on each node alone, with replication off for that session, the others by name and the node the migrations use last', async () => {
+    // The cluster reports its addresses in no fixed order.
+    const { queryRunner, ran, logged, warned } = migrationConnection({
+      addresses: '10.0.0.3:3306,10.0.0.1:3306,10.0.0.2:3306',
+    });
     const cluster = nodes(everyNode(true));
     await dropOldCopy(queryRunner, 'plants', cluster.connect);
 

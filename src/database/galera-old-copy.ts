@@ -118,7 +118,9 @@ export async function dropOldCopy(
       }
     }
     const own = String(((await queryRunner.query('SELECT @@wsrep_node_name AS name')) as { name: string }[])[0]?.name);
-    reached.sort((a, b) => Number(a.name === own) - Number(b.name === own));
+    // The migrations' node last (see above), the others by name: the cluster reports its addresses
+    // in no fixed order, and one order run after run makes the migration log comparable.
+    reached.sort((a, b) => Number(a.name === own) - Number(b.name === own) || a.name.localeCompare(b.name));
     let left = 0;
     for (const node of reached) {
       const [found] = await node.connection.query<RowDataPacket[]>(

@@ -16,7 +16,12 @@ import { PRUNE_EVERY_MS, RETENTION_MS } from '../../src/webhooks/webhooks.limits
 import { MAX_RESPONSE_BODY_BYTES } from '../../src/webhooks/webhooks.limits';
 import { MAX_SUBSCRIPTIONS_PER_OWNER } from '../../src/webhooks/webhooks.limits';
 import { RECENT_ATTEMPTS } from '../../src/webhooks/webhooks.limits';
-import { FEED_KNOWN_FOR_MS, FEED_MAX_OWNERS, FEED_POLL_MS } from '../../src/webhooks/subscriptions/subscribed-owners';
+import {
+  FEED_KNOWN_FOR_MS,
+  FEED_MAX_OWNERS,
+  FEED_POLL_MS,
+  FEED_REREAD_MS,
+} from '../../src/webhooks/subscriptions/subscribed-owners';
 import {
   DEFAULT_SECRET_GRACE_SECONDS,
   EVENTS_DEFAULT_PAGE,
@@ -87,6 +92,7 @@ export function facts(root = ROOT): Facts {
     'feed-poll': text(duration(FEED_POLL_MS)),
     'feed-known-for': text(duration(FEED_KNOWN_FOR_MS)),
     'feed-max-owners': text(count(FEED_MAX_OWNERS)),
+    'feed-reread': text(duration(FEED_REREAD_MS)),
     'delivery-retention': text(duration(RETENTION_MS)),
     'delivery-prune-interval': text(duration(PRUNE_EVERY_MS)),
     'response-body-limit': text(bytes(MAX_RESPONSE_BODY_BYTES)),

@@ -2,7 +2,13 @@ import { Test } from '@nestjs/testing';
 import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Database } from '../../database';
-import { FEED_KNOWN_FOR_MS, FEED_MAX_OWNERS, FEED_POLL_MS, SubscribedOwners } from './subscribed-owners';
+import {
+  FEED_KNOWN_FOR_MS,
+  FEED_MAX_OWNERS,
+  FEED_POLL_MS,
+  FEED_REREAD_MS,
+  SubscribedOwners,
+} from './subscribed-owners';
 import { FeedPage, SubscriptionsRepository } from './subscriptions.repository';
 
 describe(SubscribedOwners.name, () => {
@@ -38,7 +44,19 @@ describe(SubscribedOwners.name, () => {
     owners = moduleRef.get(SubscribedOwners);
   });
 
-  afterEach(() => owners.beforeApplicationShutdown());
+  afterEach(async () => {
+    await owners.beforeApplicationShutdown();
+    jest.restoreAllMocks();
+  });
+
+  /** Moves the instance's clock (performance.now) forward by `ms`, at once. */
+  const later = (() => {
+    const now = performance.now.bind(performance);
+    return (ms: number) => {
+      const ahead = performance.now() - now() + ms;
+      jest.spyOn(performance, 'now').mockImplementation(() => now() + ahead);
+    };
+  })();
 
   it('knows nothing before its first read of the feed: every owner takes the guarded statement', () => {
     expect(owners.knownWithout('bob')).toBe(false);
@@ -91,6 +109,44 @@ describe(SubscribedOwners.name, () => {
     await sleep(FEED_POLL_MS * 2);
     expect(ownersSince).toHaveBeenCalledTimes(1);
     expect(owners.knownWithout('carol')).toBe(false);
+  });
+
+  it(`reads every subscription again every ${FEED_REREAD_MS / 1000} s and keeps only the owners it found`, async () => {
+    pages = [page(4n, 'alice', 'bob'), page(6n, 'carol'), page(6n)];
+    owners.onApplicationBootstrap();
+    await reads(3);
+    expect(owners.knownWithout('bob')).toBe(false);
+    // Bob's subscription, and carol's (the highest version read), were deleted since.
+    pages = [page(4n, 'alice'), page(6n)];
+    const before = ownersSince.mock.calls.length;
+    later(FEED_REREAD_MS);
+    await reads(before + 2);
+    expect(ownersSince.mock.calls.slice(before, before + 2)).toEqual([
+      [-1n, FEED_MAX_OWNERS + 1],
+      [6n, FEED_MAX_OWNERS + 1],
+    ]);
+    expect(owners.knownWithout('bob')).toBe(true);
+    expect(owners.knownWithout('carol')).toBe(true);
+    expect(owners.knownWithout('alice')).toBe(false);
+    // And then the poll's reads of what is new, until the next one.
+    await reads(before + 4);
+    expect(ownersSince.mock.calls.slice(before + 1).every(([after]) => after === 6n)).toBe(true);
+  });
+
+  it('keeps an owner it announced while a read of every subscription was under way, which may not see it', async () => {
+    owners.onApplicationBootstrap();
+    await reads(1);
+    let answer!: (page: FeedPage) => void;
+    ownersSince.mockImplementationOnce(() => new Promise<FeedPage>((resolve) => (answer = resolve)));
+    later(FEED_REREAD_MS);
+    const before = ownersSince.mock.calls.length;
+    await reads(before + 1);
+    expect(ownersSince.mock.calls[before]).toEqual([-1n, FEED_MAX_OWNERS + 1]);
+    void owners.subscribed('dave');
+    answer(page(4n, 'alice'));
+    await sleep(5);
+    expect(owners.knownWithout('dave')).toBe(false);
+    expect(owners.knownWithout('alice')).toBe(false);
   });
 
   it(`knows its own new subscriber at once, and answers ${FEED_KNOWN_FOR_MS} ms after the commit`, async () => {

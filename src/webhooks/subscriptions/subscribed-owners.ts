@@ -18,6 +18,12 @@ export const FEED_KNOWN_FOR_MS = 500;
  * change, as it does when unsure.
  */
 export const FEED_MAX_OWNERS = 100_000;
+/**
+ * How often an instance reads every subscription again, in place of the poll's read of what is new,
+ * and keeps only the owners it found: the feed tells of new subscriptions only, so this is how an
+ * owner whose subscriptions are all deleted gets the plain statement again.
+ */
+export const FEED_REREAD_MS = 60_000;
 
 /**
  * Which owners have a webhook subscription, as this instance knows it from the subscription feed:
@@ -31,8 +37,13 @@ export const FEED_MAX_OWNERS = 100_000;
  * for after that 201, on whichever instance, is decided either with a read sent after the
  * subscription committed, which found it, or with no knowledge at all. Only an owner known to have
  * no subscription gets the plain statement (`knownWithout`); an unsure instance, or an owner with a
- * subscription, takes the guarded one (EventOutbox). Owners whose subscriptions are gone stay in the
- * set, which costs them the guarded statement until the instance restarts, never an event.
+ * subscription, takes the guarded one (EventOutbox).
+ *
+ * Owners whose subscriptions are gone stay in the set until the next read of every subscription,
+ * every FEED_REREAD_MS: it sees what had committed when it ran, so the owners it found, and the
+ * subscriptions committed after it (which carry higher versions, read by the polls after it), are
+ * the whole set. Until then a gone subscriber's changes take the guarded statement, which costs a
+ * read, never an event.
  */
 @Injectable()
 export class SubscribedOwners implements OnApplicationBootstrap, BeforeApplicationShutdown {
@@ -42,6 +53,13 @@ export class SubscribedOwners implements OnApplicationBootstrap, BeforeApplicati
   private version = -1n;
   /** performance.now() until which the set is known complete. */
   private knownUntil = 0;
+  /** performance.now() when the last read of every subscription was sent. */
+  private readAllSent = 0;
+  /**
+   * Owners announced here (`subscribed`) while a read of every subscription is under way: its
+   * answer may predate their subscription, and must not take them out of the set.
+   */
+  private announcedDuringReadAll?: Set<string>;
   private polling?: Promise<void>;
   private stopped = false;
   private failing = false;
@@ -75,6 +93,7 @@ export class SubscribedOwners implements OnApplicationBootstrap, BeforeApplicati
    */
   async subscribed(owner: string): Promise<void> {
     this.owners.add(owner);
+    this.announcedDuringReadAll?.add(owner);
     await this.database.afterCommit(async () => {
       const until = performance.now() + FEED_KNOWN_FOR_MS;
       for (let left = FEED_KNOWN_FOR_MS; left > 0; left = until - performance.now()) await sleep(Math.ceil(left));
@@ -91,18 +110,31 @@ export class SubscribedOwners implements OnApplicationBootstrap, BeforeApplicati
     }
   }
 
-  /** Reads what is new; false once there is too much to hold, and the instance stops reading. */
+  /**
+   * Reads what is new, or every subscription (the first read, then every FEED_REREAD_MS); false once
+   * there is too much to hold, and the instance stops reading.
+   */
   private async read(sent: number): Promise<boolean> {
+    const all = this.version < 0n || sent - this.readAllSent >= FEED_REREAD_MS;
+    const announced = all ? new Set<string>() : undefined;
+    this.announcedDuringReadAll = announced;
     let page;
     try {
-      page = await this.repository.ownersSince(this.version, FEED_MAX_OWNERS + 1);
+      page = await this.repository.ownersSince(all ? -1n : this.version, FEED_MAX_OWNERS + 1);
     } catch (error) {
       // The knowledge runs out on its own; changes meanwhile take the guarded statement.
       if (!this.failing) this.logger.warn(`Could not read the subscription feed: ${(error as Error).message}`);
       this.failing = true;
       return true;
+    } finally {
+      this.announcedDuringReadAll = undefined;
     }
     this.failing = false;
+    if (announced) {
+      this.owners.clear();
+      for (const owner of announced) this.owners.add(owner);
+      this.readAllSent = sent;
+    }
     for (const owner of page.owners) this.owners.add(owner);
     if (page.full || this.owners.size > FEED_MAX_OWNERS) {
       this.knownUntil = 0;
@@ -112,7 +144,9 @@ export class SubscribedOwners implements OnApplicationBootstrap, BeforeApplicati
       );
       return false;
     }
-    this.version = page.version;
+    // A read of every subscription may not see the highest version read before (its subscription
+    // deleted since); what committed after it is higher than both.
+    if (page.version > this.version) this.version = page.version;
     this.knownUntil = sent + FEED_KNOWN_FOR_MS;
     return true;
   }

@@ -104,6 +104,15 @@ describe.each(testDatabases())(`SubscriptionsRepository on %s`, (name) => {
       await expect(tables.subscriptions.ownersSince(first.version + 1n, 10)).resolves.toMatchObject({
         owners: ['carol'],
       });
+      // A deleted subscription is gone from the read of every subscription, which then gives the
+      // highest version left.
+      await expect(tables.subscriptions.deleteSubscription('bob', 2n)).resolves.toBe(true);
+      await expect(tables.subscriptions.ownersSince(-1n, 10)).resolves.toEqual({
+        owners: expect.arrayContaining(['alice', 'carol']),
+        version: first.version,
+        full: false,
+      });
+      expect((await tables.subscriptions.ownersSince(-1n, 10)).owners).toHaveLength(2);
     });
 
     it('refuses a subscription beyond the per-owner limit, counting only the owner', async () => {

@@ -16,6 +16,7 @@ import { PRUNE_EVERY_MS, RETENTION_MS } from '../../src/webhooks/webhooks.limits
 import { MAX_RESPONSE_BODY_BYTES } from '../../src/webhooks/webhooks.limits';
 import { MAX_SUBSCRIPTIONS_PER_OWNER } from '../../src/webhooks/webhooks.limits';
 import { RECENT_ATTEMPTS } from '../../src/webhooks/webhooks.limits';
+import { MIGRATION_DEADLOCK_TRIES } from '../../src/database/migrations-runner';
 import {
   FEED_KNOWN_FOR_MS,
   FEED_MAX_OWNERS,
@@ -93,6 +94,7 @@ export function facts(root = ROOT): Facts {
     'feed-known-for': text(duration(FEED_KNOWN_FOR_MS)),
     'feed-max-owners': text(count(FEED_MAX_OWNERS)),
     'feed-reread': text(duration(FEED_REREAD_MS)),
+    'migration-deadlock-tries': text(MIGRATION_DEADLOCK_TRIES),
     'delivery-retention': text(duration(RETENTION_MS)),
     'delivery-prune-interval': text(duration(PRUNE_EVERY_MS)),
     'response-body-limit': text(bytes(MAX_RESPONSE_BODY_BYTES)),

@@ -143,16 +143,23 @@ export const MIGRATION_DEADLOCK_TRIES = 3;
  * it: on a Galera node a migration's transaction is aborted, as a deadlock, when a write or a schema
  * change applied from another node needs what it holds, which says nothing of the migration itself.
  * Every migration may be run again (each checks what is already there), and those before it were
- * recorded as they committed (one transaction each). The migrations of the last try are returned.
+ * recorded as they committed (one transaction each). Every migration applied is returned, those a
+ * try committed before its deadlock (no longer pending after it) included.
  */
 export async function runAgainAfterDeadlocks(
-  executor: Pick<MigrationExecutor, 'executePendingMigrations'>,
+  executor: Pick<MigrationExecutor, 'executePendingMigrations' | 'getPendingMigrations'>,
 ): Promise<Migration[]> {
+  const applied: Migration[] = [];
+  let pending = await executor.getPendingMigrations();
   for (let attempt = 1; ; attempt++) {
     try {
-      return await executor.executePendingMigrations();
+      return [...applied, ...(await executor.executePendingMigrations())];
     } catch (error) {
       if (retryReason(error, false) !== 'deadlock' || attempt >= MIGRATION_DEADLOCK_TRIES) throw error;
+      const left = await executor.getPendingMigrations();
+      const names = new Set(left.map((migration) => migration.name));
+      applied.push(...pending.filter((migration) => !names.has(migration.name)));
+      pending = left;
     }
   }
 }

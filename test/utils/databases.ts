@@ -41,7 +41,15 @@ export async function prepareDatabase(name: TestDatabase['name']): Promise<TestD
   const database = `${url.pathname.slice(1) || 'plantstore_test'}_w${process.env.JEST_WORKER_ID ?? '1'}`;
   const connection = await mysqlConnection(url.toString(), '');
   try {
-    await connection.query(`CREATE DATABASE IF NOT EXISTS \`${database}\` CHARACTER SET utf8mb4`);
+    // Created only when missing: CREATE DATABASE, even of one that exists, waits while another
+    // session holds a table of it locked (LOCK TABLES); the worker's database is created once and
+    // then used by every spec it runs.
+    const [found] = await connection.query('SELECT 1 FROM information_schema.SCHEMATA WHERE SCHEMA_NAME = ?', [
+      database,
+    ]);
+    if ((found as unknown[]).length === 0) {
+      await connection.query(`CREATE DATABASE IF NOT EXISTS \`${database}\` CHARACTER SET utf8mb4`);
+    }
   } finally {
     await connection.end();
   }

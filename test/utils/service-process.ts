@@ -26,16 +26,41 @@ export interface ServiceProcess {
  * test/utils/service-build.ts) with its signal handling and its JSON logs on stdout, configured
  * only through the environment. It runs in an empty working directory, so a developer's `.env` in
  * the project cannot reach it. `build`, the folder of a built tree, runs that tree's `dist/main.js`
- * instead (another release, for example). Resolves once it answers its liveness probe.
+ * instead (another release, for example). Resolves once it listens on its port.
+ *
+ * The port is one freePort() found free, which another process may take before this one listens
+ * (the suites of two Node.js lines run side by side, each starting services): a start that fails
+ * with EADDRINUSE is made again on another port.
  */
 export async function startServiceProcess(
   env: Record<string, string>,
   timeoutMs = 60_000,
   build?: string,
 ): Promise<ServiceProcess> {
-  const service = await spawnServiceProcess(env, build);
+  for (let attempt = 1; ; attempt++) {
+    const service = await spawnServiceProcess(env, build);
+    try {
+      await untilListening(service, env, timeoutMs);
+      return service;
+    } catch (error) {
+      if (attempt < 3 && service.output().includes('EADDRINUSE')) continue;
+      throw error;
+    }
+  }
+}
+
+const LEVELS_THAT_LOG_LISTENING = new Set(['info', 'debug', 'verbose', 'trace']);
+
+/**
+ * Until the process listens: its own "Listening on" line names its port, where a liveness answer
+ * could come from another process that holds the port; with a log too quiet (LOG_LEVEL) to say
+ * so, until liveness answers.
+ */
+async function untilListening(service: ServiceProcess, env: Record<string, string>, timeoutMs: number): Promise<void> {
   const { child, url } = service;
-  // Up when liveness answers; the log may be too quiet (LOG_LEVEL) to say so.
+  const saysSo = LEVELS_THAT_LOG_LISTENING.has((env.LOG_LEVEL ?? 'info').toLowerCase());
+  // The port, not a longer one it begins.
+  const listening = new RegExp(`Listening on ${url.replace(/[.]/g, '\\.')}(?!\\d)`);
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     if (child.exitCode !== null)
@@ -44,14 +69,15 @@ export async function startServiceProcess(
       child.kill('SIGKILL');
       throw new Error(`The service did not start within ${timeoutMs} ms; its output:\n${service.output()}`);
     }
-    const live = await fetch(`${url}/health/live`).then(
-      (res) => res.ok,
-      () => false,
-    );
-    if (live) break;
+    const up = saysSo
+      ? listening.test(service.output())
+      : await fetch(`${url}/health/live`).then(
+          (res) => res.ok,
+          () => false,
+        );
+    if (up) return;
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
-  return service;
 }
 
 /**

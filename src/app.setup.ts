@@ -1,7 +1,7 @@
 import { ConfigService } from '@nestjs/config';
 import { NestExpressApplication } from '@nestjs/platform-express';
 import { AppConfig } from './config/configuration';
-import { DocsService } from './docs/docs.service';
+import { DOCS_PATH, DocsService } from './docs/docs.service';
 import { setUpCors } from './setup/cors';
 import { setUpHttpServer } from './setup/http-server';
 import { setUpJsonBodies } from './setup/json-bodies';
@@ -12,7 +12,12 @@ import { setUpSecurityHeaders } from './setup/security-headers';
 // documented is what runs; each concern is set up by its own file in src/setup/.
 export { APP_OPTIONS, createHttpAdapter } from './setup/http-server';
 export { buildOpenApiDocument } from './setup/openapi-document';
-export { DOCS_PATH } from './docs/docs.service';
+export { DOCS_PATH };
+
+/** The line an instance logs once it listens at `base`, its URL (the e2e tests wait for it). */
+export function listeningMessage(base: string): string {
+  return `Listening on ${base}; Swagger UI at ${base}/${DOCS_PATH}`;
+}
 
 /** In this order: Express runs middleware in the order it is added. */
 export function configureApp(app: NestExpressApplication): void {

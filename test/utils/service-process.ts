@@ -4,6 +4,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Test } from '@nestjs/testing';
+import { listeningMessage } from '../../src/app.setup';
 import { CliContextFactory, CliModule, runCli } from '../../src/cli';
 import { ENVIRONMENT } from '../../src/config/config.module';
 import { builtModule } from './service-build';
@@ -52,15 +53,13 @@ export async function startServiceProcess(
 const LEVELS_THAT_LOG_LISTENING = new Set(['info', 'debug', 'verbose', 'trace']);
 
 /**
- * Until the process listens: its own "Listening on" line names its port, where a liveness answer
- * could come from another process that holds the port; with a log too quiet (LOG_LEVEL) to say
- * so, until liveness answers.
+ * Until the process listens: its own line saying so (listeningMessage) names its port, where a
+ * liveness answer could come from another process that holds the port; with a log too quiet
+ * (LOG_LEVEL) to say so, until liveness answers.
  */
 async function untilListening(service: ServiceProcess, env: Record<string, string>, timeoutMs: number): Promise<void> {
   const { child, url } = service;
   const saysSo = LEVELS_THAT_LOG_LISTENING.has((env.LOG_LEVEL ?? 'info').toLowerCase());
-  // The port, not a longer one it begins.
-  const listening = new RegExp(`Listening on ${url.replace(/[.]/g, '\\.')}(?!\\d)`);
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     if (child.exitCode !== null)
@@ -70,7 +69,7 @@ async function untilListening(service: ServiceProcess, env: Record<string, strin
       throw new Error(`The service did not start within ${timeoutMs} ms; its output:\n${service.output()}`);
     }
     const up = saysSo
-      ? listening.test(service.output())
+      ? service.output().includes(listeningMessage(url))
       : await fetch(`${url}/health/live`).then(
           (res) => res.ok,
           () => false,

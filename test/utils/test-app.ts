@@ -6,6 +6,7 @@ import { Writable } from 'node:stream';
 import request from 'supertest';
 import { DataSource } from 'typeorm';
 import { runPendingMigrations } from '../../src/database/migrations-runner';
+import { withStatementRetry } from '../../src/database/statement-retry';
 import { AppModule } from '../../src/app.module';
 import { APP_OPTIONS, configureApp, createHttpAdapter } from '../../src/app.setup';
 import { CreateTokenInput, TokensService } from '../../src/auth/tokens.service';
@@ -93,8 +94,10 @@ export async function startTestApp(
     reset: async () => {
       for (const { tableName } of dataSource.entityMetadatas) {
         // The feed's version only rises: the app's instances have read up to it (SubscribedOwners).
+        // The app's pollers run beside it: a DELETE that meets one in a deadlock is run again, as
+        // the service runs its own statements.
         if (tableName !== dataSource.getMetadata(WebhookSubscriptionFeed).tableName)
-          await dataSource.query(`DELETE FROM ${tableName}`);
+          await withStatementRetry(() => dataSource.query(`DELETE FROM ${tableName}`), { readOnly: false });
       }
     },
     close: () => app.close(),

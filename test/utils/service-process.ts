@@ -4,14 +4,18 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Test } from '@nestjs/testing';
+import { levels } from 'pino';
 import { listeningMessage } from '../../src/app.setup';
 import { CliContextFactory, CliModule, runCli } from '../../src/cli';
 import { ENVIRONMENT } from '../../src/config/config.module';
+import { loadLogConfig } from '../../src/config/configuration';
 import { builtModule } from './service-build';
 
 export interface ServiceProcess {
   child: ChildProcess;
   url: string;
+  /** The environment the process was given, the defaults above included. */
+  env: Record<string, string>;
   /** Everything the process wrote to stdout and stderr so far. */
   output: () => string;
   /** The JSON log lines so far (other lines skipped). */
@@ -41,7 +45,7 @@ export async function startServiceProcess(
   for (let attempt = 1; ; attempt++) {
     const service = await spawnServiceProcess(env, build);
     try {
-      await untilListening(service, env, timeoutMs);
+      await untilListening(service, timeoutMs);
       return service;
     } catch (error) {
       if (attempt < 3 && service.output().includes('EADDRINUSE')) continue;
@@ -50,16 +54,15 @@ export async function startServiceProcess(
   }
 }
 
-const LEVELS_THAT_LOG_LISTENING = new Set(['info', 'debug', 'verbose', 'trace']);
-
 /**
  * Until the process listens: its own line saying so (listeningMessage) names its port, where a
  * liveness answer could come from another process that holds the port; with a log too quiet
  * (LOG_LEVEL) to say so, until liveness answers.
  */
-async function untilListening(service: ServiceProcess, env: Record<string, string>, timeoutMs: number): Promise<void> {
+async function untilListening(service: ServiceProcess, timeoutMs: number): Promise<void> {
   const { child, url } = service;
-  const saysSo = LEVELS_THAT_LOG_LISTENING.has((env.LOG_LEVEL ?? 'info').toLowerCase());
+  // The line is logged at info: read the level as the service reads it.
+  const saysSo = levels.values[loadLogConfig(service.env).level] <= levels.values.info;
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     if (child.exitCode !== null)
@@ -109,18 +112,19 @@ export async function spawnServiceProcess(
 ): Promise<ServiceProcess> {
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
+  const environment = {
+    PATH: process.env.PATH ?? '',
+    NODE_ENV: 'test',
+    HOST: '127.0.0.1',
+    METRICS_PORT: '0',
+    LOG_FORMAT: 'json',
+    LOG_LEVEL: 'info',
+    ...env,
+    PORT: String(port),
+  };
   const child = spawn(process.execPath, [build ? join(build, 'dist', `${entry}.js`) : builtModule(entry), ...args], {
     cwd: mkdtempSync(join(tmpdir(), 'plant-store-service-')),
-    env: {
-      PATH: process.env.PATH ?? '',
-      NODE_ENV: 'test',
-      HOST: '127.0.0.1',
-      METRICS_PORT: '0',
-      LOG_FORMAT: 'json',
-      LOG_LEVEL: 'info',
-      ...env,
-      PORT: String(port),
-    },
+    env: environment,
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let text = '';
@@ -132,6 +136,7 @@ export async function spawnServiceProcess(
   return {
     child,
     url,
+    env: environment,
     output: () => text,
     logLines: () =>
       text

@@ -30,7 +30,15 @@ build() { # <commit-ish> <folder> [a built folder whose node_modules it may shar
     say "$1: the same package-lock.json as $3, its node_modules linked"
     cp -al "$3/node_modules" "$2/node_modules"
   else
-    (cd "$2" && npm ci --no-audit --no-fund >/dev/null)
+    # The previous release's lockfile names versions this tree no longer installs, so they come
+    # from the registry; a failed fetch there (one run met a TLS error midway) is tried again.
+    local try
+    for try in 1 2 3; do
+      (cd "$2" && npm ci --no-audit --no-fund >/dev/null) && break
+      [ "$try" -lt 3 ] || return 1
+      say "$1: npm ci failed (try $try of 3), trying again in 10 s"
+      sleep 10
+    done
   fi
   (cd "$2" && npm run --silent build)
 }

@@ -14,6 +14,11 @@ export { APP_OPTIONS, createHttpAdapter } from './setup/http-server';
 export { buildOpenApiDocument } from './setup/openapi-document';
 export { DOCS_PATH };
 
+/** The URL an instance listening on `host` (HOST; none or a wildcard for every address) and `port` answers at. */
+export function listeningUrl(host: string | undefined, port: number): string {
+  return `http://${host && host !== '0.0.0.0' && host !== '::' ? host : 'localhost'}:${port}`;
+}
+
 /** The line an instance logs once it listens at `base`, its URL (the e2e tests wait for it). */
 export function listeningMessage(base: string): string {
   return `Listening on ${base}; Swagger UI at ${base}/${DOCS_PATH}`;

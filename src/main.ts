@@ -4,7 +4,7 @@ import { NestFactory } from '@nestjs/core';
 import { NestExpressApplication } from '@nestjs/platform-express';
 import { AddressInfo } from 'node:net';
 import { AppModule } from './app.module';
-import { APP_OPTIONS, DOCS_PATH, configureApp, createHttpAdapter, listeningMessage } from './app.setup';
+import { APP_OPTIONS, DOCS_PATH, configureApp, createHttpAdapter, listeningMessage, listeningUrl } from './app.setup';
 import { issueFirstRunToken } from './auth/first-run-token';
 import { ConfigService } from '@nestjs/config';
 import { processEnvironment } from './config/config.module';
@@ -37,7 +37,7 @@ async function bootstrap(): Promise<void> {
       : app.listen(config.get('port', { infer: true })));
 
     const { port } = app.getHttpServer().address() as AddressInfo;
-    const base = `http://${host && host !== '0.0.0.0' && host !== '::' ? host : 'localhost'}:${port}`;
+    const base = listeningUrl(host, port);
     logger.log(listeningMessage(base), 'Bootstrap');
 
     // Printed to the console once, never through the logger.

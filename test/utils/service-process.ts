@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Test } from '@nestjs/testing';
 import { levels } from 'pino';
-import { listeningMessage } from '../../src/app.setup';
+import { listeningMessage, listeningUrl } from '../../src/app.setup';
 import { CliContextFactory, CliModule, runCli } from '../../src/cli';
 import { ENVIRONMENT } from '../../src/config/config.module';
 import { loadLogConfig } from '../../src/config/configuration';
@@ -63,6 +63,8 @@ async function untilListening(service: ServiceProcess, timeoutMs: number): Promi
   const { child, url } = service;
   // The line is logged at info: read the level as the service reads it.
   const saysSo = levels.values[loadLogConfig(service.env).level] <= levels.values.info;
+  // The URL in that line is the one the service names from its HOST, which a test may set.
+  const line = listeningMessage(listeningUrl(service.env.HOST, Number(new URL(url).port)));
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     if (child.exitCode !== null)
@@ -72,7 +74,7 @@ async function untilListening(service: ServiceProcess, timeoutMs: number): Promi
       throw new Error(`The service did not start within ${timeoutMs} ms; its output:\n${service.output()}`);
     }
     const up = saysSo
-      ? service.output().includes(listeningMessage(url))
+      ? service.output().includes(line)
       : await fetch(`${url}/health/live`).then(
           (res) => res.ok,
           () => false,

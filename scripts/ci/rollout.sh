@@ -32,11 +32,11 @@ build() { # <commit-ish> <folder> [a built folder whose node_modules it may shar
   else
     # The previous release's lockfile names versions this tree no longer installs, so they come
     # from the registry; a failed fetch there (one run met a TLS error midway) is tried again.
-    local try
-    for try in 1 2 3; do
+    local try tries=3
+    for ((try = 1; ; try++)); do
       (cd "$2" && npm ci --no-audit --no-fund >/dev/null) && break
-      [ "$try" -lt 3 ] || return 1
-      say "$1: npm ci failed (try $try of 3), trying again in 10 s"
+      [ "$try" -lt "$tries" ] || return 1
+      say "$1: npm ci failed (try $try of $tries), trying again in 10 s"
       sleep 10
     done
   fi
